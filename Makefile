@@ -1,0 +1,78 @@
+# GEMM Lab — every workflow of the course kit. `make help` lists the targets.
+# Each target creates the local virtual environment (.venv) with the exact pinned versions of
+# pyproject.toml's `course` extra when it is missing or older than pyproject.toml.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+JOBS ?= 2
+ASSIGNMENTS := $(notdir $(wildcard source/week*))
+FROM ?= autograder/samples
+
+.DEFAULT_GOAL := help
+.PHONY: help setup sandbox-deps demo test test-fast lint notebooks release check-release \
+        collect autograde feedback grades bench lab clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[course]'
+	@touch $(STAMP)
+
+setup: $(STAMP) sandbox-deps ## create .venv with the pinned versions (+ bubblewrap for grading)
+
+sandbox-deps: ## install bubblewrap (the autograder's sandbox) when it is missing
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq >/dev/null && $$SUDO apt-get install -y -qq bubblewrap >/dev/null; }
+	@command -v bwrap >/dev/null 2>&1 && echo "sandbox: $$(bwrap --version)"
+
+demo: setup ## the main job: build the release, autograde the sample hand-ins, print the grade table
+	@if [ -f autograder/demo.py ]; then $(PY) autograder/demo.py; else $(PY) -m gemm_lab.calc_demo; fi
+
+test: setup ## the whole test suite (CPU only; notebooks, nbgrader round trip, autograder samples)
+	$(PY) -m ruff check gemm_lab tests tools autograder
+	$(PY) -m pytest -n $(JOBS) --timeout=900 -q
+
+test-fast: setup ## the tests not marked slow
+	$(PY) -m pytest -n $(JOBS) -q -m "not slow"
+
+lint: setup ## ruff
+	$(PY) -m ruff check gemm_lab tests tools autograder
+
+notebooks: setup ## build every .ipynb from its jupytext master (source/, notebooks/)
+	$(PY) tools/build_notebooks.py
+
+release: notebooks ## nbgrader generate_assignment for every assignment into release/
+	$(PY) tools/release.py $(ASSIGNMENTS)
+
+check-release: setup ## fail when release/ is stale, holds a solution, or a notebook has outputs
+	$(PY) tools/release.py --check $(ASSIGNMENTS)
+
+collect: setup ## import hand-ins: make collect FROM=<LMS zip or folder of <student>.ipynb>
+	$(PY) autograder/collect.py $(FROM)
+
+autograde: setup ## grade every collected hand-in (sandboxed, in parallel)
+	$(PY) autograder/autograde.py --jobs $(JOBS)
+
+feedback: setup ## HTML feedback per student under autograder/feedback/
+	$(PY) autograder/feedback.py
+
+grades: setup ## grades CSV: one row per student, a column per notebook and the total
+	$(PY) autograder/grades.py
+
+bench: setup ## GPU benchmark sweep on whatever GPU is here; writes results/
+	$(PY) -m gemm_lab.bench --out results
+
+lab: setup ## open JupyterLab on the notebooks
+	$(VENV)/bin/jupyter lab notebooks
+
+clean: ## remove caches and grading outputs (keeps .venv)
+	rm -rf .pytest_cache .ruff_cache .hypothesis autograder/submitted autograder/autograded \
+	       autograder/feedback autograder/gradebook.db autograder/work
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
