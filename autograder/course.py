@@ -1,0 +1,129 @@
+"""The course layout (mirrors nbgrader_config.py) and thin helpers around the nbgrader CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+IGNORE = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.py"]
+
+
+@dataclass(frozen=True)
+class Course:
+    """Paths of one course folder (the repository, or a copy of its layout in a test)."""
+
+    root: Path
+
+    @classmethod
+    def at(cls, root: str | os.PathLike | None = None) -> Course:
+        return cls(Path(root or REPO_ROOT).resolve())
+
+    @property
+    def source(self) -> Path:
+        return self.root / "source"
+
+    @property
+    def release(self) -> Path:
+        return self.root / "release"
+
+    @property
+    def submitted(self) -> Path:
+        return self.root / "autograder" / "submitted"
+
+    @property
+    def autograded(self) -> Path:
+        return self.root / "autograder" / "autograded"
+
+    @property
+    def feedback(self) -> Path:
+        return self.root / "autograder" / "feedback"
+
+    @property
+    def gradebook(self) -> Path:
+        return self.root / "autograder" / "gradebook.db"
+
+    @property
+    def db_url(self) -> str:
+        return f"sqlite:///{self.gradebook}"
+
+    @property
+    def work(self) -> Path:
+        return self.root / "autograder" / "work"
+
+    @property
+    def logs(self) -> Path:
+        return self.root / "autograder" / "logs"
+
+    @property
+    def grades_csv(self) -> Path:
+        return self.root / "autograder" / "grades.csv"
+
+    @property
+    def review_json(self) -> Path:
+        """Integrity findings and grader incidents, per student and notebook (written by autograde)."""
+        return self.root / "autograder" / "review.json"
+
+    def assignments(self) -> list[str]:
+        """Assignments that have master notebooks in source/ (sorted)."""
+        if not self.source.is_dir():
+            return []
+        return sorted(p.name for p in self.source.iterdir()
+                      if p.is_dir() and any(p.glob("*.ipynb")))
+
+    def notebooks(self, assignment: str, where: str = "release") -> list[str]:
+        """Notebook names (without .ipynb) of an assignment in release/ or source/."""
+        base = self.release if where == "release" else self.source
+        return sorted(p.stem for p in (base / assignment).glob("*.ipynb"))
+
+    def nbgrader(self, *args: str, cwd: Path | None = None, env: dict | None = None,
+                 timeout: float | None = None, log: Path | None = None) -> subprocess.CompletedProcess:
+        """Run ``nbgrader ARGS`` in the course root (its nbgrader_config.py applies)."""
+        return run_nbgrader(list(args), cwd=cwd or self.root, env=env, timeout=timeout, log=log)
+
+
+def run_nbgrader(args: list[str], cwd: Path, env: dict | None = None, timeout: float | None = None,
+                 log: Path | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "nbgrader", *args]
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    # nbgrader runs `alembic` from PATH: put this interpreter's bin/ (the venv) first
+    full_env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), full_env.get("PATH", "")])
+    proc = subprocess.run(cmd, cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout)
+    if log is not None:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text(f"$ {' '.join(cmd)}\n{proc.stdout}\n{proc.stderr}")
+    if check and proc.returncode != 0:
+        raise RuntimeError(f"nbgrader {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
+    return proc
+
+
+def release(course: Course, assignment: str, *, release_dir: Path | None = None) -> None:
+    """nbgrader generate_assignment: writes release/ASSIGNMENT and records it in the gradebook.
+
+    With ``release_dir`` the student versions go there instead (used to (re)fill the gradebook without
+    touching the committed release/).
+    """
+    course.gradebook.parent.mkdir(parents=True, exist_ok=True)
+    args = ["generate_assignment", assignment, "--force"]
+    if release_dir is not None:
+        args.append(f"--CourseDirectory.release_directory={release_dir}")
+    course.nbgrader(*args)
+
+
+def read_notebook(path: Path) -> dict:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def grade_ids(nb: dict) -> list[str]:
+    """grade_ids of the cells of a notebook (any nbgrader cell), in order."""
+    out = []
+    for cell in nb.get("cells", []):
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if gid:
+            out.append(gid)
+    return out

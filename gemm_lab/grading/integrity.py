@@ -1,0 +1,447 @@
+"""Tamper resistance: a fresh copy of the grader for test cells, and a static scan of hand-ins.
+
+Threat model. nbgrader runs a hand-in's cells, then the (locked, hidden) test cells, in one Python
+process. A test cell passes when it raises nothing, so a student who wants points without the work
+tries to make the checks *not raise*. What this package does about it:
+
+* ``fresh()`` drops every ``gemm_lab.grading*`` module from ``sys.modules`` and loads the package again
+  straight from its files (``spec_from_file_location``, bypassing ``sys.meta_path`` finders), so
+  ``g.check_value = lambda *a, **k: None`` or a patched helper in a notebook is gone. It fails (Korean
+  message) when built-ins the grader uses were rebound (``builtins.AssertionError``, ``abs``,
+  ``isinstance``, ...), when a trace/profile function is installed (it could rewrite the checker's local
+  variables), or when a ``sys.meta_path`` finder defined in the notebook is present.
+* The checks never call numpy/torch/math comparison functions: values leave tensors through the
+  C-level ``torch._C.TensorBase.tolist`` / ``numpy.ndarray.tolist`` (immutable types), and are compared
+  with plain operators on Python floats. Kernel checks build their inputs with their own generator,
+  read them back to verify them, compute the reference in pure Python, and re-check the built-ins after
+  the student's launcher ran. The failure is raised as the genuine ``AssertionError`` (captured from an
+  ``assert`` statement, not looked up in builtins).
+
+What a hostile notebook can still do, in this same process (the sandbox and ``scan_source`` are the
+answer to these, not this module):
+
+* replace ``fresh`` itself, ``gemm_lab.grading`` in ``sys.modules`` before the test cell imports it
+  (the test cell's ``from gemm_lab.grading import fresh`` then gets the fake), or ``importlib``;
+* install an import hook or monkeypatch ``importlib.util``/``builtins.__import__`` in a way that survives
+  the checks above (``__import__`` is checked to be the genuine built-in, importlib is not);
+* use ``ctypes``/``gc.get_referents`` to write into immutable types or frames, ``os._exit(0)`` /
+  ``sys.exit`` to end the kernel (nbgrader then records errors, not passes, but check it), read the
+  expected values from ``gemm_lab.calc`` (they are computed, not secret: hidden tests protect the
+  *shapes* and cases, not the formulas), or edit files of the installed package on disk.
+
+``scan_source(code)`` flags all of these constructs statically so the autograder can mark the hand-in
+for a human to look at.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+
+__all__ = ["fresh", "environment_problems", "scan_source", "FLAG_TEXT"]
+
+_SUBMODULES = ("feedback", "_trusted", "answers", "integrity", "kernels")
+_PACKAGE = "gemm_lab.grading"
+
+
+def environment_problems() -> list[str]:
+    """Korean descriptions of what in this process would let a notebook subvert the checks."""
+    from . import _trusted
+
+    out = [f"builtins.{n}이(가) 바뀌었습니다" for n in _trusted.problems()]
+    if sys.gettrace() is not None:
+        out.append("sys.settrace로 추적 함수가 설치되어 있습니다")
+    if sys.getprofile() is not None:
+        out.append("sys.setprofile로 프로파일 함수가 설치되어 있습니다")
+    for finder in sys.meta_path:
+        mod = finder.__module__ if isinstance(finder, type) else type(finder).__module__
+        if mod in ("__main__", "builtins") or mod.startswith("<"):
+            out.append(f"노트북에서 정의한 import 훅(sys.meta_path의 {mod})이 있습니다")
+    return out
+
+
+def fresh():
+    """Load ``gemm_lab.grading`` again from disk and return it (the package module).
+
+    Use in test cells: ``from gemm_lab.grading import fresh; g = fresh(); g.check_value(...)``.
+    Raises the genuine AssertionError (Korean) when the environment was tampered with.
+    """
+    import importlib.util
+
+    here = os.path.dirname(os.path.abspath(sys._getframe().f_code.co_filename))
+    for name in list(sys.modules):
+        if name == _PACKAGE or name.startswith(_PACKAGE + "."):
+            del sys.modules[name]
+    spec = importlib.util.spec_from_file_location(
+        _PACKAGE, os.path.join(here, "__init__.py"), submodule_search_locations=[here]
+    )
+    pkg = importlib.util.module_from_spec(spec)
+    sys.modules[_PACKAGE] = pkg
+    try:
+        for sub in _SUBMODULES:
+            sspec = importlib.util.spec_from_file_location(f"{_PACKAGE}.{sub}", os.path.join(here, sub + ".py"))
+            mod = importlib.util.module_from_spec(sspec)
+            sys.modules[sspec.name] = mod
+            sspec.loader.exec_module(mod)
+            setattr(pkg, sub, mod)
+        spec.loader.exec_module(pkg)
+    except BaseException:
+        for name in list(sys.modules):
+            if name == _PACKAGE or name.startswith(_PACKAGE + "."):
+                del sys.modules[name]
+        raise
+    parent = sys.modules.get("gemm_lab")
+    if parent is not None:
+        parent.grading = pkg
+    problems = pkg.integrity.environment_problems()
+    if problems:
+        raise pkg.feedback.REAL_ASSERTION_ERROR(
+            "❌ 채점 환경이 바뀌었습니다: " + "; ".join(problems)
+            + ". 채점기를 바꾸는 코드를 지우고 커널을 재시작한 뒤 처음부터 다시 실행하세요."
+        )
+    return pkg
+
+
+# --------------------------------------------------------------------------- static scan
+
+FLAG_TEXT = {
+    "MODULE_ATTR": "모듈(또는 모듈의 클래스) 속성을 바꿉니다",
+    "IMPORT_BUILTINS": "builtins 모듈을 가져옵니다",
+    "DUNDER_BUILTINS": "__builtins__에 접근합니다",
+    "SYS_HOOK": "sys의 import/추적 장치를 건드립니다",
+    "FRAME_ACCESS": "실행 프레임(frame)에 접근합니다",
+    "REDEFINE_CHECK": "채점 함수(check_*/assert*) 이름을 새로 정의합니다",
+    "ASSERTION_ERROR": "AssertionError를 바꿉니다",
+    "EXIT": "프로세스/커널을 종료합니다",
+    "CTYPES": "메모리를 직접 건드리는 모듈(ctypes 등)을 씁니다",
+    "NETWORK": "네트워크나 외부 프로세스를 씁니다",
+    "OPEN_OUTSIDE": "작업 폴더 밖의 파일을 엽니다",
+    "DYNAMIC_CODE": "문자열로 코드를 실행하거나 동적으로 import합니다",
+    "GLOBALS_WRITE": "globals()/vars()/__dict__를 직접 고칩니다",
+    "SHELL": "셸 명령(!, %%)을 실행합니다",
+    "SYNTAX": "코드를 해석할 수 없습니다",
+}
+
+_WELL_KNOWN_MODULES = {
+    "np", "numpy", "torch", "triton", "tl", "pd", "pandas", "math", "builtins", "sys", "os", "gemm_lab",
+    "grading", "g", "answers", "kernels", "integrity", "feedback", "operator", "importlib", "random",
+    "unittest", "pytest", "nbgrader", "functools", "inspect", "types", "gc", "runtime", "calc",
+}
+_SYS_HOOKS = {
+    "modules", "meta_path", "path_hooks", "path_importer_cache", "settrace", "setprofile", "addaudithook",
+    "_getframe", "excepthook", "displayhook", "setrecursionlimit", "set_asyncgen_hooks", "monitoring",
+    "_current_frames", "call_tracing",
+}
+_FRAME_ATTRS = {"f_locals", "f_globals", "f_builtins", "f_back", "f_code", "tb_frame", "gi_frame",
+                "cr_frame", "f_trace", "__code__", "__globals__", "__closure__", "__defaults__",
+                "__kwdefaults__"}
+_EXIT_CALLS = {("os", "_exit"), ("sys", "exit"), ("os", "abort"), ("os", "kill"), ("os", "killpg"),
+               ("signal", "signal"), ("atexit", "register"), ("os", "fork")}
+_DANGEROUS_MODULES = {"ctypes": "CTYPES", "cffi": "CTYPES", "_ctypes": "CTYPES", "gc": "CTYPES",
+                      "socket": "NETWORK", "urllib": "NETWORK", "requests": "NETWORK", "http": "NETWORK",
+                      "httpx": "NETWORK", "aiohttp": "NETWORK", "ftplib": "NETWORK", "smtplib": "NETWORK",
+                      "subprocess": "NETWORK", "multiprocessing": "NETWORK", "pty": "NETWORK",
+                      "builtins": "IMPORT_BUILTINS", "__builtin__": "IMPORT_BUILTINS",
+                      "importlib": "DYNAMIC_CODE", "imp": "DYNAMIC_CODE", "runpy": "DYNAMIC_CODE",
+                      "code": "DYNAMIC_CODE", "codeop": "DYNAMIC_CODE", "threading": "SYS_HOOK",
+                      "signal": "EXIT", "atexit": "EXIT"}
+_SHELL_CALLS = {("os", "system"), ("os", "popen"), ("os", "execv"), ("os", "execve"), ("os", "execl"),
+                ("os", "execvp"), ("os", "spawnl"), ("os", "posix_spawn")}
+
+
+def _root_name(node):
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.value if not isinstance(node, ast.Call) else node.func
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _dotted(node) -> str:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    elif isinstance(node, ast.Call):
+        parts.append(_dotted(node.func) + "()")
+    else:
+        parts.append("…")
+    return ".".join(reversed(parts))
+
+
+def _is_check_name(name: str) -> bool:
+    low = name.lower()
+    return low.startswith("check_") or low.startswith("assert") or low == "fresh"
+
+
+def _path_outside(node) -> str | None:
+    """The literal (prefix) of a path argument when it points outside the working folder."""
+    text = None
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
+        text = node.value.decode() if isinstance(node.value, bytes) else node.value
+    elif isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+        text = str(node.values[0].value)
+    if text is None:
+        return None
+    t = text.strip()
+    if t.startswith(("/", "~", "\\")) or ".." in t.replace("\\", "/").split("/") or (len(t) > 1 and t[1] == ":"):
+        return text
+    return None
+
+
+class _Scanner(ast.NodeVisitor):
+    def __init__(self):
+        self.flags: list[tuple[str, int, str]] = []
+        self.modules = set(_WELL_KNOWN_MODULES)
+
+    def flag(self, code, node, detail):
+        self.flags.append((code, getattr(node, "lineno", 0), detail))
+
+    # imports ---------------------------------------------------------------
+    def _imported(self, node, full, bound):
+        top = full.split(".")[0]
+        if top in _DANGEROUS_MODULES:
+            self.flag(_DANGEROUS_MODULES[top], node, f"import {full}")
+        self.modules.add(bound)
+        if _is_check_name(bound) and not full.startswith("gemm_lab"):
+            self.flag("REDEFINE_CHECK", node, f"{full} as {bound}")
+
+    def visit_Import(self, node):
+        for a in node.names:
+            self._imported(node, a.name, a.asname or a.name.split(".")[0])
+        self.generic_visit(node)
+
+    def visit_ImportFrom(self, node):
+        mod = node.module or ""
+        for a in node.names:
+            full = f"{mod}.{a.name}" if mod else a.name
+            bound = a.asname or a.name
+            top = mod.split(".")[0]
+            if top in _DANGEROUS_MODULES:
+                self.flag(_DANGEROUS_MODULES[top], node, f"from {mod} import {a.name}")
+            elif a.name in _DANGEROUS_MODULES:
+                self.flag(_DANGEROUS_MODULES[a.name], node, f"from {mod} import {a.name}")
+            self.modules.add(bound)
+            if _is_check_name(bound) and (a.asname or not mod.startswith("gemm_lab")):
+                self.flag("REDEFINE_CHECK", node, f"from {mod} import {a.name} as {bound}")
+            if a.name == "AssertionError" or bound == "AssertionError":
+                self.flag("ASSERTION_ERROR", node, full)
+            if a.name == "*" and top in ("builtins", "sys"):
+                self.flag("SYS_HOOK", node, full)
+        self.generic_visit(node)
+
+    # names and assignments -------------------------------------------------
+    def _check_target(self, target, node):
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for t in target.elts:
+                self._check_target(t, node)
+            return
+        if isinstance(target, ast.Starred):
+            self._check_target(target.value, node)
+            return
+        if isinstance(target, ast.Name):
+            if target.id == "AssertionError":
+                self.flag("ASSERTION_ERROR", node, "AssertionError = ...")
+            elif _is_check_name(target.id):
+                self.flag("REDEFINE_CHECK", node, f"{target.id} = ...")
+            elif target.id == "__builtins__":
+                self.flag("DUNDER_BUILTINS", node, "__builtins__ = ...")
+            return
+        if isinstance(target, ast.Attribute):
+            root = _root_name(target)
+            if target.attr == "AssertionError":
+                self.flag("ASSERTION_ERROR", node, _dotted(target))
+            elif _is_check_name(target.attr):
+                self.flag("REDEFINE_CHECK", node, _dotted(target))
+            if target.attr in _FRAME_ATTRS:
+                self.flag("FRAME_ACCESS", node, _dotted(target))
+            elif root in self.modules:
+                self.flag("MODULE_ATTR", node, _dotted(target))
+            return
+        if isinstance(target, ast.Subscript):
+            base = target.value
+            if isinstance(base, ast.Call) and isinstance(base.func, ast.Name) and base.func.id in (
+                "globals", "vars", "locals"
+            ):
+                self.flag("GLOBALS_WRITE", node, f"{base.func.id}()[...]")
+            elif isinstance(base, ast.Attribute) and base.attr == "__dict__":
+                self.flag("GLOBALS_WRITE", node, _dotted(base))
+            elif _root_name(target) in self.modules and isinstance(base, ast.Attribute):
+                self.flag("MODULE_ATTR", node, _dotted(base) + "[...]")
+
+    def visit_Assign(self, node):
+        for t in node.targets:
+            self._check_target(t, node)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node):
+        self._check_target(node.target, node)
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node):
+        self._check_target(node.target, node)
+        self.generic_visit(node)
+
+    def visit_Delete(self, node):
+        for t in node.targets:
+            self._check_target(t, node)
+        self.generic_visit(node)
+
+    def visit_NamedExpr(self, node):
+        self._check_target(node.target, node)
+        self.generic_visit(node)
+
+    def visit_For(self, node):
+        self._check_target(node.target, node)
+        self.generic_visit(node)
+
+    def visit_With(self, node):
+        for item in node.items:
+            if item.optional_vars is not None:
+                self._check_target(item.optional_vars, node)
+        self.generic_visit(node)
+
+    def _def(self, node):
+        if node.name == "AssertionError":
+            self.flag("ASSERTION_ERROR", node, f"def/class {node.name}")
+        elif _is_check_name(node.name):
+            self.flag("REDEFINE_CHECK", node, f"def/class {node.name}")
+        self.generic_visit(node)
+
+    visit_FunctionDef = _def
+    visit_AsyncFunctionDef = _def
+    visit_ClassDef = _def
+
+    def visit_Global(self, node):
+        for n in node.names:
+            if _is_check_name(n) or n in ("AssertionError", "__builtins__"):
+                self.flag("REDEFINE_CHECK", node, f"global {n}")
+        self.generic_visit(node)
+
+    def visit_Name(self, node):
+        if node.id == "__builtins__":
+            self.flag("DUNDER_BUILTINS", node, "__builtins__")
+        elif node.id == "get_ipython":
+            self.flag("SHELL", node, "get_ipython()")
+        self.generic_visit(node)
+
+    def visit_Attribute(self, node):
+        root = _root_name(node)
+        if node.attr == "__builtins__":
+            self.flag("DUNDER_BUILTINS", node, _dotted(node))
+        elif root == "sys" and isinstance(node.value, ast.Name) and node.attr in _SYS_HOOKS:
+            self.flag("SYS_HOOK", node, _dotted(node))
+        elif node.attr in _FRAME_ATTRS and isinstance(node.ctx, ast.Load):
+            self.flag("FRAME_ACCESS", node, _dotted(node))
+        elif node.attr in ("currentframe", "stack", "getouterframes", "trace") and root == "inspect":
+            self.flag("FRAME_ACCESS", node, _dotted(node))
+        elif node.attr == "__dict__" and root in self.modules:
+            self.flag("GLOBALS_WRITE", node, _dotted(node))
+        self.generic_visit(node)
+
+    def visit_Raise(self, node):
+        exc = node.exc
+        name = None
+        if isinstance(exc, ast.Call):
+            exc = exc.func
+        if isinstance(exc, ast.Name):
+            name = exc.id
+        if name in ("SystemExit", "KeyboardInterrupt"):
+            self.flag("EXIT", node, f"raise {name}")
+        self.generic_visit(node)
+
+    def visit_Call(self, node):
+        f = node.func
+        if isinstance(f, ast.Name):
+            if f.id in ("exit", "quit"):
+                self.flag("EXIT", node, f"{f.id}()")
+            elif f.id in ("exec", "eval", "compile", "__import__"):
+                self.flag("DYNAMIC_CODE", node, f"{f.id}(...)")
+            elif f.id in ("setattr", "delattr") and node.args:
+                root = _root_name(node.args[0])
+                if root in self.modules:
+                    self.flag("MODULE_ATTR", node, f"{f.id}({_dotted(node.args[0])}, ...)")
+                if len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and isinstance(
+                    node.args[1].value, str
+                ):
+                    attr = node.args[1].value
+                    if _is_check_name(attr):
+                        self.flag("REDEFINE_CHECK", node, f"{f.id}(..., {attr!r})")
+                    if attr == "AssertionError":
+                        self.flag("ASSERTION_ERROR", node, f"{f.id}(..., 'AssertionError')")
+            elif f.id == "open" and node.args:
+                p = _path_outside(node.args[0])
+                if p is not None:
+                    self.flag("OPEN_OUTSIDE", node, f"open({p!r})")
+            elif f.id in ("Path", "PurePath", "PosixPath") and node.args:
+                p = _path_outside(node.args[0])
+                if p is not None:
+                    self.flag("OPEN_OUTSIDE", node, f"{f.id}({p!r})")
+        elif isinstance(f, ast.Attribute):
+            root = _root_name(f)
+            pair = (root, f.attr) if isinstance(f.value, ast.Name) else (None, f.attr)
+            if pair in _EXIT_CALLS:
+                self.flag("EXIT", node, _dotted(f) + "()")
+            elif pair in _SHELL_CALLS:
+                self.flag("NETWORK", node, _dotted(f) + "()")
+            elif f.attr in ("import_module", "reload", "exec_module", "spec_from_file_location"):
+                self.flag("DYNAMIC_CODE", node, _dotted(f) + "()")
+            elif f.attr in ("open", "write_text", "write_bytes", "unlink", "rmtree", "remove", "rename",
+                            "replace", "copy", "copyfile", "move") and node.args:
+                p = _path_outside(node.args[0])
+                if p is not None:
+                    self.flag("OPEN_OUTSIDE", node, f"{_dotted(f)}({p!r})")
+            elif f.attr in ("setattr", "update", "__setitem__", "__setattr__", "pop", "clear") and root in (
+                "builtins", "sys"
+            ):
+                self.flag("MODULE_ATTR", node, _dotted(f) + "()")
+        self.generic_visit(node)
+
+
+def _strip_magics(code: str):
+    """Replace IPython '!cmd' / '%magic' lines (not Python) by 'pass', returning the shell lines."""
+    lines, shell = [], []
+    for i, line in enumerate(code.splitlines(), 1):
+        s = line.lstrip()
+        if s.startswith("!") or s.startswith("%"):
+            shell.append((i, s))
+            lines.append(line[: len(line) - len(s)] + "pass")
+        else:
+            lines.append(line)
+    return "\n".join(lines), shell
+
+
+def scan_source(code: str) -> list[str]:
+    """Tampering constructs in a student's code: ``"CODE (줄 N): 한국어 설명 — detail"`` per finding.
+
+    Codes: MODULE_ATTR, IMPORT_BUILTINS, DUNDER_BUILTINS, SYS_HOOK, FRAME_ACCESS, REDEFINE_CHECK,
+    ASSERTION_ERROR, EXIT, CTYPES, NETWORK, OPEN_OUTSIDE, DYNAMIC_CODE, GLOBALS_WRITE, SHELL, SYNTAX
+    (``FLAG_TEXT`` maps each to its Korean text). An empty list means nothing was found; a flag means
+    "a human should look", not proof of cheating.
+    """
+    if not isinstance(code, str):
+        raise TypeError(f"scan_source expects the source text as str, got {type(code).__name__}")
+    text, shell = _strip_magics(code)
+    out = [f"SHELL (줄 {i}): {FLAG_TEXT['SHELL']} — {s[:60]}" for i, s in shell]
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        return out + [f"SYNTAX (줄 {exc.lineno}): {FLAG_TEXT['SYNTAX']} — {exc.msg}"]
+    scanner = _Scanner()
+    # First pass: collect every imported name, so an assignment before the import is still seen.
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                scanner.modules.add(a.asname or a.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            for a in node.names:
+                scanner.modules.add(a.asname or a.name)
+    scanner.visit(tree)
+    seen = set()
+    for code_, line, detail in sorted(scanner.flags, key=lambda f: (f[1], f[0])):
+        item = f"{code_} (줄 {line}): {FLAG_TEXT[code_]} — {detail}"
+        if item not in seen:
+            seen.add(item)
+            out.append(item)
+    return out

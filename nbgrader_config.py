@@ -1,0 +1,34 @@
+"""nbgrader configuration of the course (the repository is the course root).
+
+source/ (masters) and release/ (student versions, committed) are top level; everything produced by
+grading lives under autograder/ and is ignored by git. autograder/course.py mirrors this layout
+(tests/test_autograder.py checks that both agree).
+"""
+
+import os
+
+c = get_config()  # noqa: F821 (provided by traitlets when nbgrader loads this file)
+
+_root = os.path.dirname(os.path.abspath(__file__))
+
+c.CourseDirectory.root = _root
+c.CourseDirectory.course_id = "gemm-lab"
+c.CourseDirectory.source_directory = "source"
+c.CourseDirectory.release_directory = "release"
+c.CourseDirectory.submitted_directory = "autograder/submitted"
+c.CourseDirectory.autograded_directory = "autograder/autograded"
+c.CourseDirectory.feedback_directory = "autograder/feedback"
+c.CourseDirectory.db_url = "sqlite:///" + os.path.join(_root, "autograder", "gradebook.db")
+# The jupytext masters (*.py) sit beside the .ipynb in source/weekNN/: never copy them into release/
+# (or into a student's autograded folder: they hold the solutions).
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.py"]
+
+# LMS downloads (nbgrader zip_collect): autograder/work/downloaded/<assignment>/archive/*.zip
+c.ZipCollectApp.downloaded_directory = os.path.join("autograder", "work", "downloaded")
+c.FileNameCollectorPlugin.named_regexp = (
+    r".*_(?P<student_id>[^_/]+)_attempt_(?P<timestamp>[0-9\-]+)_(?P<file_id>.+\.ipynb)$"
+)
+
+# Time limit per cell when autograding (the per-notebook limit is set by autograder/grade.py).
+c.Execute.timeout = 60
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

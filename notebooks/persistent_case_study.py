@@ -1,0 +1,477 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation: {extension: .py, format_name: percent}
+#   kernelspec: {display_name: Python 3, language: python, name: python3}
+# ---
+
+# %% [markdown]
+# # Persistent matmul 사례 연구 — persistent kernel은 그 자체로 빠르지 않다, 그리고 무엇이 빠르게 만드는가
+#
+# 이 노트북은 블로그 글 **「(1/n) Triton matmul 커널 탐험 - persistent kernel은 그 자체로 빠르지 않다」**
+# (2026년 8월 30일, RTX 5090)를 `gemm_lab`으로 **직접 재현**하고, 글이 예고한 다음 편 —
+# persistent 커널을 *실제로* 빠르게 만드는 기법들 — 을 이어서 써 봅니다.
+# 글의 숫자를 옮겨 적는 대신, 커널을 실행하고(CPU에서는 인터프리터), 컴파일러에게 묻고(cross-compile),
+# 계산기(`gemm_lab.calc`)로 계산하고, H200에서 측정해 커밋한 결과(`results/`)를 읽습니다.
+#
+# ## 이번 노트북에서 배우는 것
+#
+# 1. **naive tiled** 커널(tile 하나 = program 하나)과 **naive persistent** 커널(SM 수만큼의 program이
+#    여러 tile을 순회)의 차이와, 둘 다 `torch.matmul`과 같은 답을 내는지 확인하는 법
+# 2. 컴파일된 커널의 **레지스터 수(`n_regs`)·spill(`n_spills`)·shared memory**를 읽는 법
+# 3. 그 숫자들로 **점유율(Occupancy)** 을 직접 계산하기: 자원별 block limit(registers, shared memory,
+#    warps), SM당 block 슬롯, **Waves Per SM**
+# 4. `programs_per_sm` sweep — grid를 늘리면 왜 빨라지는지, 그리고 왜 끝까지 따라잡지 못하는지
+#    (**명령어 오버헤드(instruction overhead)**)
+# 5. 2부: persistent 루프 안의 **grouped 순서(Grouped Ordering)**, Hopper의 **tensor descriptor(TMA)**
+#    와 Tutorial 09의 기법들 — 각각 **측정 전에 예측을 적고**, 측정한 뒤 예측과 비교하기
+#
+# ## GPU가 필요한 부분
+#
+# | 부분 | GPU 없이(CPU) | GPU에서 |
+# | --- | --- | --- |
+# | 커널 실행과 torch 비교 | 인터프리터(`TRITON_INTERPRET=1`)로 작은 행렬 | 같은 검사를 GPU에서 |
+# | `n_regs`, `n_spills`, shared memory | shared memory는 sm_90으로 cross-compile, `n_regs`는 H200에서 커밋된 값 | 내 GPU에서 컴파일한 값 |
+# | 점유율 계산 | 블로그의 RTX 5090 → H200 | 블로그의 RTX 5090 → 내 GPU |
+# | 속도 측정(sweep, 변형들) | H200에서 커밋된 결과(`results/`) | 내 GPU에서 직접 측정 + 커밋된 결과 |
+#
+# GPU가 없어도 이 노트북은 끝까지 실행되고, 같은 이야기를 H200의 측정값으로 읽습니다.
+
+# %% [markdown]
+# ## 0. 준비
+#
+# `gemm_lab.runtime`을 가장 먼저 import합니다. GPU가 없으면 triton이 로드되기 전에 인터프리터 모드를 켭니다.
+
+# %%
+from gemm_lab import runtime  # noqa: I001  (triton보다 먼저)
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import torch
+
+from gemm_lab import kernels, results
+from gemm_lab.calc import autotune, devices, occupancy, smem, tiling
+from gemm_lab.calc.roofline import BLOG_CONFIG
+from gemm_lab.viz import bench_plots
+from gemm_lab.viz import occupancy as occ_viz
+
+ON_GPU = runtime.on_gpu()
+INFO = runtime.describe()
+print("GPU에서 실행" if ON_GPU else "CPU에서 실행: 커널은 인터프리터로, 속도는 커밋된 H200 결과로 봅니다")
+print("블로그의 설정:", BLOG_CONFIG)
+
+# %% [markdown]
+# 이 노트북은 측정값을 직접 적지 않습니다. 측정값은 모두 `results/`의 CSV에서 읽습니다
+# (`make bench`가 GPU에서 쓰고 커밋한 파일; 스키마는 `results/README.md`).
+# 파일이 없으면 해당 셀은 그 사실을 말하고 넘어갑니다.
+
+# %%
+RESULTS_FILE = "persistent_h200.csv"  # TODO: set from results/README.md
+BENCH = results.load_csv(RESULTS_FILE)
+if BENCH is None:
+    print(f"results/{RESULTS_FILE} 없음: 측정 결과가 필요한 셀은 '결과 없음'이라고만 말합니다.")
+else:
+    print(f"results/{RESULTS_FILE}: {len(BENCH)}행")
+    display(BENCH.head())  # noqa: F821
+
+# %% [markdown]
+# # 1부. 블로그 재현
+#
+# ## 1.1 두 커널: naive tiled와 naive persistent
+#
+# **naive tiled matmul**은 출력 C의 `BLOCK_M × BLOCK_N` tile 하나를 program 하나가 계산합니다.
+# grid는 tile 수와 같고(`cdiv(M, BLOCK_M) × cdiv(N, BLOCK_N)`), 어느 program을 어느 SM에 올릴지는
+# 하드웨어 스케줄러(block scheduler)가 정합니다. 블로그의 커널은 tile을 행 우선(row-major) 순서로
+# 배정하므로, Tutorial 03 커널(`gemm_lab.kernels.matmul`)에 `GROUP_M=1`을 준 것과 같습니다.
+#
+# **naive persistent matmul**은 SM 수만큼만 program을 띄우고, 각 program이 `NUM_PROGRAMS` 간격으로
+# 여러 tile을 순회합니다. tile 배정을 하드웨어 대신 커널이 직접 쥐는 것이고, 그 위에 cross-tile
+# pipelining이나 Stream-K 같은 기법을 얹을 수 있습니다. 본문은 tiled 커널과 같고, 바깥에 루프 하나가
+# 더 있을 뿐입니다(블로그의 TODO 4 — week 7 과제 `06_persistent_loop`에서 직접 써 봅니다).
+#
+# `gemm_lab`의 persistent 커널 소스를 봅시다.
+
+# %%
+import difflib
+import inspect
+
+tiled_src = inspect.getsource(kernels.tiled_matmul_kernel.fn).splitlines()
+persistent_src = inspect.getsource(kernels.persistent_matmul_kernel.fn).splitlines()
+print("\n".join(difflib.unified_diff(tiled_src, persistent_src, "tiled_matmul_kernel",
+                                     "persistent_matmul_kernel", lineterm="", n=1)))
+
+# %% [markdown]
+# `+`로 시작하는 줄이 persistent 커널에 더해진 것입니다: `NUM_PROGRAMS`, tile 수 계산, 그리고
+# `for tile_id in tl.range(start_tile, num_tiles, NUM_PROGRAMS)` 루프. 나머지(pointer, mask, K 루프,
+# 저장)는 한 단계 들여쓰기 되었을 뿐 그대로입니다.
+
+# %% [markdown]
+# ## 1.2 torch와 같은 답을 내는가
+#
+# 속도를 재기 전에 답부터 확인합니다. tile 크기의 배수가 아닌 작은 행렬(가장자리 tile에 mask가 필요한
+# 크기)에서 세 커널 — naive tiled, naive persistent(`programs_per_sm=1`과 `2`) — 을 실행해 fp32 참값
+# (`kernels.reference_matmul`)과 비교합니다. CPU에서는 인터프리터가 program을 하나씩 차례로 실행합니다.
+
+# %%
+DEVICE = runtime.device()
+M_T, N_T, K_T = (1000, 1096, 520) if ON_GPU else (200, 136, 72)  # tile(128×64×32)의 배수가 아님
+torch.manual_seed(0)
+a = torch.randn(M_T, K_T, device=DEVICE, dtype=torch.float16)
+b = torch.randn(K_T, N_T, device=DEVICE, dtype=torch.float16)
+ref = kernels.reference_matmul(a, b)  # fp32 참값
+
+tile_info = tiling.tile_grid(M_T, N_T, K_T, BLOG_CONFIG.BLOCK_M, BLOG_CONFIG.BLOCK_N, BLOG_CONFIG.BLOCK_K)
+print(f"{M_T}×{N_T}×{K_T}: tile {tile_info.num_pid_m}×{tile_info.num_pid_n} = {tile_info.grid}개")
+
+runs = {
+    "naive tiled": lambda: kernels.naive_tiled_matmul(a, b),
+    "naive persistent, 1 program": lambda: kernels.persistent_matmul(a, b, num_sms=1),
+    "naive persistent, programs_per_sm=1": lambda: kernels.persistent_matmul(a, b),
+    "naive persistent, programs_per_sm=2": lambda: kernels.persistent_matmul(a, b, programs_per_sm=2),
+}
+for name, run in runs.items():
+    out = run()
+    err = kernels.relative_error(out, ref)
+    try:
+        kernels.assert_close(out, ref, name=name)
+        print(f"✅ {name}: torch와 일치 (상대 오차 {err:.1e})")
+    except AssertionError as exc:
+        print(f"❌ {name}: {exc}")
+
+# %% [markdown]
+# ## 1.3 grid: tile 수 대 program 수
+#
+# 블로그의 측정 조건은 `M = N = K = 4096`, `BLOCK_M=128, BLOCK_N=64, BLOCK_K=32, num_stages=4`
+# (`BLOG_CONFIG`)입니다. tile은 몇 개이고, SM이 170개인 RTX 5090에서 persistent 커널은 program을 몇 개
+# 띄울까요? grid는 블로그와 같이 `num_programs = min(num_sms × programs_per_sm, num_tiles)`입니다.
+
+# %%
+M = N = K = 4096
+RTX5090 = devices.get_device("rtx5090")
+blog_grid = tiling.tile_grid(M, N, K, BLOG_CONFIG.BLOCK_M, BLOG_CONFIG.BLOCK_N, BLOG_CONFIG.BLOCK_K)
+num_tiles = blog_grid.grid
+P1 = occupancy.persistent_grid(RTX5090.sms, 1, num_tiles)
+split1 = occupancy.tiles_per_program(num_tiles, P1)
+print(f"tile 수: {blog_grid.num_pid_m} × {blog_grid.num_pid_n} = {num_tiles:,}")
+print(f"naive tiled의 grid: {num_tiles:,} programs (tile마다 하나)")
+print(f"naive persistent의 grid ({RTX5090.name}, SM {RTX5090.sms}개): {P1} programs, "
+      f"program마다 tile {split1.min_tiles}~{split1.max_tiles}개 ({split1.max_tiles}개인 program {split1.programs_with_max}개)")
+
+# %% [markdown]
+# ## 1.4 측정 전 기대, 그리고 블로그의 측정
+#
+# 블로그의 기대는 이랬습니다. *"naive persistent는 naive tiled와 비슷하거나 미세하게 빠를 것이다 —
+# block scheduling과 prologue 비용을 조금 줄여 주니까. tile이 SM에 배정되어 계산되는 시간은 대략
+# `ceil(num_tiles / NUM_SMS)`로 비슷할 것이다."*
+#
+# 결과는 반대였습니다. 아래 표는 블로그가 RTX 5090(torch 2.13.0+cu130, triton 3.7.1)에서 잰 시간이고
+# (seed에 적힌 그대로 옮긴 **블로그의 측정값**입니다), TFLOP/s와 비율은 그 시간으로부터
+# `gemm_lab.calc.autotune`이 계산합니다.
+
+# %%
+# 블로그가 RTX 5090에서 잰 시간 (ms) — seed 글에 적힌 측정값
+BLOG_MS = {"torch.matmul": 0.6277, "naive tiled": 0.6448, "naive persistent": 0.7042}
+blog = pd.DataFrame({"ms": BLOG_MS})
+blog["TFLOP/s"] = [autotune.tflops(M, N, K, ms) for ms in blog["ms"]]
+blog["torch 대비"] = [autotune.speedup(BLOG_MS["torch.matmul"], ms) for ms in blog["ms"]]  # t_torch / t
+blog.round(3)
+
+# %% [markdown]
+# naive tiled는 torch의 97% 남짓, naive persistent는 89% 남짓입니다. 왜 느릴까요? 블로그는 ncu의
+# LaunchStats와 Occupancy 섹션을 봅니다. 그 숫자들을 우리도 구해 봅시다 — 먼저 컴파일된 커널에서.
+#
+# ## 1.5 컴파일된 커널이 쓰는 자원: `n_regs`, `n_spills`, shared memory
+#
+# Triton 커널을 launch하면 컴파일된 커널 객체에서 thread당 레지스터 수(`n_regs`), spill된 레지스터 수
+# (`n_spills`), CTA(block)당 shared memory(`metadata.shared`), `num_warps`를 읽을 수 있습니다.
+# 블로그는 RTX 5090에서 두 커널 모두 spill 0, shared 36,864 B, 4 warps였고 레지스터만
+# 128(tiled)과 174(persistent)로 달랐습니다.
+#
+# - **GPU에서**: `gemm_lab.compile`이 지금 GPU용으로 컴파일한 값을 읽습니다.
+# - **CPU에서**: sm_90(H100/H200)용으로 cross-compile해서 shared memory를 읽습니다. `n_regs`/`n_spills`는
+#   실제 GPU에서 컴파일(로드)될 때만 생기므로, H200에서 커밋된 값을 씁니다.
+
+# %%
+# TODO: compile metadata
+
+# %% [markdown]
+# ### shared memory는 왜 36,864 B인가 (그리고 H200에서는 왜 다른가)
+#
+# 한 단계(stage)의 입력 tile은 `2 × (BLOCK_M·BLOCK_K + BLOCK_K·BLOCK_N)` = `2 × (128·32 + 32·64)` B입니다.
+# 블로그는 36,864 B가 그 딱 3배라는 것을 보고 "num_stages=4를 줬지만 3단계 스테이징이 되었다"고 읽었습니다.
+# 이것은 아키텍처에 따라 다릅니다: mma.sync 경로(Ampere, Ada, consumer Blackwell — RTX 5090은 sm_120)는
+# `num_stages − 1`개의 버퍼를, Hopper의 wgmma 경로는 `num_stages`개의 버퍼를 잡습니다.
+# `gemm_lab.calc.smem`의 교과서 공식과 컴파일러 규칙으로 확인해 봅시다.
+
+# %%
+BLOG_NCU = {"regs/thread (tiled)": 128, "regs/thread (persistent)": 174, "shared/CTA": 36_864, "num_warps": 4}
+print(f"한 stage = 2 × (128·32 + 32·64) = {smem.stage_bytes(BLOG_CONFIG):,} B, num_stages = {BLOG_CONFIG.num_stages}")
+rows = []
+for arch in ("sm_120", "sm_90", "sm_80"):
+    rows.append({"arch": arch,
+                 "교과서 (num_stages × stage)": smem.textbook_smem(BLOG_CONFIG),
+                 "컴파일러 규칙 (calc.smem)": smem.compiler_smem(BLOG_CONFIG, arch),
+                 "stage 버퍼 수": smem.compiler_buffers(BLOG_CONFIG, arch)})
+smem_table = pd.DataFrame(rows).set_index("arch")
+rule_5090 = smem_table.loc["sm_120", "컴파일러 규칙 (calc.smem)"]
+print(f"블로그가 RTX 5090(sm_120)에서 본 shared/CTA {BLOG_NCU['shared/CTA']:,} B, 규칙 {rule_5090:,} B:",
+      "✅ 일치" if rule_5090 == BLOG_NCU["shared/CTA"] else "❌ 불일치")
+smem_table
+
+# %% [markdown]
+# ## 1.6 Waves Per SM: 왜 1이 아니라 0.50인가
+#
+# ncu는 persistent 커널(grid 170)의 **Waves Per SM**을 0.50으로, naive tiled(grid 2,048)를 6.02로
+# 보고했습니다. 블로그의 처음 생각은 "SM당 program 하나니까 1이어야 한다"였습니다. 하지만 Waves Per SM은
+# **SM당 block 슬롯** 기준입니다:
+#
+# $$\text{waves} = \frac{\text{grid}}{\text{SM 수} \times \text{SM당 block 슬롯}}$$
+#
+# 슬롯이 2라면 170 / (170 × 2) = 0.50이고, 2,048 / (170 × 2) = 6.02입니다. 슬롯이 왜 2일까요?
+
+# %% [markdown]
+# ## 1.7 Block limit 직접 계산하기 (RTX 5090)
+#
+# SM 하나에 동시에 올라갈 수 있는 block 수는 자원마다 따로 정해지고, 그중 **최솟값**이 실제 슬롯입니다.
+#
+# - **warps**: SM당 최대 thread 1,536 = 48 warps, block당 4 warps → 48 / 4 = 12
+# - **registers**: SM당 65,536개, block당 `174 × 128` = 22,272개 → ⌊65,536 / 22,272⌋ = 2
+# - **shared memory**: sm_120에서 SM의 shared memory는 최대 100 KB로 설정되고, block마다 CUDA 런타임이
+#   1 KB를 따로 잡습니다 → ⌊100 KB / (36,864 B + 1 KB)⌋ = 2
+# - **SM당 block 수**: 하드웨어 상한(ncu는 24로 보고)
+#
+# 이 계산을 `gemm_lab.calc.occupancy.blocks_per_sm`으로 합니다. 입력은 블로그의 ncu가 보고한 자원 사용량
+# (174 regs, 36,864 B, 4 warps)과 sm_120의 한계(`SM_LIMITS["sm_120"]`)입니다.
+
+# %%
+SM_5090 = occupancy.get_sm_limits(RTX5090.arch)
+occ_5090 = {
+    "naive persistent (174 regs)": occupancy.blocks_per_sm(BLOG_NCU["regs/thread (persistent)"],
+                                                          BLOG_NCU["num_warps"], BLOG_NCU["shared/CTA"], SM_5090),
+    "naive tiled (128 regs)": occupancy.blocks_per_sm(BLOG_NCU["regs/thread (tiled)"],
+                                                     BLOG_NCU["num_warps"], BLOG_NCU["shared/CTA"], SM_5090),
+}
+pd.DataFrame({name: {"Block Limit Registers": o.by_regs, "Block Limit Shared Mem": o.by_smem,
+                     "Block Limit Warps": o.by_warps, "Block Limit SM": o.by_blocks,
+                     "SM당 block 슬롯": o.blocks, "한계 자원": o.limiter,
+                     "이론 점유율 (%)": round(100 * o.occupancy, 2)}
+              for name, o in occ_5090.items()})
+
+# %%
+occ_viz.compare_block_limits(occ_5090, title="RTX 5090 (sm_120), blog's kernels: block limits per SM");
+
+# %% [markdown]
+# persistent 커널은 레지스터와 shared memory가 **동시에** 2에서 막힙니다(ncu의 "limited by the number of
+# required registers, and the required amount of shared memory"). tiled 커널은 레지스터로는 4개까지 되지만
+# shared memory가 2에서 막으니, 두 커널 모두 SM당 슬롯은 2개입니다. 이제 Waves Per SM을 계산해 봅시다.
+
+# %%
+slots = occ_5090["naive persistent (174 regs)"].blocks
+for name, programs in [("naive persistent (grid = SM 수)", P1), ("naive tiled (grid = tile 수)", num_tiles)]:
+    waves = occupancy.waves_per_sm(programs, RTX5090.sms, slots)
+    print(f"{name}: grid {programs:,} / ({RTX5090.sms} SMs × {slots} 슬롯) = Waves Per SM {waves:.2f}")
+print(f"persistent의 점유율: SM당 block 1개 × {BLOG_NCU['num_warps']} warps / {SM_5090.max_warps_per_sm} warps = "
+      f"{100 * BLOG_NCU['num_warps'] / SM_5090.max_warps_per_sm:.2f}% "
+      f"(이론 {100 * occ_5090['naive persistent (174 regs)'].occupancy:.2f}%)")
+
+# %% [markdown]
+# 점유율(Occupancy) = SM에 상주하는 warp 수 / SM이 담을 수 있는 최대 warp 수입니다. 슬롯 2개 × 4 warps
+# = 8 warps / 48 = 16.67%가 이론 점유율(Theoretical Occupancy)이고, persistent 커널이 grid 170으로 SM당
+# block을 **하나만** 올리면 4 / 48 = 8.33%가 됩니다 — ncu의 Achieved Occupancy 8.33%와 같습니다.
+# SM마다 슬롯 하나가 비어 있는 것입니다.
+
+# %% [markdown]
+# ## 1.8 내 GPU에서는? (GPU가 없으면 H200)
+#
+# 같은 계산을 지금 이 노트북이 도는 GPU로 해 봅니다. GPU가 없으면 H200(sm_90, SM 132개)으로 합니다.
+# 레지스터와 shared memory는 1.5절에서 구한 값을 씁니다.
+
+# %%
+# TODO: blocks_per_sm for my gpu / H200
+
+# %% [markdown]
+# ## 1.9 grid 크기 조정: `programs_per_sm`
+#
+# 슬롯이 2개라면 program도 SM당 2개를 띄워야 합니다. 블로그는 grid 계산에 `programs_per_sm`을 곱했습니다:
+#
+# ```python
+# num_programs = min(num_sms * programs_per_sm, num_tiles)  # programs_per_sm=2
+# ```
+#
+# 그러자 Waves Per SM이 1이 되었고, persistent 커널이 5.5% 빨라졌지만 여전히 naive tiled보다 3.1%
+# 느렸습니다. 이때 grid는 340이고 tile은 2,048개이니, 대부분의 program은 6개를, 일부는 7개를 처리합니다.
+
+# %%
+P2 = occupancy.persistent_grid(RTX5090.sms, 2, num_tiles)
+split2 = occupancy.tiles_per_program(num_tiles, P2)
+print(f"programs_per_sm=2: grid {P2}, Waves Per SM {occupancy.waves_per_sm(P2, RTX5090.sms, slots):.2f}")
+print(f"program마다 tile {split2.min_tiles}개, 그중 {split2.programs_with_max}개 program은 {split2.max_tiles}개"
+      f" → 마지막 tile을 도는 동안 {P2 - split2.programs_with_max}개 program의 슬롯이 논다")
+
+# %% [markdown]
+# 이제 `programs_per_sm`을 1, 2, 3, … 으로 늘려 가며 잰 결과를 봅시다.
+
+# %%
+# TODO: pps sweep plot
+
+# %% [markdown]
+# ## 1.10 나머지 몇 %: 명령어 오버헤드
+#
+# programs_per_sm을 늘려도 naive tiled를 완전히 따라잡지는 못합니다. 블로그는 두 가설을 검증했습니다.
+#
+# **가설 1: program 간 종료 시간 불균형(load imbalance).** ncu의 SpeedOfLight에서 SM Active Cycles /
+# Elapsed Cycles를 비교하면 persistent 91.61%, tiled 92.45%로 0.84%p 차이뿐이라 3.1%를 설명하지 못합니다.
+# tiled도 wave 사이의 불균형은 똑같이 겪습니다.
+#
+# **가설 2: persistent 커널 자체의 명령어 오버헤드.** tile마다 `tile_id // num_n_tiles`,
+# `tile_id % num_n_tiles`(정수 나눗셈 2회), offset 재계산, `acc` 초기화, mask 재계산이 program당 6~7번
+# 반복되면서 issue slot을 차지하고, 그동안 tensor core가 쉽니다. 블로그가 ncu로 발행된 명령어를 파이프별로
+# 센 표(블로그의 측정값)를 봅시다.
+
+# %%
+# 블로그가 ncu(--metrics smsp__inst_executed_*)로 잰 발행 명령어 수 — seed 글에 적힌 측정값
+BLOG_INST = pd.DataFrame(
+    {"tiled": [125_485_056, 33_554_432, 6_438_912, 3_284_992, 65_536, 24_592_384, 16_384, 14_286_848,
+               38_109_184, 10_493_952],
+     "persistent": [136_401_632, 33_554_432, 6_438_912, 3_284_992, 65_536, 24_585_552, 9_552, 13_001_936,
+                    44_017_920, 16_799_040]},
+    index=["총합", "tensor (HMMA)", "ldgsts", "shared_ld", "global_st", "lsu", "cbu", "fma", "alu", "uniform"])
+BLOG_INST["차이"] = BLOG_INST["persistent"] - BLOG_INST["tiled"]
+BLOG_INST["증가율 (%)"] = (100 * BLOG_INST["차이"] / BLOG_INST["tiled"]).round(1)
+BLOG_INST
+
+# %% [markdown]
+# tensor(HMMA)·async copy(ldgsts)·shared load·global store는 한 개도 다르지 않습니다 — 연산과 데이터 이동은
+# 같습니다. 늘어난 것은 **alu**(정수 산술·논리: offset과 mask 계산)와 **uniform**(warp 안의 모든 thread가
+# 같은 값을 다루는 scalar 연산: tile 인덱스 계산)입니다. tile 인덱스·offset·mask 계산이 루프 변수
+# `tile_id`에 의존하게 되면서 컴파일 결과가 달라졌고, 그만큼 issue slot을 더 쓰면서 실행 시간이 늘었습니다.
+#
+# 우리도 같은 차이를 컴파일러 산출물에서 볼 수 있습니다. 두 커널을 sm_90용으로 컴파일한 PTX에서 명령어를
+# 종류별로 세어 봅니다(정적 개수 — 실행 횟수가 아니라 코드에 적힌 개수입니다).
+
+# %%
+# TODO: static PTX instruction counts
+
+# %% [markdown]
+# ## 1.11 H200에서도 재현되는가
+#
+# 블로그는 RTX 5090(sm_120)에서 쟀습니다. 같은 커널을 H200(sm_90)에서 잰 결과로, 결론이 하드웨어를 바꿔도
+# 성립하는지 봅시다.
+
+# %%
+# TODO: H200 reproduction ratios
+
+# %% [markdown]
+# **1부 정리.** naive persistent 커널은 tile 배정을 하드웨어 스케줄러에서 커널 루프로 가져왔지만, 그 대가로
+# 더 나은 정책을 하나도 추가하지 않았습니다. 남은 것은 비용뿐입니다:
+#
+# 1. grid를 SM 수로 맞추면 SM당 block 슬롯(점유율)의 절반을 버린다 → `programs_per_sm`으로 채운다.
+# 2. 슬롯을 채워도 tile 인덱스·offset·mask 계산이 루프 안에서 반복되어 명령어가 늘어난다.
+#
+# 그렇다면 persistent 커널은 언제, 무엇으로 빨라질까요? 그것이 2부입니다.
+
+# %% [markdown]
+# # 2부. persistent 커널을 빠르게 만드는 것
+#
+# 1부의 결론을 뒤집어 읽으면 persistent 커널이 이기려면 무엇이 필요한지가 보입니다. program이 여러 tile을
+# 순회한다는 구조 덕분에 **커널이 직접 정할 수 있게 된 것**을 써야 합니다.
+#
+# | 1부에서 본 비용 | 그것을 갚는 기법 | 어디서 |
+# | --- | --- | --- |
+# | tile 배정이 하드웨어 순서(행 우선)와 같아 L2 재사용이 없다 | 루프 안에서 **grouped 순서**로 tile 배정 | Tutorial 03의 `GROUP_SIZE_M`, Tutorial 09 |
+# | tile마다 offset·mask를 정수 연산으로 다시 계산 | **tensor descriptor(TMA)**: 주소 생성과 경계 처리를 하드웨어(TMA 유닛)에 맡긴다 | Hopper(sm_90)+, Tutorial 09 |
+# | 한 tile의 저장(epilogue)이 끝나야 다음 tile의 load가 시작 | **epilogue subtiling**, 루프 평탄화(`tl.range(..., flatten=True)`)로 다음 tile의 load와 겹치기 | Tutorial 09 |
+# | 작은 tile(128×64)은 tensor core에 비해 산술 강도가 낮다 | 더 큰 tile(예: 128×256×64) — TMA와 wgmma가 레지스터·shared memory 부담을 덜어 줌 | Hopper |
+#
+# 각 변형마다 **측정 전에 예측을 적고**, 그다음에 측정값을 봅니다. 예측이 틀리는 것도 결과입니다 —
+# 왜 틀렸는지가 다음 질문이 됩니다.
+#
+# 측정 조건은 H200(결과 파일) 또는 지금 GPU, fp16 입력·fp32 누산, `torch.matmul`과 **같은 실행에서** 잰
+# 비율입니다. 한 번씩 잰 값이므로 3% 안쪽의 차이는 잡음으로 봅니다.
+
+# %%
+# TODO: helper to pick variant rows
+
+# %% [markdown]
+# ## 2.1 변형 1: persistent 루프 안의 grouped 순서
+#
+# naive persistent는 `tile_id`를 행 우선으로 `(tile_m, tile_n)`에 대응시킵니다. 같은 순간 GPU 위에서
+# 돌고 있는 tile들은 `tile_id`가 연속한 tile들 — 즉 C의 한두 행 전체 — 이고, 이 tile들은 A의 행 블록 한두
+# 개를 공유하지만 B는 **열 블록 전부**를 필요로 합니다. Tutorial 03의 grouped 순서(`GROUP_M`행씩 묶어 열
+# 방향으로 진행)를 루프 안의 `tile_id`에 적용하면, 동시에 도는 tile들이 A와 B 양쪽을 나눠 쓰는 정사각형에
+# 가까운 영역이 되어 L2 적중률이 올라갑니다(7주차 ②: 9×9에서 90 → 54 tile).
+#
+# > **예측 (측정 전에 적음).**
+# > 1. grouped persistent는 naive persistent(같은 `programs_per_sm`)보다 빠르다. L2에 다 들어가지 않는
+# >    큰 행렬(8192³: A와 B가 각각 128 MiB, H200의 L2는 60 MiB)에서 차이가 더 크다.
+# > 2. 그러나 tile 인덱스 계산은 오히려 늘어나므로(grouped 순서에는 나눗셈이 더 있다) 1부의 명령어 오버헤드는
+# >    그대로다. pointer 기반 load를 쓰는 한 `torch.matmul`의 0.8배에는 못 미친다.
+
+# %%
+# TODO: measure/read grouped, check prediction
+
+# %% [markdown]
+# ## 2.2 변형 2: tensor descriptor(TMA) — Hopper의 답
+#
+# Hopper(sm_90)에는 TMA(Tensor Memory Accelerator)가 있습니다. 커널이 행렬의 모양과 stride를 담은
+# **tensor descriptor**를 한 번 만들어 두면(`TensorDescriptor.from_tensor` 또는 `tl.make_tensor_descriptor`),
+# tile을 읽을 때는 `desc.load([m, k])`처럼 **좌표만** 넘깁니다. 주소 계산, 경계 밖 원소의 0 채우기(mask),
+# global → shared 복사를 TMA 유닛이 합니다. 1.10에서 늘어났던 alu/uniform 명령어 — offset과 mask 계산 —
+# 가 바로 이 일이었습니다. 또 wgmma와 함께 큰 tile(128×256×64)을 레지스터 spill 없이 쓸 수 있습니다.
+#
+# > **예측 (측정 전에 적음).**
+# > 1. TMA persistent는 지금까지의 모든 pointer 기반 변형보다 확실히(10% 이상) 빠르다.
+# > 2. `torch.matmul`의 0.9배 이상에 도달하고, 큰 행렬(8192³)에서는 `torch.matmul`과 비슷하다(0.95배 이상).
+# > 3. 같은 TMA·tile 설정의 **non-persistent**(tiled) 커널과 비교하면 persistent의 이득은 작다(5% 미만) —
+# >    빨라진 이유는 persistence가 아니라 TMA와 큰 tile이다.
+
+# %%
+# TODO: tma, check prediction
+
+# %% [markdown]
+# ## 2.3 변형 3: Tutorial 09의 나머지 기법 (epilogue subtiling 등)
+#
+# TMA persistent 커널의 C tile(128×256, fp16이면 64 KiB)을 한 번에 저장하려면 shared memory에 그만큼의
+# 버퍼가 필요합니다. **epilogue subtiling**은 C tile을 두 개의 128×128 반쪽으로 나눠 저장해 버퍼를 줄이고,
+# 저장과 다음 tile의 load를 더 잘 겹치게 합니다. `tl.range(..., flatten=True)`는 tile 루프와 K 루프를 하나로
+# 평탄화해 소프트웨어 파이프라인이 tile 경계를 넘어 이어지게 합니다.
+#
+# > **예측 (측정 전에 적음).** 이 기법들은 이미 빠른 커널의 마지막 몇 %를 다룬다. TMA persistent 대비
+# > 차이는 잡음 수준(±3%)이다.
+
+# %%
+# TODO: other variants
+
+# %% [markdown]
+# ## 2.4 모두 모아서: 변형별 TFLOP/s 대 `torch.matmul`
+
+# %%
+# TODO: variant bars
+
+# %% [markdown]
+# # 정리
+#
+# 1. **persistent 커널은 그 자체로 빠르지 않다.** naive persistent는 tile 배정을 커널로 가져왔지만 새로운
+#    정책 없이 비용(빈 block 슬롯, 늘어난 정수 명령어)만 더했다.
+# 2. **점유율은 계산할 수 있다.** `n_regs`, shared memory, `num_warps`와 SM 한계로 block limit을 구하고,
+#    `programs_per_sm`을 그 슬롯 수에 맞춘다. Waves Per SM은 SM당 *슬롯* 기준이다.
+# 3. **persistence가 이기려면 그 구조로만 가능한 것을 써야 한다**: 루프 안의 tile 순서(L2), tile 사이의
+#    겹치기(epilogue, flatten), 그리고 Hopper에서는 TMA — 1부에서 찾은 바로 그 주소·mask 계산을
+#    하드웨어로 넘기는 것.
+#
+# 마지막 표는 이 노트북이 읽은(또는 방금 잰) 측정값 전부입니다.
+
+# %%
+# TODO: closing table
+
+# %% [markdown]
+# # 연습 문제 (채점하지 않음)
+#
+# 1. RTX 5090에서 persistent 커널이 `n_regs=174` 대신 128개만 썼다면(tiled와 같게), SM당 block 슬롯은
+#    몇 개가 될까요? `occupancy.blocks_per_sm`으로 확인하고, 이때 어떤 자원이 한계가 되는지 말해 보세요.
+# 2. H200에서 `programs_per_sm=2`일 때 4096³ · 128×64 tile이면 program마다 tile을 몇 개씩 처리합니까?
+#    (`occupancy.tiles_per_program`) 8192³이면?
+# 3. 1.10의 명령어 표에서 fma 파이프 명령어는 오히려 **줄었습니다**. 어떤 계산이 fma에서 alu/uniform으로
+#    옮겨 갔을지 추측해 보세요. (힌트: 주소 계산 `offsets_m[:, None] * stride_am`은 곱셈-덧셈입니다.)
+# 4. GPU가 있다면 2.1의 grouped 변형을 `GROUP_M`을 바꿔 가며 8192³에서 재 보세요. 예측을 먼저 적으세요.

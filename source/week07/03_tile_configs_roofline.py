@@ -1,0 +1,455 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation: {extension: .py, format_name: percent}
+#   kernelspec: {display_name: Python 3, language: python, name: python3}
+# ---
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "intro", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# # 7주차 ③ 타일 설정, Roofline, 오토튜닝(@triton.autotune)
+#
+# > 타일 크기와 파이프라인 설정은 어떻게 고를까?
+#
+# `BLOCK_SIZE_M/N/K`, `GROUP_SIZE_M` 같은 타일 크기와 `num_warps`, `num_stages` 같은 컴파일 옵션은 하나로
+# 고정하지 않고 `triton.Config` 후보 목록으로 줍니다. 이 노트북에서는 Tutorial 03의 세 후보를 M = N = K = 4096에서
+# 계산으로 비교하고(HBM 이동량, 산술 강도, Shared Memory), 교과서 공식과 **컴파일러가 실제로 잡는 Shared Memory**를
+# 나란히 놓아 봅니다.
+#
+# ## 이번 노트북에서 배우는 것
+# 1. 세 후보의 그리드, K 루프 횟수, 입력 버퍼, 누산기, HBM 이동량 Q, 산술 강도 I, 이상적 실행시간 (표를 직접 채움)
+# 2. Roofline 그림 위의 세 후보
+# 3. Shared Memory 한계와 `OutOfResources`: 64 KiB / 164 KiB 장치 (연습문제 2.2–2.3)
+# 4. 교과서 공식(`num_stages × 1단계`)과 컴파일러의 `metadata.shared`(sm_75/80/90 교차 컴파일)의 차이
+# 5. `num_warps`와 `num_stages`가 바꾸는 것
+# 6. 오토튜닝 키(key)가 다시 벤치마크하는 때와 `@triton.jit` 캐시가 다시 컴파일하는 때 (연습문제 3)
+#
+# ## GPU가 필요한 부분
+# 7절의 **실제 오토튜닝 실행**과 **실제 `OutOfResources` 메시지**만 GPU가 필요합니다. GPU가 없으면 같은 커널을
+# CPU에서 교차 컴파일(cross-compile)해 컴파일러가 잡는 Shared Memory와 장치 한계를 비교해 보여 줍니다.
+# 나머지는 계산이라 어디서나 돌아갑니다.
+#
+# 점수: 표 (8점) + 연습문제 2.2–2.3 (5점) + 연습문제 3 (8점) + 설명 (2점) = 23점.
+
+# %% nbgrader={"grade": false, "grade_id": "imports", "locked": true, "schema_version": 3, "solution": false, "task": false}
+from gemm_lab import runtime  # triton보다 먼저: GPU가 없으면 해석기를 켭니다
+
+import pandas as pd
+from IPython.display import display
+
+from gemm_lab import calc
+from gemm_lab.viz import roofline as viz_roofline
+
+M = N = K = 4096
+CONFIGS = calc.SEED_CONFIGS
+pd.DataFrame([{"후보": c.name, "BLOCK_M": c.BLOCK_M, "BLOCK_N": c.BLOCK_N, "BLOCK_K": c.BLOCK_K,
+               "num_stages": c.num_stages, "num_warps": c.num_warps} for c in CONFIGS]).set_index("후보")
+
+# %% [markdown]
+# ## 1. 계산 모델 (안내문 5.1절)
+#
+# 가상 하드웨어: FP16 입력·FP32 누산 행렬 연산 **P = 80 TFLOP/s**, HBM 대역폭 **BW = 1 TB/s**
+# (분기점 I_ridge = P / BW = 80 FLOP/Byte). 입력·출력은 FP16(2 Byte), 누산기는 FP32(4 Byte). 출력 타일 사이의
+# L2 재사용은 없다고 가정합니다 (그래서 이 Q는 HBM 이동량의 상한입니다).
+#
+# ```text
+# 총 연산량 F           = 2 × M × N × K
+# 프로그램 수 grid      = (M / BM) × (N / BN)
+# 프로그램당 K 단계 수  = K / BK
+# 1단계 A·B 입력 크기   = 2 Byte × (BM × BK + BK × BN)
+# 파이프라인 입력 버퍼  = num_stages × 1단계 크기                (교과서의 Shared Memory)
+# FP32 누산기 크기      = 4 Byte × BM × BN                      (레지스터)
+# Q_read  = grid × (K / BK) × 1단계 크기 = 2MNK(1/BN + 1/BM)
+# Q_write = 2 × M × N
+# Q = Q_read + Q_write,  I = F / Q,  T_memory = Q / BW,  T_compute = F / P
+# T_ideal = max(T_memory, T_compute),  I < 80 이면 대역폭 병목(memory), 아니면 연산 병목(compute)
+# ```
+#
+# `Q_read`에서 BK가 약분되어 사라집니다: **HBM 산술 강도는 출력 타일의 두 변 BM, BN이 정하고**, BK와
+# num_stages는 온칩 버퍼 크기와 K 루프 횟수를 바꿉니다.
+
+# %% [markdown]
+# ---
+# # 문제 A — 세 후보의 비교표 (8점)
+#
+# M = N = K = 4096에서 세 후보의 값을 계산해 `table`에 채우세요. 행은 `"후보 1"`, `"후보 2"`, `"후보 3"`, 열은
+# 아래 이름을 씁니다. pandas DataFrame(행 이름을 index로), 열 딕셔너리(`{"grid": [..., ..., ...], ...}`), 행
+# 딕셔너리(`{"후보 1": {...}, ...}`) 중 편한 형태로 주면 됩니다. 단위: Byte, FLOP/Byte, ms.
+#
+# | 열 | 뜻 |
+# | --- | --- |
+# | `grid`, `k_steps` | 프로그램 수, 프로그램당 K 루프 횟수 |
+# | `stage_bytes`, `pipeline_bytes`, `acc_bytes` | 1단계 A+B 입력, num_stages 반영 입력 버퍼, FP32 누산기 (Byte) |
+# | `q_read`, `q_total` | HBM 입력 읽기, 총 이동량 Q (Byte) |
+# | `intensity`, `t_ideal_ms` | 산술 강도 I (소수 둘째 자리까지), 이상적 실행시간 (ms, 소수 둘째 자리까지) |
+# | `bound` | `"memory"`(대역폭 병목) 또는 `"compute"`(연산 병목) |
+
+# %% nbgrader={"grade": false, "grade_id": "table_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+### BEGIN SOLUTION
+def _row(BM, BN, BK, stages):
+    F = 2 * M * N * K
+    grid = (M // BM) * (N // BN)
+    stage = 2 * (BM * BK + BK * BN)
+    q_read = grid * (K // BK) * stage
+    q_total = q_read + 2 * M * N
+    t_mem, t_comp = q_total / 1e12 * 1e3, F / 80e12 * 1e3
+    return {"grid": grid, "k_steps": K // BK, "stage_bytes": stage, "pipeline_bytes": stages * stage,
+            "acc_bytes": 4 * BM * BN, "q_read": q_read, "q_total": q_total, "intensity": F / q_total,
+            "t_ideal_ms": max(t_mem, t_comp), "bound": "compute" if t_comp >= t_mem else "memory"}
+
+
+table = pd.DataFrame({"후보 1": _row(64, 32, 32, 5), "후보 2": _row(128, 128, 32, 4),
+                      "후보 3": _row(128, 256, 64, 3)}).T
+### END SOLUTION
+table
+
+# %% nbgrader={"grade": false, "grade_id": "table_expected", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# 채점에 쓰는 기대값은 계산기 gemm_lab.calc.roofline_table에서 옵니다 (이 셀은 수정하지 마세요).
+BOUND_ALIASES = {"memory": ["메모리", "대역폭", "HBM", "HBM 대역폭", "memory-bound", "memory bound", "bandwidth"],
+                 "compute": ["연산", "연산 처리율", "compute-bound", "compute bound"]}
+
+
+def expected_table(columns):
+    """The calculator's rows for the three seed configs, restricted to ``columns``."""
+    return calc.roofline_table(M, N, K, CONFIGS)[columns]
+
+
+# %% nbgrader={"grade": true, "grade_id": "table_grid_k_steps", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+"""Table A: grid and k_steps of the three configs at 4096^3."""
+from gemm_lab.grading import fresh
+g = fresh()
+g.check_table("table (grid, k_steps)", table, expected_table(["grid", "k_steps"]))
+
+# %% nbgrader={"grade": true, "grade_id": "table_onchip_bytes", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+"""Table A: one-stage input bytes, pipeline buffer bytes and FP32 accumulator bytes."""
+from gemm_lab.grading import fresh
+g = fresh()
+g.check_table("table (stage_bytes, pipeline_bytes)", table, expected_table(["stage_bytes", "pipeline_bytes"]))
+### BEGIN HIDDEN TESTS
+g.check_table("table (acc_bytes)", table, expected_table(["acc_bytes"]))
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "table_hbm_traffic_intensity", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+"""Table A: HBM read bytes, total traffic Q and arithmetic intensity I (2 decimals)."""
+from gemm_lab.grading import fresh
+g = fresh()
+g.check_table("table (q_read, q_total)", table, expected_table(["q_read", "q_total"]))
+g.check_table("table (intensity)", table, expected_table(["intensity"]), digits=2)
+
+# %% nbgrader={"grade": true, "grade_id": "table_t_ideal_bound", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+"""Table A: ideal time (ms, 2 decimals) and the bound (memory / compute)."""
+from gemm_lab.grading import fresh
+g = fresh()
+g.check_table("table (t_ideal_ms)", table, expected_table(["t_ideal_ms"]), digits=2)
+### BEGIN HIDDEN TESTS
+g.check_table("table (bound)", table, expected_table(["bound"]), accept={"bound": BOUND_ALIASES})
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 2. Roofline 위의 세 후보
+#
+# 계산기(`gemm_lab.calc.roofline_table`)의 값을 그대로 그립니다. 타일을 키우면 HBM 이동량이 줄어 산술 강도가
+# 오른쪽으로 이동하고, 후보 3(128×256)은 분기점(80 FLOP/Byte) 오른쪽, 연산 병목 구간에 들어갑니다.
+# (4절의 L2 그룹핑 재사용까지 더해지면 실제 유효 산술 강도는 더 높아집니다.)
+
+# %%
+roof = calc.roofline_table(M, N, K, CONFIGS)
+display(roof[["grid", "k_steps", "pipeline_bytes", "acc_bytes", "q_total", "intensity", "roof_tflops",
+              "t_memory_ms", "t_ideal_ms", "bound"]])
+fig = viz_roofline.roofline_figure(roof, calc.VIRTUAL_DEVICE,
+                                   title="4096^3 FP16 on the virtual device (config N = candidate N)")
+
+# %% [markdown]
+# ## 3. Shared Memory 한계와 `OutOfResources`
+#
+# `num_stages`는 지연시간을 숨기지만 Shared Memory 요구량을 `num_stages`배로 늘립니다: `num_stages = 3`인
+# 후보 3은 단계 k의 타일을 계산하는 동안 k+1, k+2의 타일을 미리 비동기로 읽어 오기 위해 **3단계치 버퍼**를
+# 잡습니다. Triton 런타임은 커널을 실행하기 직전 `shared > max_shared`이면 `OutOfResources` 예외를 내고,
+# `@triton.autotune`은 이 예외를 잡아 그 후보를 탈락시킵니다(측정 시간을 `inf`로 처리).
+#
+# ---
+# # 연습문제 2.2–2.3 — Shared Memory 한계 판정 (5점)
+#
+# 프로그램(CTA) 하나가 쓸 수 있는 최대 Shared Memory가 **장치 가 = 64 KiB**, **장치 나 = 164 KiB**입니다.
+# 교과서 공식(파이프라인 입력 버퍼 = `num_stages × 1단계 A·B`) 기준으로 답하세요.
+#
+# * 2.2 장치 가에서 실행 가능한 후보 번호들을 `fits_64`에, 장치 나에서 실행 가능한 후보 번호들을 `fits_164`에
+#   집합이나 리스트로 적으세요 (예: `{1, 3}`). (2점)
+# * 2.3 장치 가에서 통과한 후보 가운데 산술 강도가 가장 큰 후보 번호 `best_candidate`, 그 산술 강도
+#   `best_intensity`(FLOP/Byte), 가상 하드웨어 기준 이상적 실행시간 `best_t_ideal_ms`(ms)를 구하세요. (3점)
+
+# %% nbgrader={"grade": false, "grade_id": "ex2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+### BEGIN SOLUTION
+limit_64, limit_164 = 64 * 1024, 164 * 1024
+need = {1: 5 * 2 * (64 * 32 + 32 * 32), 2: 4 * 2 * (128 * 32 + 32 * 128), 3: 3 * 2 * (128 * 64 + 64 * 256)}
+fits_64 = {i for i, b in need.items() if b <= limit_64}
+fits_164 = {i for i, b in need.items() if b <= limit_164}
+best_candidate = 2
+best_intensity = 2 * 4096**3 / (2 * 4096**3 * (1 / 128 + 1 / 128) + 2 * 4096**2)
+best_t_ideal_ms = (2 * 4096**3 * (1 / 128 + 1 / 128) + 2 * 4096**2) / 1e12 * 1e3
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "ex2_2_fits_64_and_164_kib", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+"""2.2: which configs fit 64 KiB and 164 KiB of shared memory per block (textbook rule)."""
+from gemm_lab.grading import fresh
+g = fresh()
+
+
+def _fitting(limit):
+    verdicts = calc.smem_verdicts(CONFIGS, limit)
+    return {i + 1 for i, ok in enumerate(verdicts["fits"]) if ok}
+
+
+g.check_choice("fits_64", fits_64, _fitting(64 * 1024))
+### BEGIN HIDDEN TESTS
+g.check_choice("fits_164", fits_164, _fitting(164 * 1024))
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "ex2_3_best_fitting_candidate_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+"""2.3: the best config that fits 64 KiB, its intensity (4 digits) and ideal time (ms, 4 digits)."""
+from gemm_lab.grading import fresh
+g = fresh()
+_best = calc.best_fitting(M, N, K, CONFIGS, 64 * 1024)
+g.check_value("best_candidate", best_candidate, [c.label for c in CONFIGS].index(_best.name) + 1)
+g.check_value("best_intensity", best_intensity, _best.intensity, digits=2)
+### BEGIN HIDDEN TESTS
+g.check_value("best_t_ideal_ms", best_t_ideal_ms, _best.t_ideal_ms, digits=2)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 4. 교과서 공식 vs 컴파일러: 실제로 잡히는 Shared Memory
+#
+# 위 답은 교과서 공식으로 채점합니다. 그런데 Triton 컴파일러가 실제로 잡는 Shared Memory(`metadata.shared`)는
+# 아키텍처마다 다릅니다. GPU 없이도 `triton.compile`에 타깃(`GPUTarget`)을 주면 **교차 컴파일**로 알 수 있습니다.
+# 아래 표는 같은 Tutorial 03 커널을 sm_75(T4), sm_80(A100), sm_90(H100/H200)으로 지금 이 자리에서 컴파일한
+# 결과와, 그 결과를 설명하는 규칙(`gemm_lab.calc.compiler_smem`)을 나란히 놓습니다.
+
+# %%
+from gemm_lab import compile as gl_compile
+
+TARGETS = ("sm_75", "sm_80", "sm_90")
+rows = []
+for cfg in CONFIGS:
+    row = {"config": cfg.name, "교과서 (S × 1단계)": calc.textbook_smem(cfg)}
+    for target in TARGETS:
+        art = gl_compile.compile_artifacts("matmul", config=cfg, target=target)
+        row[f"{target} 컴파일러"] = art.metadata["shared"]
+        row[f"{target} 규칙"] = calc.compiler_smem(cfg, target)
+    rows.append(row)
+smem_table = pd.DataFrame(rows).set_index("config")
+smem_table
+
+# %%
+rule_matches = all(smem_table[f"{t} 컴파일러"].equals(smem_table[f"{t} 규칙"]) for t in TARGETS)
+print("규칙(calc.compiler_smem)이 방금 컴파일한 값과", "✅ 모두 같습니다" if rule_matches else "❌ 다릅니다")
+limits = {"T4 (sm_75)": calc.get_device("colab-t4").smem_per_block_optin,
+          "device 나 (164 KiB)": 164 * 1024,
+          "H200 (sm_90)": calc.get_device("h200").smem_per_block_optin}
+bars = smem_table[["교과서 (S × 1단계)"] + [f"{t} 컴파일러" for t in TARGETS]]
+bars.columns = ["textbook"] + [f"{t} compiler" for t in TARGETS]
+fig = viz_roofline.smem_figure(bars, limits, title="shared memory per block: textbook vs triton (cross-compiled)")
+
+# %% [markdown]
+# 표에서 읽을 것:
+#
+# * **sm_90, num_warps ≥ 4 (wgmma 경로)**: 버퍼 수 = `num_stages` → 교과서 공식과 정확히 같습니다.
+# * **sm_80과, 2-warp 설정인 후보 1 (mma.sync 경로)**: 버퍼 수 = `num_stages − 1`. 파이프라인은 S−1개 타일을 미리
+#   요청해 두고 현재 타일을 계산하므로 교과서보다 한 단계 적습니다.
+# * **sm_75 (T4)**: triton 3.4 이후 `tl.dot`이 Tensor Core(mma)가 아니라 FP32 FMA로 내려가고 파이프라이닝도
+#   없습니다. 그래서 `num_stages`와 무관하게 작은 버퍼 하나만 씁니다.
+# * 그 결과, 안내문의 "후보 3은 T4에 들어가지 않는다"는 답(교과서 공식)과 달리, triton 3.7의 후보 3은 T4에서
+#   **한계와 정확히 같은** Shared Memory를 씁니다(아래 셀). Triton은 `shared > 한계`일 때만 실패하므로 **실제로는
+#   들어갑니다** (`calc.fits`). 채점은 교과서 모델로 하고, 컴파일러의 답은 이렇게 옆에 둡니다.
+
+# %%
+t4_limit = calc.get_device("colab-t4").smem_per_block_optin
+cand3 = CONFIGS[2]
+t4_shared = smem_table.loc[cand3.name, "sm_75 컴파일러"]
+print(f"후보 3, T4 한계 {t4_limit:,} B: 교과서 {calc.textbook_smem(cand3):,} B → "
+      f"{'들어감' if calc.fits(calc.textbook_smem(cand3), t4_limit) else 'OutOfResources'}; "
+      f"컴파일러(sm_75) {t4_shared:,} B → {'들어감' if calc.fits(int(t4_shared), t4_limit) else 'OutOfResources'}")
+
+# %% [markdown]
+# ## 5. `num_warps`와 `num_stages`가 바꾸는 것
+#
+# * `num_warps`(프로그램당 워프 수, 1 워프 = 32 스레드)는 **한 출력 타일을 몇 개의 스레드가 나눠 계산하는가**를
+#   정합니다. 누산기(`4 × BM × BN` Byte)는 레지스터에 나뉘어 살므로, 스레드당 누산기 원소 수
+#   `BM × BN / (32 × num_warps)`가 레지스터 압력을 결정합니다. 너무 크면 레지스터 스필(spill)이 생기고, 너무 작으면
+#   (워프가 많으면) 스레드당 일이 적어 효율이 떨어집니다.
+# * `num_stages`(소프트웨어 파이프라이닝 단계 수)는 **몇 개의 K 타일을 미리 비동기로 읽어 둘까**를 정합니다. 많을수록
+#   메모리 지연을 더 잘 숨기지만(overlap), Shared Memory를 그만큼 더 씁니다 → 한 SM에 동시에 올라가는 프로그램 수
+#   (occupancy)가 줄거나 `OutOfResources`가 납니다.
+
+# %%
+roof[["threads", "acc_bytes", "acc_per_thread", "stage_bytes", "pipeline_bytes"]].rename(columns={
+    "threads": "스레드 수 (32 × num_warps)", "acc_bytes": "FP32 누산기 (B)",
+    "acc_per_thread": "스레드당 누산기 원소", "stage_bytes": "1단계 A+B (B)", "pipeline_bytes": "교과서 버퍼 (B)"})
+
+# %% [markdown]
+# ## 6. 오토튜닝 키와 `@triton.jit` 컴파일 캐시 (안내문 6.3절)
+#
+# 두 층의 캐시를 구분해야 합니다.
+#
+# 1. **`@triton.jit`의 컴파일 캐시**: 소스 코드 해시, 인자의 타입과 정렬(예: `*fp16`, 16 Byte 배수 여부),
+#    `tl.constexpr` 값(`BLOCK_SIZE_M=128`, `ACTIVATION="leaky_relu"` 등), 컴파일 옵션(`num_warps`, `num_stages`),
+#    타깃 아키텍처를 묶은 해시가 키입니다. M, N, K가 일반 정수 인자이면 **크기가 바뀌어도 다시 컴파일하지 않습니다.**
+#    `tl.constexpr` 값이 바뀌면 다른 코드로 보고 새로 컴파일합니다.
+# 2. **`@triton.autotune(configs=..., key=['M', 'N', 'K'])`의 튜닝 캐시**: key 인자의 값과 텐서 인자들의 dtype이
+#    튜닝 키입니다. 처음 보는 키면 모든 `triton.Config` 후보를 컴파일·벤치마크해 가장 빠른 것을 기록하고, 같은 키로
+#    다시 부르면 탐색 없이 그 Config로 바로 실행합니다.
+#
+# ---
+# # 연습문제 3 — TFLOP/s, 오토튜닝 손익분기점, 컴파일 캐시 (10점)
+#
+# M = N = K = 4096 FP16 행렬곱을 어떤 GPU에서 측정했더니 다음과 같은 **가상** 결과를 얻었다고 합시다.
+
+# %%
+case = calc.SEED_EXERCISE3
+pd.DataFrame([{"실행 경로": p.label, "최초 오토튜닝 탐색 시간 (ms)": p.tuning_ms, "반복 실행 커널 시간 (ms)": p.kernel_ms}
+              for p in (case.fixed, case.tuned, case.cublas)])
+
+# %% [markdown]
+# * 3.1 Tutorial 03의 식 `2 * M * N * K * 1e-12 / (ms * 1e-3)`으로 세 경로의 TFLOP/s `tflops_fixed`,
+#   `tflops_tuned`, `tflops_cublas`(소수 둘째 자리까지)를 구하고, 오토튜닝 최적 설정이 고정 설정과 torch.matmul보다
+#   몇 배 빠른지 `speedup_vs_fixed`, `speedup_vs_cublas`(소수 둘째 자리까지)를 구하세요. (4점)
+# * 3.2 탐색 시간을 포함해, 1번만 실행할 때 오토튜닝 경로의 총 시간 `one_call_tuned_ms`, 1,000번 실행할 때 두 경로의
+#   총 시간 `thousand_calls_fixed_ms`, `thousand_calls_tuned_ms`, 그리고 오토튜닝 경로가 고정 설정보다 빨라지기
+#   시작하는 최소 호출 횟수 `break_even`(정수)을 구하세요. (4점)
+
+# %% nbgrader={"grade": false, "grade_id": "ex3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+### BEGIN SOLUTION
+import math
+
+F = 2 * 4096**3
+tflops_fixed = F * 1e-12 / (1.6 * 1e-3)
+tflops_tuned = F * 1e-12 / (0.6872 * 1e-3)
+tflops_cublas = F * 1e-12 / (0.7 * 1e-3)
+speedup_vs_fixed = 1.6 / 0.6872
+speedup_vs_cublas = 0.7 / 0.6872
+one_call_tuned_ms = 900 + 0.6872
+thousand_calls_fixed_ms = 1000 * 1.6
+thousand_calls_tuned_ms = 900 + 1000 * 0.6872
+break_even = math.ceil(900 / (1.6 - 0.6872))
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "ex3_1_tflops", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+"""3.1: TFLOP/s of the fixed, tuned and cuBLAS paths (2 decimals)."""
+from gemm_lab.grading import fresh
+g = fresh()
+_ans = calc.exercise3_answers()
+g.check_value("tflops_fixed", tflops_fixed, _ans.tflops_fixed, digits=2)
+g.check_value("tflops_tuned", tflops_tuned, _ans.tflops_tuned, digits=2)
+### BEGIN HIDDEN TESTS
+g.check_value("tflops_cublas", tflops_cublas, _ans.tflops_cublas, digits=2)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "ex3_1_speedups_2_33_and_1_02", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+"""3.1: how many times faster the tuned config is than the fixed one and than torch.matmul."""
+from gemm_lab.grading import fresh
+g = fresh()
+_ans = calc.exercise3_answers()
+g.check_value("speedup_vs_fixed", speedup_vs_fixed, _ans.speedup_vs_fixed, digits=2)
+g.check_value("speedup_vs_cublas", speedup_vs_cublas, _ans.speedup_vs_cublas, digits=2)
+
+# %% nbgrader={"grade": true, "grade_id": "ex3_2_total_times", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+"""3.2: total time (tuning included) of one tuned call and of 1,000 calls of each path."""
+from gemm_lab.grading import fresh
+g = fresh()
+_ans = calc.exercise3_answers(n_calls=1000)
+g.check_value("one_call_tuned_ms", one_call_tuned_ms, _ans.one_call_tuned_ms, digits=1)
+g.check_value("thousand_calls_fixed_ms", thousand_calls_fixed_ms, _ans.many_calls_fixed_ms, digits=1)
+### BEGIN HIDDEN TESTS
+g.check_value("thousand_calls_tuned_ms", thousand_calls_tuned_ms, _ans.many_calls_tuned_ms, digits=1)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "ex3_2_break_even_986", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+"""3.2: the smallest number of calls from which the autotuned path is not slower (an integer)."""
+from gemm_lab.grading import fresh
+g = fresh()
+g.check_value("break_even", break_even, calc.exercise3_answers().break_even,
+              mistakes={985: "985번에서는 아직 오토튜닝 경로가 느립니다: 나눗셈 결과를 올림하세요."})
+
+# %% [markdown]
+# ### 3.3 설명해 보세요 (2점, 수동 채점)
+# 이후 호출에서 ① 입력 크기가 M = N = K = 2048로 바뀌는 경우와, ② 크기는 4096 그대로인데
+# `ACTIVATION="leaky_relu"`(`tl.constexpr`)를 새로 넘기는 경우에, `@triton.autotune(key=['M', 'N', 'K'])`의 튜닝
+# 캐시와 `@triton.jit`의 컴파일 캐시가 각각 어떻게 동작하는지 설명하세요.
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "ex3_3_explain_autotune_key_vs_jit_cache", "locked": false, "points": 2, "schema_version": 3, "solution": true, "task": false}
+# ### BEGIN SOLUTION
+# ① M, N, K는 `tl.constexpr`가 아닌 일반 정수 인자이므로 각 Config로 이미 컴파일된 커널(jit 캐시)을 **다시
+# 컴파일하지 않고** 재사용합니다. 하지만 autotune의 key 값이 (2048, 2048, 2048)로 새로워졌으므로 후보들을 그 크기로
+# **다시 벤치마크**해 최적 Config를 새로 고릅니다. ② key(M, N, K)와 dtype은 같지만 `ACTIVATION`은 컴파일 시점
+# 상수라 jit 캐시 키가 달라집니다: 에필로그에 leaky_relu가 들어간 커널을 **새로 컴파일**합니다(TTIR → … → CUBIN).
+# ### END SOLUTION
+
+# %% [markdown]
+# 실제 H200에서 잰 오토튜닝 비용(과정 팀이 측정해 `gemm_lab.calc.FACTS_H200_AUTOTUNE`에 기록한 값)으로 같은 계산을
+# 해 보면, 손익분기점이 가상 문제보다 훨씬 큽니다: 실제 첫 호출은 8개 후보를 컴파일하고 벤치마크합니다.
+
+# %%
+real = calc.exercise3_answers(calc.FACTS_H200_AUTOTUNE)
+print(calc.FACTS_H200_AUTOTUNE.source)
+print(f"탐색 {calc.FACTS_H200_AUTOTUNE.tuned.tuning_ms:,.0f} ms, 고정 {calc.FACTS_H200_AUTOTUNE.fixed.kernel_ms} ms → "
+      f"최적 {calc.FACTS_H200_AUTOTUNE.tuned.kernel_ms} ms: 손익분기점 {real.break_even:,}번 "
+      f"(가상 문제: {calc.exercise3_answers().break_even:,}번)")
+
+# %% [markdown]
+# ## 7. 실제 GPU에서: 오토튜닝 실행과 `OutOfResources`
+#
+# GPU가 있으면 (1) 오토튜닝 커널(`gemm_lab.kernels.matmul_autotuned`)의 첫 호출(후보 전체 컴파일 + 벤치마크)과
+# 두 번째 호출의 시간을 재고, 고른 Config를 보여 줍니다. (2) Shared Memory가 모자라는 256×256×64, `num_stages=4`
+# 설정을 실행해 Triton의 실제 `OutOfResources` 메시지를 받아 봅니다.
+# GPU가 없으면 (오토튜닝은 CPU 해석기에서 돌지 않습니다) 같은 설정을 교차 컴파일해 컴파일러가 요구하는 Shared
+# Memory와 각 장치의 한계를 비교합니다.
+
+# %%
+BIG = calc.TileConfig(256, 256, 64, num_stages=4, num_warps=8, name="256x256x64 s4 w8")
+if runtime.on_gpu():
+    import time
+
+    import torch
+    import triton
+
+    from gemm_lab import kernels
+    from gemm_lab.kernels import autotuned
+
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+    for label in ("첫 호출 (탐색 포함)", "두 번째 호출 (캐시)"):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        kernels.matmul_autotuned(a, b)
+        torch.cuda.synchronize()
+        print(f"{label}: {(time.perf_counter() - start) * 1e3:,.1f} ms")
+    print("고른 Config:", autotuned.best_config(M, N, K))
+    ms = triton.testing.do_bench(lambda: kernels.matmul_autotuned(a, b))
+    print(f"반복 실행: {ms:.4f} ms = {calc.tflops(M, N, K, ms):.1f} TFLOP/s ({torch.cuda.get_device_name()})")
+    try:
+        kernels.matmul(a, b, BLOCK_M=BIG.BLOCK_M, BLOCK_N=BIG.BLOCK_N, BLOCK_K=BIG.BLOCK_K,
+                       num_stages=BIG.num_stages, num_warps=BIG.num_warps)
+        print(f"{BIG.name}: 이 GPU에서는 실행되었습니다 (Shared Memory가 충분).")
+    except triton.runtime.errors.OutOfResources as exc:
+        print(f"{BIG.name} → {type(exc).__name__}: {exc}")
+else:
+    print("GPU가 없어 오토튜닝과 실제 OutOfResources는 실행하지 않습니다 "
+          "(@triton.autotune의 벤치마크는 GPU가 필요합니다). 대신 교차 컴파일 결과:")
+    rows = []
+    for target, device in (("sm_75", "colab-t4"), ("sm_80", "a100"), ("sm_90", "h200")):
+        shared = gl_compile.compile_artifacts("matmul", config=BIG, target=target).metadata["shared"]
+        limit = calc.get_device(device).smem_per_block_optin
+        rows.append({"target": target, "장치": calc.get_device(device).name, "metadata.shared (B)": shared,
+                     "블록당 한계 (B)": limit,
+                     "결과": "실행 가능" if calc.fits(shared, limit) else "OutOfResources"})
+    display(pd.DataFrame(rows).set_index("target"))
+
+# %% [markdown]
+# ## 정리
+# * HBM 산술 강도는 출력 타일의 두 변(BM, BN)이 정합니다: 타일이 클수록 Q가 줄고 I가 커집니다 (문제 A의 표;
+#   가상 장치의 분기점을 넘는 것은 후보 3뿐).
+# * BK와 `num_stages`는 온칩 버퍼를 바꿉니다. 교과서 공식은 `num_stages × 1단계`, 컴파일러는 경로에 따라 S, S−1,
+#   또는 (T4) 버퍼 하나: 채점은 교과서로, 실제 장치에서는 컴파일러의 값이 `OutOfResources`를 결정합니다.
+# * `@triton.autotune`은 key가 새로우면 다시 벤치마크하고, `@triton.jit`은 `tl.constexpr`·옵션·타깃이 바뀔 때만 다시
+#   컴파일합니다. 오토튜닝은 같은 크기로 손익분기점 이상 여러 번 부를 때 이득입니다 (연습문제 3).
+#
+# 다음 노트북(④)에서는 이 커널이 AST → TTIR → TTGIR → LLIR → PTX → CUBIN으로 내려가는 과정을 IR로 봅니다.

@@ -1,0 +1,286 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation: {extension: .py, format_name: percent}
+#   kernelspec: {display_name: Python 3, language: python, name: python3}
+# ---
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "intro", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# # 7주차 ⑥ Persistent 루프 — 블로그의 TODO 4
+#
+# > program 하나가 tile 하나가 아니라 **여러 tile**을 계산하게 하려면 커널에 무엇을 더해야 할까?
+#
+# 사례 연구 노트북 `notebooks/persistent_case_study`(블로그 「persistent kernel은 그 자체로 빠르지 않다」)의
+# naive persistent 커널은 SM 수만큼의 program만 띄우고, 각 program이 일정한 간격으로 여러 C tile을 순회합니다.
+# 이 과제에서는 그 커널의 핵심 한 줄 — **persistent 루프** — 를 직접 씁니다. tile 하나를 계산하는 본문은
+# 주어집니다.
+#
+# ## 이번 노트북에서 배우는 것
+# 1. persistent grid: `num_programs = min(num_sms × programs_per_sm, num_tiles)`
+# 2. program `pid`가 맡는 tile: `pid, pid + num_programs, pid + 2·num_programs, …` — program마다 tile 몇 개?
+# 3. `for tile_id in tl.range(pid, num_tiles, NUM_PROGRAMS)` 루프를 써서 커널을 완성하고, program 수가
+#    1개일 때, 3개일 때, tile보다 많을 때 모두 torch와 같은 답을 내는지 확인하기
+#
+# ## GPU가 필요한 부분
+# **없습니다.** GPU가 없으면 커널은 CPU 해석기(`TRITON_INTERPRET=1`)로 돌고, GPU가 있으면 GPU에서 돕니다.
+# 채점도 해석기로 합니다.
+#
+# 점수: 연습 1 (2점) + 코딩 문제 (8점) + 설명 (2점) = 12점.
+
+# %% nbgrader={"grade": false, "grade_id": "imports", "locked": true, "schema_version": 3, "solution": false, "task": false}
+from gemm_lab import runtime  # triton보다 먼저: GPU가 없으면 해석기를 켭니다
+
+import torch
+import triton
+import triton.language as tl
+
+from gemm_lab.calc import occupancy, tiling
+
+DEVICE = runtime.device()
+print("커널을 실행할 장치:", DEVICE, "(해석기)" if runtime.INTERPRET else "")
+
+# %% [markdown]
+# ## 1. program 하나가 tile 여러 개: 몇 개씩?
+#
+# naive tiled 커널은 tile 수만큼 program을 띄웁니다(`grid = cdiv(M, BLOCK_M) × cdiv(N, BLOCK_N)`).
+# persistent 커널은 program을 `num_programs = min(num_sms × programs_per_sm, num_tiles)`개만 띄우고,
+# program `pid`는 tile 번호 `pid, pid + num_programs, pid + 2·num_programs, …`(`num_tiles` 미만)을 차례로
+# 계산합니다.
+#
+# 예를 들어 tile이 10개이고 program이 4개면:
+#
+# | program | 계산하는 tile |
+# | --- | --- |
+# | 0 | 0, 4, 8 |
+# | 1 | 1, 5, 9 |
+# | 2 | 2, 6 |
+# | 3 | 3, 7 |
+#
+# program마다 tile이 2개 또는 3개이고, 3개를 맡는 program은 2개입니다.
+
+# %%
+ex_tiles, ex_programs = 10, 4
+for pid in range(ex_programs):
+    print(f"program {pid}: tiles {list(range(pid, ex_tiles, ex_programs))}")
+
+# %% [markdown]
+# ### 연습 1 (2점)
+#
+# 블로그의 설정: `M = N = K = 4096`, `BLOCK_M = 128`, `BLOCK_N = 64`, RTX 5090(SM 170개),
+# `programs_per_sm = 2`. 다음 값을 구해 변수에 넣으세요(숫자로 적어도, 계산식으로 적어도 됩니다).
+#
+# * `num_tiles_4096`: C tile의 개수
+# * `num_programs_blog`: persistent 커널이 띄우는 program 수
+# * `tiles_min`, `tiles_max`: program 하나가 계산하는 tile 수의 최솟값과 최댓값
+# * `programs_with_max`: `tiles_max`개를 계산하는 program의 수
+
+# %% nbgrader={"grade": false, "grade_id": "ex1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+### BEGIN SOLUTION
+num_tiles_4096 = (4096 // 128) * (4096 // 64)
+num_programs_blog = min(170 * 2, num_tiles_4096)
+tiles_min = num_tiles_4096 // num_programs_blog
+tiles_max = -(-num_tiles_4096 // num_programs_blog)
+programs_with_max = num_tiles_4096 % num_programs_blog
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "ex1_tiles_per_program_blog", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+"""Exercise 1: tile count, persistent grid and tiles per program for the blog's 4096³ run on 170 SMs × 2."""
+from gemm_lab.grading import fresh
+g = fresh()
+_tiles = tiling.tile_grid(4096, 4096, 4096, 128, 64, 32).grid
+_programs = occupancy.persistent_grid(170, 2, _tiles)
+_split = occupancy.tiles_per_program(_tiles, _programs)
+g.check_value("num_tiles_4096", num_tiles_4096, _tiles)
+g.check_value("num_programs_blog", num_programs_blog, _programs)
+g.check_value("tiles_min", tiles_min, _split.min_tiles)
+g.check_value("tiles_max", tiles_max, _split.max_tiles)
+g.check_value("programs_with_max", programs_with_max, _split.programs_with_max)
+
+# %% [markdown]
+# ## 2. 코딩 문제: persistent 루프 (8점)
+#
+# 아래 `compute_tile`은 **tile 하나**를 계산하는 본문입니다(블로그의 TODO 1–3: tile 번호 → `(tile_m, tile_n)`,
+# 포인터와 마스크, K 루프, 저장). 주어진 것이니 수정하지 마세요. 채점을 위해 본문은 두 가지를 더 기록합니다:
+# `visits[tile_id]`에 1을 더하고(그 tile이 몇 번 계산되었나), `owner[tile_id]`에 자기 `program_id`를 적습니다.
+
+# %% nbgrader={"grade": false, "grade_id": "given_tile_body", "locked": true, "schema_version": 3, "solution": false, "task": false}
+@triton.jit
+def compute_tile(
+    tile_id,
+    a_ptr, b_ptr, c_ptr, visits_ptr, owner_ptr,
+    M, N, K,
+    stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+):
+    """Compute C tile number ``tile_id`` (row-major tile order) and record who computed it."""
+    num_n_tiles = tl.cdiv(N, BLOCK_N)
+    tile_m = tile_id // num_n_tiles
+    tile_n = tile_id % num_n_tiles
+
+    # 포인터와 M/N 마스크: tile마다 새로 만든다
+    offsets_m = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offsets_n = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    a_row = a_ptr + offsets_m[:, None] * stride_am
+    b_col = b_ptr + offsets_n[None, :] * stride_bn
+    mask_m = offsets_m[:, None] < M
+    mask_n = offsets_n[None, :] < N
+
+    # K 루프: FP32 누산기도 tile마다 0에서 시작한다
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        offsets_k = k + tl.arange(0, BLOCK_K)
+        a_tile = tl.load(a_row + offsets_k[None, :] * stride_ak, mask=mask_m & (offsets_k[None, :] < K), other=0.0)
+        b_tile = tl.load(b_col + offsets_k[:, None] * stride_bk, mask=mask_n & (offsets_k[:, None] < K), other=0.0)
+        acc = tl.dot(a_tile, b_tile, acc)
+
+    c = acc.to(c_ptr.dtype.element_ty)
+    tl.store(c_ptr + offsets_m[:, None] * stride_cm + offsets_n[None, :] * stride_cn, c, mask=mask_m & mask_n)
+
+    # 채점용 기록: 이 tile을 한 번 더 계산했고, 계산한 program은 나다
+    tl.atomic_add(visits_ptr + tile_id, 1)
+    tl.store(owner_ptr + tile_id, tl.program_id(0))
+
+
+# %% [markdown]
+# 이제 커널을 완성하세요. 할 일은 세 가지입니다.
+#
+# 1. 내 program 번호 `pid`(`tl.program_id(0)`)와 tile 개수 `num_tiles`(`tl.cdiv`로 M축·N축 tile 수를 곱한 값)
+# 2. **persistent 루프**: `pid`에서 시작해 `NUM_PROGRAMS`씩 건너뛰며 `num_tiles` 미만의 모든 `tile_id`를 순회
+#    (`range` 또는 `tl.range`)
+# 3. 루프 안에서 tile 하나를 계산: 모든 인자를 그대로 넘기면 됩니다.
+#
+#    ```python
+#    compute_tile(tile_id, a_ptr, b_ptr, c_ptr, visits_ptr, owner_ptr, M, N, K,
+#                 stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+#                 BLOCK_M, BLOCK_N, BLOCK_K)
+#    ```
+#
+# 채점은 아래의 `launch(a, b, c, num_programs=...)`로 커널을 실제로 실행해 torch와 비교합니다. program 수는
+# 1개, 3개, tile 수보다 많은 경우까지 바꿔 가며, 크기는 tile의 배수가 아니고, 입력·출력은 독 값으로 채운 버퍼
+# 속의 뷰입니다. 그리고 **모든 tile이 정확히 한 번씩**, 올바른 program에 의해 계산되었는지도 봅니다.
+
+# %% nbgrader={"grade": false, "grade_id": "student_kernel", "locked": false, "schema_version": 3, "solution": true, "task": false}
+@triton.jit
+def student_persistent_kernel(
+    # 포인터 (visits, owner: 채점용 기록)
+    a_ptr, b_ptr, c_ptr, visits_ptr, owner_ptr,
+    # 행렬 크기
+    M, N, K,
+    # stride
+    stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+    # 메타파라미터: 띄운 program 수와 tile 크기
+    NUM_PROGRAMS: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+):
+    """C[M, N] = A[M, K] @ B[K, N]; program pid computes tiles pid, pid + NUM_PROGRAMS, ..."""
+    ### BEGIN SOLUTION
+    pid = tl.program_id(0)
+    num_tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
+    for tile_id in tl.range(pid, num_tiles, NUM_PROGRAMS):
+        compute_tile(tile_id, a_ptr, b_ptr, c_ptr, visits_ptr, owner_ptr, M, N, K,
+                     stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                     BLOCK_M, BLOCK_N, BLOCK_K)
+    ### END SOLUTION
+
+
+# %% [markdown]
+# 아래 `launch`는 주어진 실행기(launcher)입니다. 수정하지 마세요. `num_programs`를 주지 않으면 블로그처럼
+# `min(num_sms × programs_per_sm, num_tiles)`개를 띄웁니다(해석기에는 SM이 없으니 `num_sms=4`로 봅니다).
+
+# %% nbgrader={"grade": false, "grade_id": "given_launcher", "locked": true, "schema_version": 3, "solution": false, "task": false}
+def launch(a, b, c, num_programs=None, *, programs_per_sm=1, visits=None, owner=None,
+           BLOCK_M=16, BLOCK_N=16, BLOCK_K=16):
+    """Run student_persistent_kernel: c[M, N] = a[M, K] @ b[K, N] (c is written in place).
+
+    ``visits``/``owner``: optional int32 tensors of num_tiles elements that record, per tile, how often
+    it was computed and by which program (zeros / -1 are used when not given).
+    """
+    M, K = a.shape
+    N = b.shape[1]
+    num_tiles = tiling.cdiv(M, BLOCK_M) * tiling.cdiv(N, BLOCK_N)
+    if num_programs is None:
+        num_sms = runtime.num_sms() if runtime.on_gpu() else 4
+        num_programs = occupancy.persistent_grid(num_sms, programs_per_sm, max(num_tiles, 1))
+    if visits is None:
+        visits = torch.zeros(max(num_tiles, 1), dtype=torch.int32, device=a.device)
+    if owner is None:
+        owner = torch.full((max(num_tiles, 1),), -1, dtype=torch.int32, device=a.device)
+    student_persistent_kernel[(num_programs,)](
+        a, b, c, visits, owner, M, N, K,
+        a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+        NUM_PROGRAMS=num_programs, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K,
+    )
+    return c
+
+
+# %% [markdown]
+# 먼저 직접 확인해 보세요 (채점하지 않는 셀): `40×40`인 C를 16×16 tile로 나누면 3 × 3 = 9개 tile입니다.
+# program 1개, 3개, 20개(tile보다 많음)로 계산해 torch와 비교하고, tile마다 몇 번, 어느 program이 계산했는지
+# 봅니다.
+
+# %%
+try:
+    gen = torch.Generator().manual_seed(1)
+    a_try = torch.randn(40, 24, generator=gen).half().to(DEVICE)
+    b_try = torch.randn(24, 40, generator=gen).half().to(DEVICE)
+    ref_try = a_try.float() @ b_try.float()
+    n_tiles_try = tiling.cdiv(40, 16) * tiling.cdiv(40, 16)
+    for P in (1, 3, 20):
+        c_try = torch.full((40, 40), float("nan"), dtype=torch.float16, device=DEVICE)
+        visits_try = torch.zeros(n_tiles_try, dtype=torch.int32, device=DEVICE)
+        owner_try = torch.full((n_tiles_try,), -1, dtype=torch.int32, device=DEVICE)
+        launch(a_try, b_try, c_try, num_programs=P, visits=visits_try, owner=owner_try)
+        rel = ((c_try.float() - ref_try).norm() / ref_try.norm()).item()
+        print(("✅" if rel < 1e-3 else "❌"), f"program {P}개: 상대 오차 {rel:.2e},",
+              f"tile별 계산 횟수 {visits_try.tolist()}, 계산한 program {owner_try.tolist()}")
+except NotImplementedError:
+    print("❌ 아직 커널을 채우지 않았습니다.")
+
+# %% nbgrader={"grade": true, "grade_id": "persistent_matches_torch_visible", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+"""Coding: the persistent kernel matches torch for 1, 3 and more-than-tiles programs (poisoned margins)."""
+from gemm_lab.grading import fresh
+g = fresh()
+g.check_persistent(launch)
+
+# %% nbgrader={"grade": true, "grade_id": "persistent_matches_torch_hidden", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+"""Coding: the persistent kernel matches torch on hidden shapes and program counts."""
+from gemm_lab.grading import fresh
+g = fresh()
+### BEGIN HIDDEN TESTS
+g.check_persistent(launch, hidden=True)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "every_tile_once_by_its_program", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+"""Coding: every tile is computed exactly once, by program tile_id % num_programs (no redundant work)."""
+from gemm_lab.grading import fresh
+g = fresh()
+_a = torch.randn(70, 20, dtype=torch.float16, device=DEVICE)
+_b = torch.randn(20, 90, dtype=torch.float16, device=DEVICE)
+_tiles = tiling.tile_grid(70, 90, 20, 16, 16, 16).grid
+for _P in (1, 3, 7, _tiles + 5):
+    _visits = torch.zeros(_tiles, dtype=torch.int32, device=DEVICE)
+    _owner = torch.full((_tiles,), -1, dtype=torch.int32, device=DEVICE)
+    launch(_a, _b, torch.empty(70, 90, dtype=torch.float16, device=DEVICE), num_programs=_P,
+           visits=_visits, owner=_owner)
+    g.check_value(f"program {_P}개: tile별 계산 횟수의 최댓값", int(_visits.max()), 1)
+    g.check_value(f"program {_P}개: 계산되지 않은 tile 수", int((_visits == 0).sum()), 0)
+    g.check_value(f"program {_P}개: tile마다 계산한 program", _owner.tolist(), [t % _P for t in range(_tiles)])
+
+# %% [markdown]
+# ## 3. 설명 (2점)
+#
+# 블로그는 RTX 5090에서 `programs_per_sm = 1`(grid = SM 170개)인 naive persistent 커널이 naive tiled 커널보다
+# 느렸고, ncu의 Waves Per SM이 1이 아니라 0.50이었다고 보고했습니다. 레지스터 174개/thread, shared memory
+# 36,864 B/block, 4 warps/block에서 SM당 block 슬롯이 2개라는 것과 연결해, 왜 느렸는지 두세 문장으로
+# 설명하세요. `programs_per_sm = 2`로 바꿨을 때 무엇이 좋아지고, 무엇이 여전히 남는지도 한 문장씩 적으세요.
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "explain_waves_and_overhead", "locked": false, "points": 2, "schema_version": 3, "solution": true, "task": false}
+# ### BEGIN SOLUTION
+# 레지스터(⌊65,536 / (176 × 128)⌋ = 2)와 shared memory(⌊100 KB / (36,864 B + 1 KB)⌋ = 2)가 SM당 block을 2개까지
+# 허용하는데 grid가 SM 수(170)뿐이라 SM마다 슬롯 하나가 비고(Waves Per SM = 170 / (170 × 2) = 0.50, 점유율
+# 16.7% 대신 8.3%), 한 block이 메모리를 기다리는 동안 지연을 숨겨 줄 다른 block이 없다. `programs_per_sm = 2`로
+# 두 슬롯을 다 채우면(Waves 1.0) 5% 남짓 빨라지지만, tile마다 루프 안에서 tile 인덱스(정수 나눗셈)·offset·
+# mask를 다시 계산하는 정수/uniform 명령어가 늘어난 만큼의 오버헤드(와 program마다 6개/7개 tile의 불균형)는
+# 남아 naive tiled보다 약간 느리다.
+# ### END SOLUTION

@@ -1,0 +1,84 @@
+"""gemm_lab.calc.autotune against seed week 7 exercise 3 (§9.3) and the facts' H200 figure."""
+
+import pytest
+
+from gemm_lab.calc.autotune import (
+    FACTS_H200_AUTOTUNE,
+    SEED_EXERCISE3,
+    break_even_calls,
+    exercise3_answers,
+    exercise3_table,
+    speedup,
+    tflops,
+    total_time_ms,
+)
+
+
+def test_tflops_formula():
+    assert tflops(4096, 4096, 4096, 1.0) == pytest.approx(137.438953472)
+    assert f"{tflops(4096, 4096, 4096, 1.6):.4f}" == "85.8993"
+    assert f"{tflops(4096, 4096, 4096, 0.6872):.4f}" == "199.9985"
+    assert f"{tflops(4096, 4096, 4096, 0.7):.4f}" == "196.3414"
+    assert f"{tflops(4096, 4096, 4096, 1.6):.2f}" == "85.90"
+    assert f"{tflops(4096, 4096, 4096, 0.6872):.2f}" == "200.00"
+
+
+def test_exercise3_answers():
+    a = exercise3_answers()
+    assert [f"{x:.4f}" for x in (a.tflops_fixed, a.tflops_tuned, a.tflops_cublas)] == ["85.8993", "199.9985", "196.3414"]
+    assert f"{a.speedup_vs_fixed:.4f}" == "2.3283" and f"{a.speedup_vs_fixed:.2f}" == "2.33"
+    assert f"{a.speedup_vs_cublas:.4f}" == "1.0186" and f"{a.speedup_vs_cublas:.2f}" == "1.02"
+    assert a.one_call_fixed_ms == pytest.approx(1.6)
+    assert f"{a.one_call_tuned_ms:.4f}" == "900.6872"
+    assert f"{a.many_calls_fixed_ms:.1f}" == "1600.0"
+    assert f"{a.many_calls_tuned_ms:.1f}" == "1587.2"
+    assert a.break_even == 986
+
+
+def test_break_even_is_the_smallest_n():
+    n = break_even_calls(1.6, 0.6872, 900.0)
+    assert total_time_ms(n, 0.6872, 900.0) <= total_time_ms(n, 1.6)
+    assert total_time_ms(n - 1, 0.6872, 900.0) > total_time_ms(n - 1, 1.6)
+    assert f"{900 / (1.6 - 0.6872):.2f}" == "985.98"
+
+
+def test_break_even_exact_ratio_not_rounded_up():
+    assert break_even_calls(1.3, 0.3, 10.0) == 10  # 10 / 1.0 exactly
+    assert break_even_calls(0.3, 0.1, 0.6) == 3  # 0.6 / 0.2 = 3 (binary floats would give 3.0000000000000004)
+
+
+def test_facts_real_h200_figure():
+    n = break_even_calls(0.71, 0.208, 3230.0)
+    assert n == 6435  # "about 6,400 calls"
+    assert round(n, -2) == 6400
+    assert exercise3_answers(FACTS_H200_AUTOTUNE).break_even == n
+    assert exercise3_answers(FACTS_H200_AUTOTUNE).tflops_cublas is None
+
+
+def test_table():
+    df = exercise3_table()
+    assert list(df.index) == ["fixed", "tuned", "cublas"]
+    assert [f"{x:.4f}" for x in df["tflops"]] == ["85.8993", "199.9985", "196.3414"]
+    assert [f"{x:.4f}" for x in df["tuned_speedup"]] == ["2.3283", "1.0000", "1.0186"]
+    assert [f"{x:.1f}" for x in df["n_calls_ms"]] == ["1600.0", "1587.2", "700.0"]
+    assert SEED_EXERCISE3.tuned.tuning_ms == 900.0
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="never pays back"):
+        break_even_calls(0.5, 0.6, 100.0)
+    assert break_even_calls(0.5, 0.6, 0.0) == 1
+    with pytest.raises(ValueError):
+        tflops(4096, 4096, 4096, 0.0)
+    with pytest.raises(TypeError):
+        tflops(4096, 4096, 4096, "1.6")
+    with pytest.raises(ValueError):
+        speedup(-1.0, 1.0)
+    with pytest.raises(ValueError):
+        total_time_ms(-1, 1.0)
+    with pytest.raises(ValueError):
+        total_time_ms(10, 1.0, -5.0)
+    with pytest.raises(ValueError):
+        tflops(4096, 4096, 4096, float("nan"))
+    with pytest.raises(TypeError):
+        exercise3_answers("seed")

@@ -1,0 +1,263 @@
+"""Tamper resistance of gemm_lab.grading: fresh(), the built-in guard, hostile launchers, scan_source()."""
+
+import builtins
+import sys
+
+import numpy as np
+import pytest
+
+import gemm_lab.grading as grading
+from gemm_lab.grading import fresh
+from gemm_lab.grading.feedback import REAL_ASSERTION_ERROR
+from gemm_lab.grading.integrity import FLAG_TEXT, scan_source
+
+ASSERTION_ERROR = AssertionError
+
+
+@pytest.fixture(autouse=True)
+def _restore_grading():
+    """Every test leaves a freshly loaded, untampered grader behind."""
+    saved_builtins = dict(vars(builtins))
+    yield
+    for k in list(vars(builtins)):
+        if k not in saved_builtins:
+            delattr(builtins, k)
+    for k, v in saved_builtins.items():
+        if getattr(builtins, k, None) is not v:
+            setattr(builtins, k, v)
+    sys.settrace(None)
+    fresh()
+
+
+def test_fresh_replaces_a_monkeypatched_checker():
+    grading.check_value = lambda *a, **k: True
+    grading.answers.check_value = lambda *a, **k: True
+    sys.modules["gemm_lab.grading"].check_value("grid", 4, 20)  # the patched one "passes"
+    g = fresh()
+    assert g is sys.modules["gemm_lab.grading"] and g is not grading
+    with pytest.raises(ASSERTION_ERROR, match="grid"):
+        g.check_value("grid", 4, 20)
+    import gemm_lab
+
+    assert gemm_lab.grading is g
+
+
+def test_fresh_replaces_patched_helpers():
+    grading.answers._within = lambda *a: True
+    grading.answers._compare = lambda *a, **k: None
+    with pytest.raises(ASSERTION_ERROR):
+        fresh().check_value("unique_tiles", 90, 54)
+
+
+def test_numpy_torch_comparisons_are_not_used():
+    torch = pytest.importorskip("torch")
+    saved = np.allclose, np.isclose, torch.allclose, torch.isclose, torch.equal
+    try:
+        np.allclose = np.isclose = torch.allclose = torch.isclose = torch.equal = lambda *a, **k: True
+        g = fresh()
+        with pytest.raises(ASSERTION_ERROR):
+            g.check_value("t", np.float64(2.5), 2.0, rel=0.01)
+        with pytest.raises(ASSERTION_ERROR, match="결과가 전혀 쓰이지 않았습니다"):
+            g.check_vector_add(lambda x, y, out: None)
+    finally:
+        np.allclose, np.isclose, torch.allclose, torch.isclose, torch.equal = saved
+
+
+def test_rebound_builtins_are_caught():
+    real_abs = builtins.abs
+    builtins.abs = lambda x: 0
+    try:
+        with pytest.raises(REAL_ASSERTION_ERROR, match="채점 환경이 바뀌었습니다.*abs"):
+            grading.check_value("grid", 4, 20)
+        with pytest.raises(REAL_ASSERTION_ERROR, match="abs"):
+            fresh()
+    finally:
+        builtins.abs = real_abs
+    builtins.isinstance = lambda *a: True
+    try:
+        with pytest.raises(REAL_ASSERTION_ERROR, match="isinstance"):
+            grading.check_table("t", None, None)
+    finally:
+        del builtins.isinstance
+        builtins.isinstance = type(len)  # placeholder, fixed below
+        builtins.isinstance = [].__class__.__mro__[-1].__class__.__call__  # noqa: B009
+        import importlib
+
+        importlib.reload(builtins)  # restores C functions? no: the fixture restores the saved dict
+
+
+def test_rebinding_assertion_error_does_not_swallow_failures():
+    class Harmless(Exception):
+        pass
+
+    builtins.AssertionError = Harmless
+    try:
+        with pytest.raises(REAL_ASSERTION_ERROR, match="AssertionError"):
+            grading.check_value("grid", 20, 20)
+    finally:
+        builtins.AssertionError = REAL_ASSERTION_ERROR
+    # the genuine class is what the checks raise, whatever builtins says
+    assert grading.feedback.REAL_ASSERTION_ERROR is REAL_ASSERTION_ERROR
+    with pytest.raises(REAL_ASSERTION_ERROR):
+        grading.check_value("grid", 4, 20)
+
+
+def test_trace_function_and_notebook_import_hook_are_refused():
+    sys.settrace(lambda *a: None)
+    try:
+        with pytest.raises(REAL_ASSERTION_ERROR, match="settrace"):
+            fresh()
+    finally:
+        sys.settrace(None)
+
+    class Finder:
+        def find_spec(self, *a, **k):
+            return None
+
+    Finder.__module__ = "__main__"
+    sys.meta_path.insert(0, Finder())
+    try:
+        with pytest.raises(REAL_ASSERTION_ERROR, match="import 훅"):
+            fresh()
+    finally:
+        sys.meta_path.pop(0)
+
+
+def test_fresh_ignores_a_fake_module_in_sys_modules():
+    import types
+
+    fake = types.ModuleType("gemm_lab.grading.answers")
+    fake.check_value = lambda *a, **k: True
+    sys.modules["gemm_lab.grading.answers"] = fake
+    with pytest.raises(ASSERTION_ERROR):
+        fresh().check_value("grid", 4, 20)
+
+
+def test_hostile_launcher_that_patches_the_grader_is_caught():
+    pytest.importorskip("torch")
+    g = fresh()
+
+    def launch(x, y, out):
+        g.kernels.TOLERANCES["float32"] = (1e9, 1e9)
+        g.kernels._same_list = lambda a, b: True
+        out.fill_(0.0)  # garbage, but every element written
+
+    with pytest.raises(REAL_ASSERTION_ERROR, match="채점 환경이 바뀌었습니다"):
+        g.check_vector_add(launch)
+
+
+def test_hostile_launcher_that_rebinds_builtins_is_caught():
+    pytest.importorskip("torch")
+    g = fresh()
+
+    def launch(x, y, out):
+        out.copy_(x)  # wrong
+        builtins.len = lambda *a: 0
+
+    real_len = len
+    try:
+        with pytest.raises(REAL_ASSERTION_ERROR, match="len"):
+            g.check_vector_add(launch)
+    finally:
+        builtins.len = real_len
+
+
+def test_launcher_exiting_is_feedback_not_a_pass():
+    pytest.importorskip("torch")
+
+    def launch(x, y, out):
+        raise SystemExit(0)
+
+    with pytest.raises(REAL_ASSERTION_ERROR, match="SystemExit"):
+        fresh().check_vector_add(launch)
+
+
+# --------------------------------------------------------------------------- scan_source
+
+
+def codes(src: str) -> set:
+    return {f.split(" ", 1)[0] for f in scan_source(src)}
+
+
+def test_scan_clean_notebook_code():
+    src = """
+import torch
+import triton
+import triton.language as tl
+from gemm_lab import runtime
+from gemm_lab.grading import check_value, fresh
+from gemm_lab.calc import tiling
+
+grid = tiling.cdiv(500, 128) * tiling.cdiv(600, 128)
+cfg = {"BLOCK_M": 128}
+cfg["BLOCK_M"] = 64
+class Result: pass
+r = Result(); r.value = grid
+with open("results/my.csv", "w") as f:
+    f.write("x")
+def launch(a, b, c):
+    c.copy_(a @ b)
+"""
+    assert scan_source(src) == []
+
+
+@pytest.mark.parametrize(
+    "src, code",
+    [
+        ("import numpy as np\nnp.allclose = lambda *a, **k: True", "MODULE_ATTR"),
+        ("import torch\ntorch.Tensor.allclose = lambda *a: True", "MODULE_ATTR"),
+        ("from gemm_lab import grading\ngrading.check_value = print", "REDEFINE_CHECK"),
+        ("import gemm_lab.grading as g\ng.answers._within = lambda *a: True", "MODULE_ATTR"),
+        ("setattr(np, 'allclose', None)", "MODULE_ATTR"),
+        ("import builtins", "IMPORT_BUILTINS"),
+        ("from builtins import abs", "IMPORT_BUILTINS"),
+        ("__builtins__['abs'] = max", "DUNDER_BUILTINS"),
+        ("import sys\nsys.modules['gemm_lab.grading'] = None", "SYS_HOOK"),
+        ("import sys\nsys.meta_path.insert(0, object())", "SYS_HOOK"),
+        ("import sys\nsys.settrace(print)", "SYS_HOOK"),
+        ("import sys\nsys.setprofile(print)", "SYS_HOOK"),
+        ("import sys\nf = sys._getframe(1).f_locals", "FRAME_ACCESS"),
+        ("def check_value(*a, **k):\n    pass", "REDEFINE_CHECK"),
+        ("check_matmul = lambda *a: None", "REDEFINE_CHECK"),
+        ("def assert_close(*a):\n    pass", "REDEFINE_CHECK"),
+        ("from mylib import ok as check_table", "REDEFINE_CHECK"),
+        ("AssertionError = Exception", "ASSERTION_ERROR"),
+        ("class AssertionError(Exception): pass", "ASSERTION_ERROR"),
+        ("import os\nos._exit(0)", "EXIT"),
+        ("import sys\nsys.exit()", "EXIT"),
+        ("exit()", "EXIT"),
+        ("raise SystemExit", "EXIT"),
+        ("import ctypes", "CTYPES"),
+        ("from ctypes import pythonapi", "CTYPES"),
+        ("import gc\ngc.get_referents(object)", "CTYPES"),
+        ("import socket", "NETWORK"),
+        ("import subprocess", "NETWORK"),
+        ("import os\nos.system('ls')", "NETWORK"),
+        ("open('/etc/passwd')", "OPEN_OUTSIDE"),
+        ("open('../release/x.ipynb', 'w')", "OPEN_OUTSIDE"),
+        ("open(f'/home/{u}/x')", "OPEN_OUTSIDE"),
+        ("from pathlib import Path\nPath('/autograder/x').write_text('1')", "OPEN_OUTSIDE"),
+        ("exec('import os')", "DYNAMIC_CODE"),
+        ("m = __import__('os')", "DYNAMIC_CODE"),
+        ("import importlib\nimportlib.reload(np)", "DYNAMIC_CODE"),
+        ("globals()['check_value'] = print", "GLOBALS_WRITE"),
+        ("import numpy as np\nnp.__dict__['allclose'] = 1", "GLOBALS_WRITE"),
+        ("f.__globals__['x'] = 1", "FRAME_ACCESS"),
+        ("!rm -rf /", "SHELL"),
+        ("get_ipython().run_cell('x')", "SHELL"),
+        ("def f(:\n", "SYNTAX"),
+    ],
+)
+def test_scan_flags_tampering(src, code):
+    found = scan_source(src)
+    assert code in codes(src), found
+    assert all(f.split(" ", 1)[0] in FLAG_TEXT for f in found)
+    item = next(f for f in found if f.startswith(code))
+    assert "(줄 " in item and FLAG_TEXT[code] in item
+
+
+def test_scan_reports_line_numbers_and_rejects_non_text():
+    found = scan_source("x = 1\nimport ctypes\n")
+    assert found == ["CTYPES (줄 2): 메모리를 직접 건드리는 모듈(ctypes 등)을 씁니다 — import ctypes"]
+    with pytest.raises(TypeError):
+        scan_source(b"import os")
