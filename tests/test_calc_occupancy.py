@@ -64,6 +64,19 @@ def test_h200_limits_and_oversized_block():
     assert blocks_per_sm(128, 8, 147456, "sm_90").by_smem == 1
 
 
+def test_device_argument_and_table():
+    from gemm_lab.calc.devices import DEVICES, VIRTUAL_DEVICE
+    from gemm_lab.calc.occupancy import sm_limits_table
+
+    assert blocks_per_sm(174, 4, 36864, DEVICES["rtx5090"]) == blocks_per_sm(174, 4, 36864, "sm_120")
+    with pytest.raises(ValueError, match="no arch"):
+        blocks_per_sm(174, 4, 36864, VIRTUAL_DEVICE)
+    with pytest.raises(ValueError, match="unknown arch"):
+        blocks_per_sm(64, 4, 0, DEVICES["kaggle-p100"])  # sm_60 has no SM_LIMITS entry
+    df = sm_limits_table()
+    assert list(df.index) == list(SM_LIMITS) and df.loc["sm_120", "max_blocks_per_sm"] == 24
+
+
 def test_t4_no_reserved_smem():
     assert blocks_per_sm(64, 4, 32768, "sm_75").by_smem == 2
 

@@ -53,6 +53,13 @@ def test_q_read_closed_form_when_tiles_divide():
         assert r.q_read == 2 * M * N * K * (c.BLOCK_M + c.BLOCK_N) // (c.BLOCK_M * c.BLOCK_N)
 
 
+def test_package_level_roofline_is_callable():
+    from gemm_lab import calc
+
+    assert calc.roofline(4096, 4096, 4096, SEED_CONFIGS[1]) == roofline(4096, 4096, 4096, SEED_CONFIGS[1])
+    assert calc.roofline.roofline_table is roofline_table
+
+
 def test_table():
     df = roofline_table(4096, 4096, 4096, SEED_CONFIGS)
     assert list(df.index) == ["후보 1", "후보 2", "후보 3"]

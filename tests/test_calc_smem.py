@@ -122,9 +122,18 @@ def test_bad_inputs():
 
 # --- the model against the installed triton (cross-compiled on the CPU; no GPU needed) -----------------
 
-def _tutorial03_matmul(  # Tutorial 03's kernel body; `tl` is bound in _compiled_shareda_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm,
-                       stride_cn, BLOCK_SIZE_M: "tl.constexpr", BLOCK_SIZE_N: "tl.constexpr",
-                       BLOCK_SIZE_K: "tl.constexpr", GROUP_SIZE_M: "tl.constexpr"):
+_XC_SCRIPT = """
+import json, sys
+import triton
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                  GROUP_SIZE_M: tl.constexpr):
     pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
     num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
@@ -154,31 +163,24 @@ def _tutorial03_matmul(  # Tutorial 03's kernel body; `tl` is bound in _compiled
     tl.store(c_ptrs, c, mask=c_mask)
 
 
-def _compiled_shared(cc, config, aligned):
-    import triton
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
-    import triton.language
-    from triton.runtime.jit import JITFunction
-
-    globals()["tl"] = triton.language  # the kernel's `tl`, bound only when this slow test runs
-    fn = JITFunction(_tutorial03_matmul)  # not triton.jit: TRITON_INTERPRET may be set in this process
+def shared(cc, bm, bn, bk, stages, warps, aligned):
     names = ["a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "stride_am", "stride_ak", "stride_bk", "stride_bn",
              "stride_cm", "stride_cn"]
-    sig = dict(zip(names, ["*fp16"] * 3 + ["i32"] * 9, strict=True))
-    consts = {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1, "BLOCK_SIZE_M": config.BLOCK_M,
-              "BLOCK_SIZE_N": config.BLOCK_N, "BLOCK_SIZE_K": config.BLOCK_K, "GROUP_SIZE_M": 8}
-    for k in consts:
-        sig[k] = "constexpr"
+    sig = dict(zip(names, ["*fp16"] * 3 + ["i32"] * 9))
+    consts = {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1, "BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn,
+              "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": 8}
+    sig.update({k: "constexpr" for k in consts})
     attrs = {(i,): [["tt.divisibility", 16]] for i in (0, 1, 2, 3, 4, 5, 6, 8, 10)} if aligned else {}
-    src = ASTSource(fn=fn, signature=sig, constexprs=consts, attrs=attrs)
-    kernel = triton.compile(src, target=GPUTarget("cuda", cc, 32),
-                            options={"num_warps": config.num_warps, "num_stages": config.num_stages})
-    return kernel.metadata.shared
+    src = ASTSource(fn=matmul_kernel, signature=sig, constexprs=consts, attrs=attrs)
+    k = triton.compile(src, target=GPUTarget("cuda", cc, 32), options={"num_warps": warps, "num_stages": stages})
+    return k.metadata.shared
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("arch, config, aligned", [
+cases = json.loads(sys.argv[1])
+print(json.dumps([shared(*case) for case in cases]))
+"""
+
+_XC_CASES = [
     ("sm_75", SEED_CONFIGS[1], True),
     ("sm_80", SEED_CONFIGS[2], True),
     ("sm_80", SEED_CONFIGS[1], False),
@@ -186,8 +188,27 @@ def _compiled_shared(cc, config, aligned):
     ("sm_90", SEED_CONFIGS[1], True),
     ("sm_90", SEED_CONFIGS[2], False),
     ("sm_90", TileConfig(128, 256, 16, 2, 8), True),
-])
-def test_model_against_installed_triton(arch, config, aligned):
+]
+
+
+@pytest.mark.slow
+def test_model_against_installed_triton(tmp_path):
+    """Cross-compile Tutorial 03's kernel with the installed triton and compare metadata.shared to the model."""
+    import json
+    import os
+    import subprocess
+    import sys
+
     pytest.importorskip("triton")
-    cc = int(arch.removeprefix("sm_"))
-    assert _compiled_shared(cc, config, aligned) == compiler_smem(config, arch, aligned=aligned)
+    script = tmp_path / "xc.py"
+    script.write_text(_XC_SCRIPT)
+    cases = [(int(a.removeprefix("sm_")), c.BLOCK_M, c.BLOCK_N, c.BLOCK_K, c.num_stages, c.num_warps, al)
+             for a, c, al in _XC_CASES]
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["TRITON_CACHE_DIR"] = str(tmp_path / "cache")
+    out = subprocess.run([sys.executable, str(script), json.dumps(cases)], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    measured = json.loads(out.stdout.strip().splitlines()[-1])
+    model = [compiler_smem(c, a, aligned=al) for a, c, al in _XC_CASES]
+    assert measured == model

@@ -8,8 +8,8 @@ Argument policy: sizes must be ``int`` (``bool`` → ``TypeError``; any ``float`
 ``ValueError``; other types → ``TypeError``); zero/negative sizes, unknown dtypes/archs, group sizes < 1,
 windows larger than the grid, pids out of range → ``ValueError``.
 
-Note: ``gemm_lab.calc.roofline`` is the *module*; the function is ``gemm_lab.calc.roofline.roofline``
-(``from gemm_lab.calc.roofline import roofline``). Every other public function is also re-exported here.
+Note: ``gemm_lab.calc.roofline`` is the *module*, made callable: ``calc.roofline(M, N, K, config)`` calls
+``gemm_lab.calc.roofline.roofline``. Every other public function is also re-exported here.
 """
 
 from . import autotune, devices, occupancy, ordering, roofline, smem, softmax, tiling

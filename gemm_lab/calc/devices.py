@@ -110,8 +110,9 @@ DEVICES: dict[str, Device] = {
         source=("https://www.nvidia.com/en-us/geforce/graphics-cards/50-series/rtx-5090/ and the NVIDIA RTX "
                 "Blackwell GPU architecture whitepaper (170 SMs, 96 MB L2, 1,792 GB/s, FP16 tensor with FP32 "
                 "accumulate 209.5 dense / 419 sparse); " + CUDA_GUIDE_URL + " (cc 12.0: 99 KB/block)"),
-        notes="GeForce rate at the 2.41 GHz boost spec; the seed blog measured 219 TFLOP/s with cuBLAS "
-              "(real clocks run higher). FP16-accumulate rate is 419 dense.",
+        notes="209.5 = half of the 419 dense FP16-accumulate rate (GeForce parts run FP32 accumulation at half "
+              "rate); recalled from the whitepaper, not re-checked against it. The seed blog measured 219 TFLOP/s "
+              "with cuBLAS (real boost clocks run above the 2.41 GHz spec).",
     ),
     "virtual": VIRTUAL_DEVICE,
     "virtual-fp32": VIRTUAL_DEVICE_FP32,

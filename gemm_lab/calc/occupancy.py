@@ -2,13 +2,14 @@
 
 Per-SM limits (:data:`SM_LIMITS`) are from the CUDA C++ Programming Guide, "Technical Specifications per
 Compute Capability" (``devices.CUDA_GUIDE_URL``), and the allocation rules from the CUDA occupancy
-calculator (``cuda_occupancy.h``):
+calculator (``CUDA_Occupancy_Calculator.xls`` / ``cuda_occupancy.h``: register allocation unit 256 per
+warp, shared-memory allocation unit, runtime shared memory per block 1,024 B from cc 8.0 on):
 
 * registers: a warp's registers are allocated in units of 256 (``regs_per_thread`` rounded up to a
   multiple of 8: 174 → 176), from the register file of one of the SM's 4 sub-partitions;
   ``by_regs = 4 × ⌊(regs_per_sm / 4) / regs_per_warp⌋ // num_warps`` (0 when one block needs more than
   ``max_regs_per_block``);
-* shared memory: the block's bytes rounded up to 128 B plus the 1 KiB the CUDA runtime reserves per
+* shared memory: the block's bytes rounded up to 128 B (256 B on cc 7.5) plus the 1 KiB the CUDA runtime reserves per
   block (cc >= 8.0; 0 on cc 7.5): ``by_smem = ⌊smem_per_sm / (smem + reserved)⌋`` with the SM's largest
   shared-memory carve-out (0 when the block needs more than the opt-in per-block maximum);
 * warps: ``⌊max_warps_per_sm / num_warps⌋``; the SM's own block limit ``max_blocks_per_sm``.
@@ -22,11 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._validate import as_int
-from .devices import CUDA_GUIDE_URL
+from .devices import CUDA_GUIDE_URL, Device
 from .smem import normalize_arch
 from .tiling import cdiv
 
-__all__ = ["SMLimits", "SM_LIMITS", "get_sm_limits", "Occupancy", "blocks_per_sm", "waves_per_sm",
+__all__ = ["SMLimits", "SM_LIMITS", "get_sm_limits", "sm_limits_table", "Occupancy", "blocks_per_sm", "waves_per_sm",
            "TileSplit", "tiles_per_program", "persistent_grid"]
 
 KIB = 1024
@@ -54,13 +55,13 @@ class SMLimits:
 
 
 def _limits(arch: str, warps: int, blocks: int, smem_sm_kib: int, optin_kib: int, reserved: int,
-            notes: str = "") -> SMLimits:
+            notes: str = "", smem_unit: int = 128) -> SMLimits:
     return SMLimits(arch, warps, blocks, 65536, 65536, 255, smem_sm_kib * KIB, optin_kib * KIB, reserved,
-                    notes=notes)
+                    smem_alloc_unit=smem_unit, notes=notes)
 
 
 SM_LIMITS: dict[str, SMLimits] = {
-    "sm_75": _limits("sm_75", 32, 16, 64, 64, 0),
+    "sm_75": _limits("sm_75", 32, 16, 64, 64, 0, smem_unit=256),
     "sm_80": _limits("sm_80", 64, 32, 164, 163, 1024),
     "sm_86": _limits("sm_86", 48, 16, 100, 99, 1024),
     "sm_89": _limits("sm_89", 48, 24, 100, 99, 1024),
@@ -69,6 +70,15 @@ SM_LIMITS: dict[str, SMLimits] = {
                       notes="max_blocks_per_sm: ncu reports 24 on an RTX 5090 (seed blog: 'Block Limit SM 24'); "
                             "the programming guide's table lists 32"),
 }
+
+
+def sm_limits_table():
+    """DataFrame of :data:`SM_LIMITS`, one row per arch (index)."""
+    from dataclasses import asdict
+
+    import pandas as pd
+
+    return pd.DataFrame([asdict(v) for v in SM_LIMITS.values()]).set_index("arch")
 
 
 def get_sm_limits(arch) -> SMLimits:
@@ -100,10 +110,17 @@ class Occupancy:
 def blocks_per_sm(regs_per_thread: int, num_warps: int, smem_per_block: int, sm) -> Occupancy:
     """Theoretical blocks per SM (see the module docstring for the rules).
 
-    ``sm`` is an :class:`SMLimits` or an arch (``"sm_120"``). ``smem_per_block`` in bytes (Triton's
+    ``sm`` is an :class:`SMLimits`, a :class:`~gemm_lab.calc.devices.Device` or an arch (``"sm_120"``). ``smem_per_block`` in bytes (Triton's
     ``metadata.shared``), ``regs_per_thread`` as reported (``n_regs``), 1 … 255.
     """
-    limits = sm if isinstance(sm, SMLimits) else get_sm_limits(sm)
+    if isinstance(sm, SMLimits):
+        limits = sm
+    elif isinstance(sm, Device):
+        if sm.arch is None:
+            raise ValueError(f"device {sm.name!r} has no arch, so no SM limits")
+        limits = get_sm_limits(sm.arch)
+    else:
+        limits = get_sm_limits(sm)
     regs = as_int("regs_per_thread", regs_per_thread)
     warps = as_int("num_warps", num_warps)
     smem = as_int("smem_per_block", smem_per_block, minimum=0)

@@ -23,6 +23,8 @@ padded lanes are counted in Q_read as if loaded, which over-estimates the traffi
 
 from __future__ import annotations
 
+import sys
+import types
 from dataclasses import dataclass
 
 from ._validate import as_int, as_str, is_power_of_two
@@ -162,3 +164,14 @@ def roofline_table(M: int, N: int, K: int, configs, device: Device = VIRTUAL_DEV
     df = pd.DataFrame([asdict(r) for r in rows]).set_index("name")
     df.index.name = "config"
     return df
+
+
+class _CallableModule(types.ModuleType):
+    """``gemm_lab.calc.roofline`` is both this module and, when called, the :func:`roofline` function,
+    so ``calc.roofline(M, N, K, config)`` and ``calc.roofline.roofline_table(...)`` both work."""
+
+    def __call__(self, *args, **kwargs) -> RooflineRow:
+        return roofline(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
