@@ -73,7 +73,7 @@ class Course:
         if not self.source.is_dir():
             return []
         return sorted(p.name for p in self.source.iterdir()
-                      if p.is_dir() and any(p.glob("*.ipynb")))
+                      if p.is_dir() and (any(p.glob("*.ipynb")) or any(p.glob("*.py"))))
 
     def notebooks(self, assignment: str, where: str = "release") -> list[str]:
         """Notebook names (without .ipynb) of an assignment in release/ or source/."""

@@ -21,6 +21,7 @@ Design (why the gradebook stays consistent and the secrets stay secret):
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -134,7 +135,7 @@ def prepare_gradebook(course: Course, assignment: str) -> Path:
 
 
 def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mode: str,
-               cell_timeout: int, notebook_timeout: int) -> HandInResult:
+               cell_timeout: int, notebook_timeout: int, memory_bytes: int | None = None) -> HandInResult:
     t0 = time.monotonic()
     scratch = course.work / "grade" / assignment / student
     if scratch.exists():
@@ -158,7 +159,7 @@ def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mo
     env.pop(ENV_SPEC, None)
     if mode == "bwrap":
         spec = scratch / "sandbox.json"
-        spec.write_text(json.dumps({"kernel_cwd": str(kernel_cwd)}))
+        spec.write_text(json.dumps({"kernel_cwd": str(kernel_cwd), "memory_bytes": memory_bytes}))
         env[ENV_SPEC] = str(spec)
         env["GEMM_LAB_UNSANDBOXED"] = "0"
     else:
@@ -270,19 +271,36 @@ def _write_review(course: Course, results: list[HandInResult]) -> None:
 
 def autograde(course: Course, assignment: str, *, students: list[str] | None = None, jobs: int | None = None,
               cell_timeout: int = DEFAULT_CELL_TIMEOUT, notebook_timeout: int = DEFAULT_NOTEBOOK_TIMEOUT,
-              allow_unsandboxed: bool = False, keep_scratch: bool = False, quiet: bool = False
-              ) -> list[HandInResult]:
-    """Grade the hand-ins in autograder/submitted/*/ASSIGNMENT (all, or ``students``)."""
+              allow_unsandboxed: bool = False, keep_scratch: bool = False, quiet: bool = False,
+              memory_gb: float | None = None) -> list[HandInResult]:
+    """Grade the hand-ins in autograder/submitted/*/ASSIGNMENT (all, or ``students``).
+
+    Limits per hand-in: ``cell_timeout`` seconds per cell, ``notebook_timeout`` per notebook, and
+    (in the sandbox, CPU only) ``memory_gb`` of address space for the kernel (default 4).
+    """
     mode = sandbox_mode(allow_unsandboxed)
     todo = students if students is not None else submitted_students(course, assignment)
     if not todo:
         return []
+    course.work.mkdir(parents=True, exist_ok=True)
+    with open(course.work / "autograde.lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RuntimeError(f"another autograde is running on {course.root} (lock {lock.name})") from None
+        memory_bytes = None if memory_gb is None else int(memory_gb * (1 << 30))
+        return _autograde_locked(course, assignment, todo, mode, jobs, cell_timeout, notebook_timeout,
+                                 keep_scratch, quiet, memory_bytes)
+
+
+def _autograde_locked(course, assignment, todo, mode, jobs, cell_timeout, notebook_timeout, keep_scratch,
+                      quiet, memory_bytes):
     snapshot = prepare_gradebook(course, assignment)
     jobs = jobs or max(1, os.cpu_count() or 1)
     results = []
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         futs = {pool.submit(_grade_one, course, assignment, s, snapshot, mode, cell_timeout,
-                            notebook_timeout): s for s in todo}
+                            notebook_timeout, memory_bytes): s for s in todo}
         for fut in as_completed(futs):
             res = fut.result()
             _merge(course, res)

@@ -32,6 +32,29 @@ from jupyter_client.manager import AsyncKernelManager
 
 ENV_SPEC = "GEMM_LAB_SANDBOX"
 SANDBOX_HOME = "/home/student"
+TMPFS_BYTES = 512 << 20  # private /tmp and $HOME (RAM-backed)
+DEFAULT_MEMORY_BYTES = 4 << 30  # address-space limit of the kernel (CPU only: CUDA needs more)
+DEFAULT_FILE_BYTES = 256 << 20  # largest file the kernel may write
+
+# Runs inside the sandbox before the kernel: resource limits, then exec the kernel command.
+_PRELUDE = (
+    "import os, resource, sys\n"
+    "mem, fsize = int(sys.argv[1]), int(sys.argv[2])\n"
+    "resource.setrlimit(resource.RLIMIT_CORE, (0, 0))\n"
+    "resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))\n"
+    "if mem > 0:\n"
+    "    resource.setrlimit(resource.RLIMIT_AS, (mem, mem))\n"
+    "os.execv(sys.argv[3], sys.argv[3:])\n"
+)
+
+
+def limits_prefix(memory_bytes: int | None = None, file_bytes: int | None = None) -> list[str]:
+    """Command prefix that applies the resource limits and then execs the rest of the command line."""
+    mem = DEFAULT_MEMORY_BYTES if memory_bytes is None else int(memory_bytes)
+    if glob.glob("/dev/nvidia*"):
+        mem = 0  # an address-space limit breaks CUDA's initialisation
+    fsize = DEFAULT_FILE_BYTES if file_bytes is None else int(file_bytes)
+    return [sys.executable, "-c", _PRELUDE, str(mem), str(fsize)]
 
 
 def bwrap_path() -> str | None:
@@ -82,8 +105,9 @@ def bwrap_argv(cwd: str, runtime_dir: str, kernel_cwd_source: str, env: dict[str
             argv += ["--ro-bind", top, top]
     for name in _ETC:
         argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/home",
-             "--dir", SANDBOX_HOME, "--tmpfs", "/run"]
+    tmp_size = str(TMPFS_BYTES)
+    argv += ["--proc", "/proc", "--dev", "/dev", "--size", tmp_size, "--tmpfs", "/tmp",
+             "--size", tmp_size, "--tmpfs", "/home", "--dir", SANDBOX_HOME, "--tmpfs", "/run"]
     for dev in sorted(glob.glob("/dev/nvidia*")):  # a GPU, where there is one
         argv += ["--dev-bind", dev, dev]
     for p in ro_paths if ro_paths is not None else environment_paths():
@@ -152,7 +176,7 @@ class SandboxKernelManager(_IpcKernelManager):
         runtime_dir = os.path.dirname(os.path.abspath(self.connection_file))
         argv = bwrap_argv(cwd, runtime_dir, spec["kernel_cwd"], env=spec.get("env"),
                           ro_paths=spec.get("ro_paths"))
-        return argv + kernel_cmd
+        return argv + limits_prefix(spec.get("memory_bytes"), spec.get("file_bytes")) + kernel_cmd
 
 
 class PlainIpcKernelManager(_IpcKernelManager):

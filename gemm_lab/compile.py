@@ -27,11 +27,12 @@ import threading
 import types
 from dataclasses import dataclass, field
 
-from gemm_lab import runtime  # noqa: F401  (before triton: decides TRITON_INTERPRET)
+from gemm_lab import runtime  # before triton: decides TRITON_INTERPRET
 
-import triton  # noqa: E402,I001
-from triton.compiler import ASTSource  # noqa: E402
-from triton.runtime.jit import JITFunction  # noqa: E402
+# isort: split
+import triton
+from triton.compiler import ASTSource
+from triton.runtime.jit import JITFunction
 
 try:  # GPUTarget moved between versions
     from triton.backends.compiler import GPUTarget
@@ -52,7 +53,7 @@ DTYPES = {"fp16": "fp16", "float16": "fp16", "bf16": "bf16", "bfloat16": "bf16",
 HIGHLIGHTS = {
     "ttir": [r"tt\.dot\b", r"tt\.load", r"tt\.store", r"scf\.for", r"tt\.descriptor_load", r"tt\.descriptor_store"],
     "ttgir": [r"^#\w+ = #ttg\.(blocked|nvidia_mma|amd_mma|nvmma_shared|swizzled_shared|shared|dot_op)",
-              r"#(blocked|shared|mma|dot_op)\b", r"ttg\.local_alloc", r"ttg\.async_copy_global_to_local",
+              r"ttg\.local_alloc", r"ttg\.local_load", r"ttg\.convert_layout", r"ttg\.async_copy_global_to_local",
               r"ttg\.async_wait", r"ttng\.async_tma_copy", r"ttng\.warp_group_dot", r"ttng\.barrier_expect",
               r"tt\.dot\b"],
     "llir": [r"mma", r"cp\.async", r"ldmatrix", r"addrspace\(3\)"],
@@ -165,7 +166,24 @@ def _gpu_target(cc: int) -> GPUTarget:
 def as_jit_function(fn) -> JITFunction:
     """A compilable ``JITFunction`` for ``fn`` (a JITFunction, an interpreter-wrapped kernel, or a plain
     Python function). Interpreter wrappers among its globals (helpers it calls) are converted too."""
-    return _as_jit(fn, {})
+    if isinstance(fn, JITFunction):
+        return fn
+    py = _python_function(fn)
+    hit = _AS_JIT.get(id(py))
+    if hit is None or hit[0] is not py:
+        hit = _AS_JIT[id(py)] = (py, _as_jit(fn, {}))
+    return hit[1]
+
+
+_AS_JIT: dict = {}
+
+
+def _python_function(fn):
+    if isinstance(fn, JITFunction) or (InterpretedFunction and isinstance(fn, InterpretedFunction)):
+        return fn.fn
+    if isinstance(fn, types.FunctionType):
+        return fn
+    raise TypeError(f"expected a @triton.jit function, got {type(fn).__name__}")
 
 
 def _as_jit(fn, memo: dict) -> JITFunction:
@@ -200,10 +218,12 @@ def compiler_mode():
     """Make triton.language's own @jit helpers (tl.cdiv, the reductions' combine functions, ...)
     compilable while ``TRITON_INTERPRET=1``: they were wrapped as interpreter functions when triton
     was imported. They are swapped for JITFunctions for the duration of the block, then restored."""
+    from gemm_lab.kernels._lang_state import pristine_language
+
     if not InterpretedFunction:
         yield
         return
-    with _LOCK:
+    with _LOCK, pristine_language():
         swapped = []
         mods = [m for name, m in list(sys.modules.items())
                 if m is not None and (name == "triton.language" or name.startswith("triton.language."))]
@@ -421,7 +441,7 @@ def compile_jit(fn, signature: dict, constexprs: dict | None = None, target=None
     jf = as_jit_function(fn)
     if divisible is None:
         divisible = tuple(n for n, t in signature.items() if isinstance(t, str) and t.startswith("*"))
-    key = (id(jf.fn), tuple(sorted(signature.items())), tuple(sorted((k, repr(v)) for k, v in constexprs.items())),
+    key = (id(_python_function(fn)), tuple(sorted(signature.items())), tuple(sorted((k, repr(v)) for k, v in constexprs.items())),
            None if target is None else parse_target(target)[0], num_warps, num_stages, tuple(divisible))
     hit = _JIT_CACHE.get(key)
     if hit is None:

@@ -13,6 +13,7 @@ Public names: ``INTERPRET``, ``describe()``, ``check_environment()``, ``device()
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import warnings
@@ -22,6 +23,7 @@ import torch
 _TRUE = {"1", "true", "yes", "on"}
 
 
+@functools.lru_cache(maxsize=1)
 def _cuda_available() -> bool:
     try:
         return bool(torch.cuda.is_available()) and torch.cuda.device_count() > 0
@@ -53,11 +55,13 @@ def _decide() -> tuple[bool, str]:
 INTERPRET, _REASON = _decide()
 
 
+@functools.lru_cache(maxsize=1)
 def on_gpu() -> bool:
     """True when kernels are compiled for and launched on a CUDA device."""
     return not INTERPRET and _cuda_available()
 
 
+@functools.lru_cache(maxsize=1)
 def device() -> str:
     """The torch device kernels' tensors must live on: ``"cuda"`` or ``"cpu"`` (interpreter)."""
     return "cuda" if on_gpu() else "cpu"
@@ -174,6 +178,7 @@ def check_environment(file=None) -> dict:
     return info
 
 
+@functools.lru_cache(maxsize=1)
 def num_sms() -> int | None:
     """Number of SMs of the current CUDA device (None in the interpreter)."""
     if not _cuda_available():
@@ -181,6 +186,7 @@ def num_sms() -> int | None:
     return torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
 
 
+@functools.lru_cache(maxsize=1)
 def capability() -> tuple[int, int] | None:
     """(major, minor) of the current CUDA device, None in the interpreter."""
     if not on_gpu():

@@ -22,8 +22,8 @@
 # 2. 컴파일된 커널의 **레지스터 수(`n_regs`)·spill(`n_spills`)·shared memory**를 읽는 법
 # 3. 그 숫자들로 **점유율(Occupancy)** 을 직접 계산하기: 자원별 block limit(registers, shared memory,
 #    warps), SM당 block 슬롯, **Waves Per SM**
-# 4. `programs_per_sm` sweep — grid를 늘리면 왜 빨라지는지, 그리고 왜 끝까지 따라잡지 못하는지
-#    (**명령어 오버헤드(instruction overhead)**)
+# 4. `programs_per_sm` sweep — grid를 늘리면 왜 빨라지는지, 어디서 멈추는지, 그리고 남는 차이는 어디서
+#    오는지(**명령어 오버헤드(instruction overhead)**)
 # 5. 2부: persistent 루프 안의 **grouped 순서(Grouped Ordering)**, Hopper의 **tensor descriptor(TMA)**
 #    와 Tutorial 09의 기법들 — 각각 **측정 전에 예측을 적고**, 측정한 뒤 예측과 비교하기
 #
@@ -37,6 +37,15 @@
 # | 속도 측정(sweep, 변형들) | H200에서 커밋된 결과(`results/`) | 내 GPU에서 직접 측정 + 커밋된 결과 |
 #
 # GPU가 없어도 이 노트북은 끝까지 실행되고, 같은 이야기를 H200의 측정값으로 읽습니다.
+#
+# ## 동기: 왜 persistent 커널인가
+#
+# 최신 GEMM 구현(Triton Tutorial 09의 persistent matmul, CUTLASS의 persistent/Stream-K 커널)은 대부분
+# persistent 커널입니다. program이 tile 하나를 끝내고 사라지는 대신 SM에 머물며 다음 tile로 넘어가면,
+# tile 순서를 커널이 정하고, 한 tile의 저장과 다음 tile의 load를 겹치고, tile을 SM에 고르게 나눌 수 있습니다.
+# 그러니 "grid만 SM 수로 바꾸면 빨라지겠지"라고 기대하기 쉽습니다. 블로그는 바로 그 기대를 재 보았고, 결과는
+# 반대였습니다. 1부에서는 그 이유를 숫자로 따라가고, 2부에서는 persistent 구조가 값을 하게 만드는 기법을
+# 하나씩 더해 `torch.matmul`(cuBLAS)까지 가 봅니다.
 
 # %% [markdown]
 # ## 0. 준비
@@ -50,11 +59,17 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import torch
 
-from gemm_lab import kernels, results
-from gemm_lab.calc import autotune, devices, occupancy, smem, tiling
+from gemm_lab import compile as gcompile
+from gemm_lab import bench, kernels, results
+from gemm_lab.calc import autotune, devices, occupancy, ordering, smem, tiling
 from gemm_lab.calc.roofline import BLOG_CONFIG
 from gemm_lab.viz import bench_plots
 from gemm_lab.viz import occupancy as occ_viz
+
+try:
+    from IPython.display import display
+except ImportError:  # 노트북 밖(python 스크립트)에서 실행할 때
+    display = print
 
 ON_GPU = runtime.on_gpu()
 INFO = runtime.describe()
@@ -63,17 +78,50 @@ print("블로그의 설정:", BLOG_CONFIG)
 
 # %% [markdown]
 # 이 노트북은 측정값을 직접 적지 않습니다. 측정값은 모두 `results/`의 CSV에서 읽습니다
-# (`make bench`가 GPU에서 쓰고 커밋한 파일; 스키마는 `results/README.md`).
+# (`python -m gemm_lab.bench`가 H200에서 쓰고 커밋한 파일; 스키마는 `results/README.md`).
+# GPU가 있으면 같은 함수(`gemm_lab.bench`)로 지금 GPU에서 다시 재고, 두 결과를 나란히 봅니다.
 # 파일이 없으면 해당 셀은 그 사실을 말하고 넘어갑니다.
+#
+# | 파일 | 내용 |
+# | --- | --- |
+# | `persistent_programs.csv` | naive tiled와 naive persistent(`programs_per_sm` = 1, 2, 3, 4), 4096³·8192³ |
+# | `persistent_variants.csv` | persistent 변형들과 naive tiled·autotuned 커널, 4096³·8192³ |
+# | `compiled_kernels.csv` | 컴파일된 커널의 shared memory·`n_regs`·`n_spills` (GPU에서 컴파일) |
 
 # %%
-RESULTS_FILE = "persistent_h200.csv"  # TODO: set from results/README.md
-BENCH = results.load_csv(RESULTS_FILE)
-if BENCH is None:
-    print(f"results/{RESULTS_FILE} 없음: 측정 결과가 필요한 셀은 '결과 없음'이라고만 말합니다.")
-else:
-    print(f"results/{RESULTS_FILE}: {len(BENCH)}행")
-    display(BENCH.head())  # noqa: F821
+COMMITTED = {name: results.load_csv(f"{name}.csv")
+             for name in ("persistent_programs", "persistent_variants", "compiled_kernels")}
+for name, df in COMMITTED.items():
+    if df is None:
+        print(f"❌ results/{name}.csv 없음: 이 파일이 필요한 셀은 '결과 없음'이라고만 말합니다.")
+    else:
+        print(f"✅ results/{name}.csv: {len(df)}행, {df['gpu'].iloc[0]} (torch {df['torch'].iloc[0]}, "
+              f"triton {df['triton'].iloc[0]}, {df['date'].iloc[0]})")
+
+
+def committed_regs():
+    """{blog kernel: n_regs} from results/compiled_kernels.csv ({} when it is missing)."""
+    df = COMMITTED["compiled_kernels"]
+    if df is None or "n_regs" not in df:
+        return {}
+    found = {}
+    for name, kernel in BLOG_KERNELS.items():
+        rows = df[(df["kernel"] == kernel) & df["n_regs"].notna()]
+        if len(rows):
+            found[name] = int(rows["n_regs"].iloc[0])
+    return found
+
+
+def rows_of(df, kernel, size=None, config=None):
+    """Rows of a results table for one kernel (and size M = N = K, and config substring)."""
+    if df is None:
+        return None
+    sel = df[df["kernel"] == kernel]
+    if size is not None:
+        sel = sel[(sel["M"] == size) & (sel["N"] == size) & (sel["K"] == size)]
+    if config is not None:
+        sel = sel[sel["config"].str.contains(config, regex=False)]
+    return sel if len(sel) else None
 
 # %% [markdown]
 # # 1부. 블로그 재현
@@ -83,14 +131,14 @@ else:
 # **naive tiled matmul**은 출력 C의 `BLOCK_M × BLOCK_N` tile 하나를 program 하나가 계산합니다.
 # grid는 tile 수와 같고(`cdiv(M, BLOCK_M) × cdiv(N, BLOCK_N)`), 어느 program을 어느 SM에 올릴지는
 # 하드웨어 스케줄러(block scheduler)가 정합니다. 블로그의 커널은 tile을 행 우선(row-major) 순서로
-# 배정하므로, Tutorial 03 커널(`gemm_lab.kernels.matmul`)에 `GROUP_M=1`을 준 것과 같습니다.
+# 배정합니다 — Tutorial 03 커널(`gemm_lab.kernels.matmul`)의 `GROUP_M=1`과 같은 순서입니다.
 #
 # **naive persistent matmul**은 SM 수만큼만 program을 띄우고, 각 program이 `NUM_PROGRAMS` 간격으로
 # 여러 tile을 순회합니다. tile 배정을 하드웨어 대신 커널이 직접 쥐는 것이고, 그 위에 cross-tile
 # pipelining이나 Stream-K 같은 기법을 얹을 수 있습니다. 본문은 tiled 커널과 같고, 바깥에 루프 하나가
 # 더 있을 뿐입니다(블로그의 TODO 4 — week 7 과제 `06_persistent_loop`에서 직접 써 봅니다).
 #
-# `gemm_lab`의 persistent 커널 소스를 봅시다.
+# `gemm_lab.kernels`에 있는 두 커널(`tiled_matmul_kernel`, `persistent_matmul_kernel`)의 소스 차이(diff)를 봅시다.
 
 # %%
 import difflib
@@ -110,8 +158,9 @@ print("\n".join(difflib.unified_diff(tiled_src, persistent_src, "tiled_matmul_ke
 # ## 1.2 torch와 같은 답을 내는가
 #
 # 속도를 재기 전에 답부터 확인합니다. tile 크기의 배수가 아닌 작은 행렬(가장자리 tile에 mask가 필요한
-# 크기)에서 세 커널 — naive tiled, naive persistent(`programs_per_sm=1`과 `2`) — 을 실행해 fp32 참값
-# (`kernels.reference_matmul`)과 비교합니다. CPU에서는 인터프리터가 program을 하나씩 차례로 실행합니다.
+# 크기)에서 naive tiled와 naive persistent(program 1개가 모든 tile을 도는 경우, `programs_per_sm=1`, `2`)를
+# 실행해 fp32 참값(`kernels.reference_matmul`)과 비교합니다. CPU에서는 인터프리터가 program을 하나씩 차례로
+# 실행하고, SM이 없으니 SM 수를 작은 값(`kernels.persistent.INTERPRETER_NUM_SMS`)으로 봅니다.
 
 # %%
 DEVICE = runtime.device()
@@ -122,7 +171,8 @@ b = torch.randn(K_T, N_T, device=DEVICE, dtype=torch.float16)
 ref = kernels.reference_matmul(a, b)  # fp32 참값
 
 tile_info = tiling.tile_grid(M_T, N_T, K_T, BLOG_CONFIG.BLOCK_M, BLOG_CONFIG.BLOCK_N, BLOG_CONFIG.BLOCK_K)
-print(f"{M_T}×{N_T}×{K_T}: tile {tile_info.num_pid_m}×{tile_info.num_pid_n} = {tile_info.grid}개")
+sms_here = runtime.num_sms() if ON_GPU else kernels.persistent.INTERPRETER_NUM_SMS
+print(f"{M_T}×{N_T}×{K_T}: tile {tile_info.num_pid_m}×{tile_info.num_pid_n} = {tile_info.grid}개, SM {sms_here}개로 계산")
 
 runs = {
     "naive tiled": lambda: kernels.naive_tiled_matmul(a, b),
@@ -178,7 +228,7 @@ blog["torch 대비"] = [autotune.speedup(BLOG_MS["torch.matmul"], ms) for ms in 
 blog.round(3)
 
 # %% [markdown]
-# naive tiled는 torch의 97% 남짓, naive persistent는 89% 남짓입니다. 왜 느릴까요? 블로그는 ncu의
+# naive tiled는 torch에 거의 붙었지만 naive persistent는 눈에 띄게 떨어집니다(표의 "torch 대비"). 왜 느릴까요? 블로그는 ncu의
 # LaunchStats와 Occupancy 섹션을 봅니다. 그 숫자들을 우리도 구해 봅시다 — 먼저 컴파일된 커널에서.
 #
 # ## 1.5 컴파일된 커널이 쓰는 자원: `n_regs`, `n_spills`, shared memory
@@ -193,7 +243,29 @@ blog.round(3)
 #   실제 GPU에서 컴파일(로드)될 때만 생기므로, H200에서 커밋된 값을 씁니다.
 
 # %%
-# TODO: compile metadata
+# 블로그가 RTX 5090에서 본 값 (seed 글의 측정값)
+BLOG_NCU = {"regs/thread (tiled)": 128, "regs/thread (persistent)": 174, "shared/CTA": 36_864, "num_warps": 4}
+BLOG_KERNELS = {"naive tiled": "blog_tiled", "naive persistent": "persistent"}
+TARGET = None if ON_GPU else "sm_90"  # None: 지금 GPU용으로 컴파일 (n_regs/n_spills 포함)
+ARTS = {name: gcompile.compile_artifacts(k, BLOG_CONFIG, target=TARGET) for name, k in BLOG_KERNELS.items()}
+ARTS_5090 = {name: gcompile.compile_artifacts(k, BLOG_CONFIG, target="sm_120") for name, k in BLOG_KERNELS.items()}
+
+
+def resources(arts):
+    return pd.DataFrame({name: {"target": art.target, "shared/CTA (B)": art.shared,
+                                "num_warps": art.metadata.get("num_warps"),
+                                "num_stages": art.metadata.get("num_stages"),
+                                "n_regs": art.metadata.get("n_regs"), "n_spills": art.metadata.get("n_spills")}
+                         for name, art in arts.items()})
+
+
+print("지금 GPU용으로 컴파일:" if ON_GPU else "sm_90(H100/H200)용 cross-compile (n_regs/n_spills는 GPU에서만):")
+display(resources(ARTS))  # noqa: F821
+print("sm_120(RTX 5090, 블로그의 GPU)용 cross-compile:")
+display(resources(ARTS_5090))  # noqa: F821
+for name, art in ARTS_5090.items():
+    print(f"{'✅' if art.shared == BLOG_NCU['shared/CTA'] else '❌'} {name}: sm_120용 shared/CTA {art.shared:,} B "
+          f"(블로그의 ncu: {BLOG_NCU['shared/CTA']:,} B)")
 
 # %% [markdown]
 # ### shared memory는 왜 36,864 B인가 (그리고 H200에서는 왜 다른가)
@@ -205,14 +277,16 @@ blog.round(3)
 # `gemm_lab.calc.smem`의 교과서 공식과 컴파일러 규칙으로 확인해 봅시다.
 
 # %%
-BLOG_NCU = {"regs/thread (tiled)": 128, "regs/thread (persistent)": 174, "shared/CTA": 36_864, "num_warps": 4}
-print(f"한 stage = 2 × (128·32 + 32·64) = {smem.stage_bytes(BLOG_CONFIG):,} B, num_stages = {BLOG_CONFIG.num_stages}")
+c = BLOG_CONFIG
+print(f"한 stage = 2 × ({c.BLOCK_M}·{c.BLOCK_K} + {c.BLOCK_K}·{c.BLOCK_N}) = {smem.stage_bytes(c):,} B, "
+      f"num_stages = {c.num_stages}")
 rows = []
 for arch in ("sm_120", "sm_90", "sm_80"):
     rows.append({"arch": arch,
-                 "교과서 (num_stages × stage)": smem.textbook_smem(BLOG_CONFIG),
-                 "컴파일러 규칙 (calc.smem)": smem.compiler_smem(BLOG_CONFIG, arch),
-                 "stage 버퍼 수": smem.compiler_buffers(BLOG_CONFIG, arch)})
+                 "교과서 (num_stages × stage)": smem.textbook_smem(c),
+                 "컴파일러 규칙 (calc.smem)": smem.compiler_smem(c, arch),
+                 "컴파일러 (cross-compile)": gcompile.compile_artifacts("persistent", c, target=arch).shared,
+                 "stage 버퍼 수": smem.compiler_buffers(c, arch)})
 smem_table = pd.DataFrame(rows).set_index("arch")
 rule_5090 = smem_table.loc["sm_120", "컴파일러 규칙 (calc.smem)"]
 print(f"블로그가 RTX 5090(sm_120)에서 본 shared/CTA {BLOG_NCU['shared/CTA']:,} B, 규칙 {rule_5090:,} B:",
@@ -236,7 +310,9 @@ smem_table
 # SM 하나에 동시에 올라갈 수 있는 block 수는 자원마다 따로 정해지고, 그중 **최솟값**이 실제 슬롯입니다.
 #
 # - **warps**: SM당 최대 thread 1,536 = 48 warps, block당 4 warps → 48 / 4 = 12
-# - **registers**: SM당 65,536개, block당 `174 × 128` = 22,272개 → ⌊65,536 / 22,272⌋ = 2
+# - **registers**: SM당 65,536개, block당 `174 × 128` = 22,272개 → ⌊65,536 / 22,272⌋ = 2. (하드웨어는
+#   레지스터를 warp마다 256개 단위로, SM의 4개 sub-partition에서 나눠 주므로 `calc.occupancy`는 174를 176으로
+#   올리고 sub-partition별로 셉니다. 이 경우 답은 같습니다.)
 # - **shared memory**: sm_120에서 SM의 shared memory는 최대 100 KB로 설정되고, block마다 CUDA 런타임이
 #   1 KB를 따로 잡습니다 → ⌊100 KB / (36,864 B + 1 KB)⌋ = 2
 # - **SM당 block 수**: 하드웨어 상한(ncu는 24로 보고)
@@ -288,7 +364,44 @@ print(f"persistent의 점유율: SM당 block 1개 × {BLOG_NCU['num_warps']} war
 # 레지스터와 shared memory는 1.5절에서 구한 값을 씁니다.
 
 # %%
-# TODO: blocks_per_sm for my gpu / H200
+if ON_GPU:
+    MY_NAME, MY_ARCH, MY_SMS = INFO["device_name"], INFO["arch"], INFO["sms"]
+    my_regs = {name: art.metadata.get("n_regs") for name, art in ARTS.items()}
+    regs_source = "방금 이 GPU에서 컴파일한 값"
+else:
+    H200 = devices.get_device("h200")
+    MY_NAME, MY_ARCH, MY_SMS = H200.name, H200.arch, H200.sms
+    my_regs = committed_regs()
+    regs_source = "H200에서 커밋된 값 (results/)"
+my_smem = {name: art.shared for name, art in ARTS.items()}
+try:
+    MY_SM = occupancy.get_sm_limits(MY_ARCH)
+except ValueError:
+    MY_SM = None
+    print(f"{MY_ARCH}의 SM 한계가 gemm_lab.calc.occupancy.SM_LIMITS에 없습니다: 점유율 계산을 건너뜁니다.")
+
+occ_mine = {}
+if MY_SM is not None:
+    for name in BLOG_KERNELS:
+        if my_regs.get(name) is None:
+            print(f"{name}: n_regs 없음 ({regs_source}) — 레지스터 한계를 계산할 수 없습니다.")
+            continue
+        occ_mine[name] = occupancy.blocks_per_sm(my_regs[name], BLOG_CONFIG.num_warps, my_smem[name], MY_SM)
+if occ_mine:
+    print(f"{MY_NAME} ({MY_ARCH}, SM {MY_SMS}개) — n_regs: {regs_source}, shared: 컴파일러")
+    display(pd.DataFrame({name: {"n_regs": my_regs[name], "shared/CTA (B)": my_smem[name],  # noqa: F821
+                                 "Block Limit Registers": o.by_regs, "Block Limit Shared Mem": o.by_smem,
+                                 "Block Limit Warps": o.by_warps, "Block Limit SM": o.by_blocks,
+                                 "SM당 block 슬롯": o.blocks, "한계 자원": o.limiter}
+                          for name, o in occ_mine.items()}))
+    occ_viz.compare_block_limits(occ_mine, title=f"{MY_NAME} ({MY_ARCH}): block limits per SM")
+    my_tiles = num_tiles  # 같은 4096³, 128×64 tile
+    slots_p = occ_mine.get("naive persistent", next(iter(occ_mine.values()))).blocks
+    for pps in range(1, slots_p + 2):
+        P = occupancy.persistent_grid(MY_SMS, pps, my_tiles)
+        sp = occupancy.tiles_per_program(my_tiles, P)
+        print(f"programs_per_sm={pps}: grid {P}, Waves Per SM {occupancy.waves_per_sm(P, MY_SMS, slots_p):.2f}, "
+              f"program마다 tile {sp.min_tiles}~{sp.max_tiles}개")
 
 # %% [markdown]
 # ## 1.9 grid 크기 조정: `programs_per_sm`
@@ -299,23 +412,74 @@ print(f"persistent의 점유율: SM당 block 1개 × {BLOG_NCU['num_warps']} war
 # num_programs = min(num_sms * programs_per_sm, num_tiles)  # programs_per_sm=2
 # ```
 #
-# 그러자 Waves Per SM이 1이 되었고, persistent 커널이 5.5% 빨라졌지만 여전히 naive tiled보다 3.1%
-# 느렸습니다. 이때 grid는 340이고 tile은 2,048개이니, 대부분의 program은 6개를, 일부는 7개를 처리합니다.
+# 그러자 Waves Per SM이 1이 되었고 persistent 커널이 빨라졌지만, 여전히 naive tiled보다 조금 느렸습니다.
+# 이때 grid는 340이고 tile은 2,048개이니, 대부분의 program은 6개를, 일부는 7개를 처리합니다.
 
 # %%
+BLOG_MS_X2 = 0.6655  # 블로그가 programs_per_sm=2로 잰 시간 (ms) — seed 글의 측정값
+print(f"블로그, programs_per_sm=2: {autotune.tflops(M, N, K, BLOG_MS_X2):.2f} TFLOP/s, "
+      f"실행 시간이 programs_per_sm=1보다 {100 * (1 - BLOG_MS_X2 / BLOG_MS['naive persistent']):.1f}% 줄었지만 "
+      f"TFLOP/s는 naive tiled보다 {100 * (1 - autotune.speedup(BLOG_MS['naive tiled'], BLOG_MS_X2)):.1f}% 낮음")
 P2 = occupancy.persistent_grid(RTX5090.sms, 2, num_tiles)
 split2 = occupancy.tiles_per_program(num_tiles, P2)
-print(f"programs_per_sm=2: grid {P2}, Waves Per SM {occupancy.waves_per_sm(P2, RTX5090.sms, slots):.2f}")
+print(f"RTX 5090, programs_per_sm=2: grid {P2}, Waves Per SM {occupancy.waves_per_sm(P2, RTX5090.sms, slots):.2f}")
 print(f"program마다 tile {split2.min_tiles}개, 그중 {split2.programs_with_max}개 program은 {split2.max_tiles}개"
       f" → 마지막 tile을 도는 동안 {P2 - split2.programs_with_max}개 program의 슬롯이 논다")
 
 # %% [markdown]
-# 이제 `programs_per_sm`을 1, 2, 3, … 으로 늘려 가며 잰 결과를 봅시다.
+# 이제 `programs_per_sm`을 1, 2, 3, 4로 늘려 가며 잰 결과를 봅시다. GPU가 있으면 `gemm_lab.bench`로 지금 재고
+# (4096³과 8192³, 1분 남짓), 없으면 H200에서 커밋된 결과를 읽습니다.
 
 # %%
-# TODO: pps sweep plot
+LIVE = {}
+if ON_GPU:
+    top = max(4, occ_mine["naive persistent"].blocks + 1) if "naive persistent" in occ_mine else 4
+    LIVE["persistent_programs"] = bench.bench_persistent_programs(sizes=(4096, 8192), programs=tuple(range(1, top + 1)),
+                                                                  warmup=25, rep=100)
+
+
+def current(name):
+    """The table this notebook reads: measured just now on a GPU, else the committed H200 one."""
+    return LIVE.get(name) if ON_GPU else COMMITTED[name]
+
+
+def programs_table(df):
+    """TFLOP/s and ratio to the naive tiled kernel, one row per programs_per_sm, one column group per size."""
+    per = df[df["kernel"] == "persistent_naive"].copy()
+    per["size"] = per["M"].map(lambda m: f"{m}³")
+    per["programs_per_sm"] = per["programs_per_sm"].astype(int)
+    return per.pivot_table(index="programs_per_sm", columns="size", values=["tflops", "ratio_to_tiled"])
+
+
+PROG = current("persistent_programs")
+if PROG is None:
+    print("결과 없음: results/persistent_programs.csv가 없고 GPU도 없습니다.")
+else:
+    print(f"{PROG['gpu'].iloc[0]}: naive persistent의 TFLOP/s와 naive tiled 대비 비율")
+    display(programs_table(PROG).round(3))
+    tiled_rows = PROG[PROG["kernel"] == "blog_tiled"]
+    refs = {f"naive tiled, {m}³": t for m, t in zip(tiled_rows["M"], tiled_rows["tflops"], strict=True)}
+    bench_plots.programs_per_sm_plot(programs_table(PROG)["tflops"], references=refs,
+                                     title=f"naive persistent over programs_per_sm ({PROG['gpu'].iloc[0]})")
+    plt.show()
+    slots_here = occ_mine["naive persistent"].blocks if "naive persistent" in occ_mine else None
+    sweep = programs_table(PROG)["tflops"]
+    for size in sweep.columns:
+        pps = int(sweep[size].idxmax())
+        if slots_here is None or slots_here not in sweep.index:
+            print(f"{size}: 가장 빠른 programs_per_sm = {pps} (SM당 슬롯 수를 계산하지 못했거나 재지 않았습니다)")
+            continue
+        at_slots = sweep.loc[slots_here, size] / sweep[size].max()
+        print(f"{'✅' if at_slots >= 0.97 else '❌'} {size}: 가장 빠른 programs_per_sm = {pps}; "
+              f"1.8절에서 계산한 SM당 슬롯 수 {slots_here}에서 최고의 {at_slots:.2f}배 (잡음 3% 안쪽이면 ✅)")
 
 # %% [markdown]
+# **읽는 법.** `programs_per_sm`이 SM당 block 슬롯 수(1.8절의 계산)에 이를 때까지는 빈 슬롯이 채워지며 빨라집니다.
+# 슬롯보다 많이 띄우면 넘치는 program들은 처음부터 SM에 올라가지 못하고, 앞선 program이 **모든** tile을 끝낸
+# 뒤에야 시작합니다 — persistent 커널에서는 이것이 두 번째 wave가 되어 오히려 느려집니다. 그래서 persistent
+# 커널의 grid는 "SM 수"가 아니라 "SM 수 × SM당 슬롯 수"여야 하고, 슬롯 수는 컴파일된 커널의 자원에서 계산할
+# 수 있습니다(블로그: "warmup으로 얻은 사용량으로 SM별 최대 program 수를 미리 구해 grid에 넣을 수도 있다").
+#
 # ## 1.10 나머지 몇 %: 명령어 오버헤드
 #
 # programs_per_sm을 늘려도 naive tiled를 완전히 따라잡지는 못합니다. 블로그는 두 가설을 검증했습니다.
@@ -348,19 +512,81 @@ BLOG_INST
 # `tile_id`에 의존하게 되면서 컴파일 결과가 달라졌고, 그만큼 issue slot을 더 쓰면서 실행 시간이 늘었습니다.
 #
 # 우리도 같은 차이를 컴파일러 산출물에서 볼 수 있습니다. 두 커널을 sm_90용으로 컴파일한 PTX에서 명령어를
-# 종류별로 세어 봅니다(정적 개수 — 실행 횟수가 아니라 코드에 적힌 개수입니다).
+# 종류별로 세어 봅니다(정적 개수 — 실행 횟수가 아니라 코드에 적힌 개수입니다). 블로그의 GPU와 같은
+# sm_120용으로 cross-compile한 SASS(CUBIN을 디스어셈블한 기계어)를 씁니다.
 
 # %%
-# TODO: static PTX instruction counts
+# SASS 명령어를 블로그 표의 파이프 이름으로 나눈다 (줄마다 정규식 하나; 정적 개수)
+SASS_CLASSES = {
+    "tensor (HMMA/HGMMA)": r"\t(@\S+\s+)?H[G]?MMA\b",
+    "ldgsts": r"\t(@\S+\s+)?LDGSTS\b",
+    "shared_ld (LDS/LDSM)": r"\t(@\S+\s+)?LDS(M)?\b",
+    "global_st (STG)": r"\t(@\S+\s+)?STG\b",
+    "fma (IMAD/FFMA)": r"\t(@\S+\s+)?(IMAD|FFMA)\b",
+    "alu (IADD/ISETP/LOP3/SHF/SEL/LEA…)": r"\t(@\S+\s+)?(IADD3?|VIADD|ISETP|LOP3|PLOP3|SHF|SEL|LEA|IABS|SGXT)\b",
+    "uniform (U…)": r"\t(@\S+\s+)?U[A-Z0-9]+\b",
+    "branch (BRA)": r"\t(@\S+\s+)?BRA\b",
+}
+
+
+def sass_classes(arts):
+    if not all(art.sass for art in arts.values()):
+        return None
+    table = pd.DataFrame({name: {cls: art.count(rx, stage="sass") for cls, rx in SASS_CLASSES.items()}
+                          for name, art in arts.items()})
+    table["차이"] = table["naive persistent"] - table["naive tiled"]
+    return table
+
+
+static_5090 = sass_classes(ARTS_5090)
+if static_5090 is None:
+    print("이 환경에서는 CUBIN을 디스어셈블할 수 없습니다(cuobjdump 없음). PTX로 보려면 ARTS_5090[...].ptx를 읽으세요.")
+else:
+    print("sm_120(RTX 5090)용 SASS에 적힌 명령어 수 (실행 횟수가 아님):")
+    display(static_5090)  # noqa: F821
+    pairs = {"tensor (HMMA/HGMMA)": "tensor (HMMA)", "ldgsts": "ldgsts", "global_st (STG)": "global_st",
+             "fma (IMAD/FFMA)": "fma", "alu (IADD/ISETP/LOP3/SHF/SEL/LEA…)": "alu", "uniform (U…)": "uniform"}
+    for ours, theirs in pairs.items():
+        a, b = static_5090.loc[ours, "차이"], BLOG_INST.loc[theirs, "차이"]
+        same = (a > 0) == (b > 0) and (a < 0) == (b < 0)
+        print(f"{'✅' if same else '❌'} {ours}: 정적 개수 차이 {a:+d}, 블로그의 실행 횟수 차이 {b:+,d}")
 
 # %% [markdown]
+# 정적 개수는 "코드에 몇 줄 있는가"이고, ncu의 수는 "몇 번 실행되었는가"입니다. 그래도 방향은 같습니다:
+# tensor core 명령어와 메모리 명령어는 그대로이고, 정수 곱셈-덧셈(IMAD, fma 파이프)은 줄고 정수 산술·비교
+# (alu)와 uniform 명령어가 늘어납니다(✅/❌ 줄이 이 노트북의 triton으로 확인한 결과입니다). 루프 안에 있는
+# 명령어는 program마다 tile 수(6~7번)만큼 실행되니, 몇 줄의 차이가 수백만 번의 실행 차이가 됩니다.
+#
 # ## 1.11 H200에서도 재현되는가
 #
 # 블로그는 RTX 5090(sm_120)에서 쟀습니다. 같은 커널을 H200(sm_90)에서 잰 결과로, 결론이 하드웨어를 바꿔도
 # 성립하는지 봅시다.
 
 # %%
-# TODO: H200 reproduction ratios
+H200_PROG = COMMITTED["persistent_programs"]
+if H200_PROG is None:
+    print("결과 없음: results/persistent_programs.csv가 없습니다.")
+else:
+    ratios = programs_table(H200_PROG)["ratio_to_tiled"]
+    for size in ratios.columns:
+        one, best_pps = ratios.loc[1, size], ratios[size].idxmax()
+        print(f"H200, {size}: programs_per_sm=1 → naive tiled의 {one:.2f}배, "
+              f"가장 빠른 programs_per_sm={best_pps} → {ratios.loc[best_pps, size]:.2f}배")
+    blog_ratio = autotune.speedup(BLOG_MS["naive tiled"], BLOG_MS["naive persistent"])
+    print(f"블로그(RTX 5090, 4096³): programs_per_sm=1 → naive tiled의 {blog_ratio:.2f}배")
+    slower = bool((ratios.loc[1] < 1).all())
+    print(("✅" if slower else "❌"), "H200에서도 programs_per_sm=1인 naive persistent가 naive tiled보다 느린가:", slower)
+    for size in ratios.columns:
+        best = ratios[size].max()
+        where = ("여전히 느리다 (블로그와 같음)" if best < 0.97 else
+                 "잡음(±3%) 안쪽까지 따라잡는다" if best <= 1.03 else "naive tiled를 넘는다")
+        print(f"{size}: programs_per_sm을 늘리면 naive tiled의 {best:.2f}배 → {where}")
+
+# %% [markdown]
+# 블로그의 결론이 H200(Hopper, SM 132개)에서도 재현되는지는 위의 ✅/❌ 줄이 말해 줍니다. 블로그의 RTX 5090보다
+# 차이가 크게 나오는 것은 (추측입니다) H200의 SM 하나가 wgmma로 훨씬 많은 연산을 처리하므로, SM에 block이
+# 하나뿐이라 메모리 지연을 숨겨 줄 다른 block이 없을 때 잃는 몫이 더 크기 때문일 것입니다. 1.8절의 계산대로
+# H200에서도 SM당 슬롯이 여러 개이니, `programs_per_sm=1`은 그 슬롯의 일부만 씁니다.
 
 # %% [markdown]
 # **1부 정리.** naive persistent 커널은 tile 배정을 하드웨어 스케줄러에서 커널 루프로 가져왔지만, 그 대가로
@@ -391,7 +617,23 @@ BLOG_INST
 # 비율입니다. 한 번씩 잰 값이므로 3% 안쪽의 차이는 잡음으로 봅니다.
 
 # %%
-# TODO: helper to pick variant rows
+if ON_GPU:
+    LIVE["persistent_variants"] = bench.bench_persistent_variants(sizes=(4096, 8192), warmup=25, rep=100)
+VAR = current("persistent_variants")
+SIZES = [] if VAR is None else sorted(set(VAR["M"]))
+
+
+def verdict(text, ok):
+    """One line per prediction: ✅ held, ❌ did not, ⚪ not measured."""
+    mark = "⚪ 측정 없음 —" if ok is None else ("✅ 예측대로:" if ok else "❌ 예측과 다름:")
+    print(mark, text)
+
+
+if VAR is None:
+    print("결과 없음: results/persistent_variants.csv가 없고 GPU도 없습니다. 2부의 측정 셀은 예측만 남깁니다.")
+else:
+    print(f"{VAR['gpu'].iloc[0]}에서 잰 변형들 (크기 {', '.join(f'{s}³' for s in SIZES)}):")
+    display(VAR[VAR["M"] == SIZES[0]][["kernel", "config", "ms", "tflops", "ratio_to_torch"]].round(3))
 
 # %% [markdown]
 # ## 2.1 변형 1: persistent 루프 안의 grouped 순서
@@ -400,7 +642,7 @@ BLOG_INST
 # 돌고 있는 tile들은 `tile_id`가 연속한 tile들 — 즉 C의 한두 행 전체 — 이고, 이 tile들은 A의 행 블록 한두
 # 개를 공유하지만 B는 **열 블록 전부**를 필요로 합니다. Tutorial 03의 grouped 순서(`GROUP_M`행씩 묶어 열
 # 방향으로 진행)를 루프 안의 `tile_id`에 적용하면, 동시에 도는 tile들이 A와 B 양쪽을 나눠 쓰는 정사각형에
-# 가까운 영역이 되어 L2 적중률이 올라갑니다(7주차 ②: 9×9에서 90 → 54 tile).
+# 가까운 영역이 되어 L2 적중률이 올라갑니다(7주차 ②의 9×9 예: 아래 첫 줄).
 #
 # > **예측 (측정 전에 적음).**
 # > 1. grouped persistent는 naive persistent(같은 `programs_per_sm`)보다 빠르다. L2에 다 들어가지 않는
@@ -409,9 +651,58 @@ BLOG_INST
 # >    그대로다. pointer 기반 load를 쓰는 한 `torch.matmul`의 0.8배에는 못 미친다.
 
 # %%
-# TODO: measure/read grouped, check prediction
+seed_cmp = ordering.compare_orders(9, 9, 9, 3, 9)
+print(f"7주차 ②: 9×9 tile, GROUP_M=3, 처음 9개 program이 읽는 입력 tile {seed_cmp.row_major} (행 우선) → "
+      f"{seed_cmp.grouped} (grouped)")
+gain = {}
+if VAR is not None:
+    for size in SIZES:
+        naive_x2 = None
+        if PROG is not None:
+            sel = PROG[(PROG["kernel"] == "persistent_naive") & (PROG["M"] == size) & (PROG["programs_per_sm"] == 2)]
+            naive_x2 = None if sel.empty else float(sel["ratio_to_torch"].iloc[0])
+        grouped_x2 = rows_of(VAR, "persistent_grouped", size, "128x64x32")
+        grouped_x2 = None if grouped_x2 is None else float(grouped_x2["ratio_to_torch"].iloc[0])
+        if naive_x2 is not None and grouped_x2 is not None:
+            print(f"{size}³, 128×64×32, grid = 2 × SMs: naive 순서 {naive_x2:.2f}×, grouped 순서 {grouped_x2:.2f}× "
+                  f"(torch.matmul 대비) → grouped/naive = {grouped_x2 / naive_x2:.2f}")
+            verdict(f"{size}³에서 grouped 순서가 naive 순서보다 빠르다", grouped_x2 > naive_x2)
+            gain[size] = grouped_x2 / naive_x2
+        else:
+            verdict(f"{size}³에서 grouped 순서가 naive 순서보다 빠르다", None)
+    if len(gain) >= 2:
+        small, large = min(gain), max(gain)
+        verdict(f"큰 행렬({large}³)에서 grouped의 이득이 더 크다 ({gain[large]:.2f} 대 {small}³의 {gain[small]:.2f})",
+                gain[large] > gain[small])
+    pointer = VAR[VAR["kernel"].isin(["persistent_naive", "persistent_grouped"])]
+    for size in SIZES:
+        at = pointer[pointer["M"] == size]["ratio_to_torch"].dropna()
+        best = None if at.empty else float(at.max())
+        verdict(f"{size}³에서 pointer 기반 persistent의 최고가 torch.matmul의 0.8배 미만이다"
+                + ("" if best is None else f" (최고 {best:.2f}×)"), None if best is None else best < 0.8)
 
 # %% [markdown]
+# **읽는 법.** grouped 순서는 같은 순간 돌고 있는 tile들이 A·B 블록을 더 많이 나눠 쓰게 해서 HBM → L2 읽기를
+# 줄입니다. tile 크기(128×64×32)와 program 수(2 × SM)가 naive persistent와 같은 변형끼리 비교한 위의
+# grouped/naive 비율이 **순서만의 효과**입니다. 그리고 이것이 블로그 결론의 뒷면입니다: persistent 커널에
+# 하드웨어 스케줄러에 없던 **정책**(tile 순서)을 하나 더하면, 그때부터 persistence가 값을 합니다(아래 줄).
+# 그래도 tile마다 인덱스·offset·mask를 계산하는 명령어 오버헤드는 그대로(grouped 순서는 나눗셈이 더 많습니다)
+# 이므로, 더 크게 뛰려면 tile을 키워야 합니다: 128×128×64 변형은 tile 하나가 HBM에서 읽은 데이터로 더 많은
+# 연산을 하고(산술 강도), tile당 정수 명령어의 비중도 줄어듭니다. 반대로 128×256×64 + flatten 변형이 느리다면
+# (추측) pointer 기반 load로 큰 tile을 다루느라 레지스터가 모자라기 때문일 수 있습니다 —
+# `gcompile.compile_artifacts("grouped_persistent", config, target=None)`의 `n_regs`·`n_spills`로 확인해 보세요.
+
+# %%
+if VAR is not None and PROG is not None:
+    for size in SIZES:
+        tiled = rows_of(VAR, "blog_tiled", size)
+        grouped_x2 = rows_of(VAR, "persistent_grouped", size, "128x64x32")
+        if tiled is None or grouped_x2 is None:
+            continue
+        g, t = float(grouped_x2["ratio_to_torch"].iloc[0]), float(tiled["ratio_to_torch"].iloc[0])
+        print(f"{'✅' if g > t else '❌'} {size}³: grouped persistent(128×64×32, 2 × SM) {g:.2f}× 대 "
+              f"naive tiled(같은 tile, 행 우선) {t:.2f}× — 정책을 더한 persistent가 하드웨어 스케줄러를 넘는가")
+#
 # ## 2.2 변형 2: tensor descriptor(TMA) — Hopper의 답
 #
 # Hopper(sm_90)에는 TMA(Tensor Memory Accelerator)가 있습니다. 커널이 행렬의 모양과 stride를 담은
@@ -427,9 +718,35 @@ BLOG_INST
 # >    빨라진 이유는 persistence가 아니라 TMA와 큰 tile이다.
 
 # %%
-# TODO: tma, check prediction
+if VAR is not None:
+    for size in SIZES:
+        tma = rows_of(VAR, "persistent_tma", size)
+        pointer = [rows_of(VAR, k, size) for k in ("persistent_naive", "persistent_grouped")]
+        pointer = pd.concat([p for p in pointer if p is not None]) if any(p is not None for p in pointer) else None
+        auto = rows_of(VAR, "autotuned", size)
+        if tma is None or tma["tflops"].isna().all():
+            verdict(f"{size}³: TMA persistent", None)
+            continue
+        best_tma = tma.loc[tma["tflops"].idxmax()]
+        print(f"{size}³: TMA persistent 최고 {best_tma['tflops']:.1f} TFLOP/s = torch.matmul의 "
+              f"{best_tma['ratio_to_torch']:.2f}배 ({best_tma['config']})")
+        if pointer is not None:
+            gain = best_tma["tflops"] / pointer["tflops"].max()
+            verdict(f"{size}³: pointer 기반 persistent의 최고보다 10% 이상 빠르다 ({gain:.2f}배)", gain >= 1.10)
+        target = 0.9 if size < 8192 else 0.95
+        verdict(f"{size}³: torch.matmul의 {target}배 이상 ({best_tma['ratio_to_torch']:.2f}배)",
+                best_tma["ratio_to_torch"] >= target)
+        if auto is not None and not auto["tflops"].isna().all():
+            a = auto["tflops"].max()
+            verdict(f"{size}³: autotuned Tutorial-03 커널(persistent 아님)보다 빠르다 "
+                    f"({best_tma['tflops'] / a:.2f}배)", best_tma["tflops"] > a)
 
 # %% [markdown]
+# **읽는 법.** TMA 변형은 1부에서 찾은 두 비용을 한꺼번에 없앱니다. 주소·mask 계산이 TMA 유닛으로 넘어가
+# 정수 명령어가 줄고, wgmma와 큰 tile(128×256×64, 8 warps)로 SM 하나가 block 하나만으로도 tensor core를
+# 채웁니다 — SM당 슬롯이 하나여도 되는 커널이 된 것입니다. "persistent여서" 빨라진 것인지는 맨 끝의 연습 문제 5로
+# 확인해 보세요.
+#
 # ## 2.3 변형 3: Tutorial 09의 나머지 기법 (epilogue subtiling 등)
 #
 # TMA persistent 커널의 C tile(128×256, fp16이면 64 KiB)을 한 번에 저장하려면 shared memory에 그만큼의
@@ -437,17 +754,51 @@ BLOG_INST
 # 저장과 다음 tile의 load를 더 잘 겹치게 합니다. `tl.range(..., flatten=True)`는 tile 루프와 K 루프를 하나로
 # 평탄화해 소프트웨어 파이프라인이 tile 경계를 넘어 이어지게 합니다.
 #
-# > **예측 (측정 전에 적음).** 이 기법들은 이미 빠른 커널의 마지막 몇 %를 다룬다. TMA persistent 대비
-# > 차이는 잡음 수준(±3%)이다.
+# > **예측 (측정 전에 적음).** 이 기법들은 이미 빠른 커널의 마지막 몇 %를 다룬다. epilogue subtiling을 켜고
+# > 끈 TMA persistent의 차이는 잡음 수준(±3%)이다.
 
 # %%
-# TODO: other variants
+if VAR is not None:
+    for size in SIZES:
+        tma = rows_of(VAR, "persistent_tma", size)
+        if tma is None:
+            verdict(f"{size}³: epilogue subtiling", None)
+            continue
+        sub = tma[tma["config"].str.contains("subtile")]
+        plain = tma[~tma["config"].str.contains("subtile")]
+        if sub.empty or plain.empty or sub["tflops"].isna().all() or plain["tflops"].isna().all():
+            verdict(f"{size}³: epilogue subtiling (둘 중 하나가 측정되지 않음: "
+                    f"{'; '.join(e for e in tma['error'].fillna('') if e)})", None)
+            continue
+        ratio = sub["tflops"].max() / plain["tflops"].max()
+        verdict(f"{size}³: epilogue subtiling의 효과가 ±3% 안쪽이다 (subtile / 없음 = {ratio:.3f})",
+                abs(ratio - 1) <= 0.03)
+    flat = rows_of(VAR, "persistent_grouped", None, "flatten")
+    if flat is not None:
+        for _, r in flat.iterrows():
+            print(f"참고 — {r['M']}³ grouped persistent {r['config']}: {r['ratio_to_torch']:.2f}× torch.matmul")
 
 # %% [markdown]
+# 예측이 빗나간 크기가 있다면 이유를 추측해 보세요. 힌트: subtiling이 없으면 128×256 fp16 C tile 전체(64 KiB)를
+# shared memory에 한 번에 쌓아 저장하고, subtiling이 있으면 그 절반씩 두 번 저장합니다. 파이프라인 버퍼
+# (`smem.textbook_smem`으로 128×256×64, 3 stages를 계산해 보세요)와 합치면 shared memory 한계(227 KiB)에 얼마나
+# 가까운가요? 저장이 두 번으로 나뉘면 첫 절반의 저장과 둘째 절반의 변환(fp32 → fp16)이 겹칠 수 있습니다.
+#
 # ## 2.4 모두 모아서: 변형별 TFLOP/s 대 `torch.matmul`
 
 # %%
-# TODO: variant bars
+if VAR is None:
+    print("결과 없음: 그림을 그릴 측정값이 없습니다.")
+else:
+    fig, axes = plt.subplots(len(SIZES), 1, figsize=(9, 4.6 * len(SIZES)))
+    axes = [axes] if len(SIZES) == 1 else list(axes)
+    for ax, size in zip(axes, SIZES, strict=True):
+        at = VAR[(VAR["M"] == size) & (VAR["kernel"] != "torch.matmul") & VAR["tflops"].notna()]
+        labels = [f"{k}  {c}" for k, c in zip(at["kernel"], at["config"], strict=True)]
+        torch_tflops = float(rows_of(VAR, "torch.matmul", size)["tflops"].iloc[0])
+        bench_plots.variant_bars(dict(zip(labels, at["tflops"], strict=True)), torch_tflops=torch_tflops, ax=ax,
+                                 title=f"{size}³ fp16, {VAR['gpu'].iloc[0]}: TFLOP/s (label: ratio to torch.matmul)")
+    fig.tight_layout()
 
 # %% [markdown]
 # # 정리
@@ -463,7 +814,21 @@ BLOG_INST
 # 마지막 표는 이 노트북이 읽은(또는 방금 잰) 측정값 전부입니다.
 
 # %%
-# TODO: closing table
+def closing_table(df):
+    t = df.copy()
+    t["size"] = t["M"].map(lambda m: f"{m}³")
+    return t.pivot_table(index=["kernel", "config"], columns="size", values=["tflops", "ratio_to_torch"],
+                         sort=False).round(3)
+
+
+for label, name in [("H200에서 커밋된 결과", "persistent_variants"), ("H200에서 커밋된 결과", "persistent_programs")]:
+    df = COMMITTED[name]
+    print(f"{label} — results/{name}.csv:" if df is not None else f"결과 없음: results/{name}.csv")
+    if df is not None:
+        display(closing_table(df))
+for name, df in LIVE.items():
+    print(f"방금 {df['gpu'].iloc[0]}에서 잰 결과 — {name}:")
+    display(closing_table(df))
 
 # %% [markdown]
 # # 연습 문제 (채점하지 않음)
@@ -475,3 +840,7 @@ BLOG_INST
 # 3. 1.10의 명령어 표에서 fma 파이프 명령어는 오히려 **줄었습니다**. 어떤 계산이 fma에서 alu/uniform으로
 #    옮겨 갔을지 추측해 보세요. (힌트: 주소 계산 `offsets_m[:, None] * stride_am`은 곱셈-덧셈입니다.)
 # 4. GPU가 있다면 2.1의 grouped 변형을 `GROUP_M`을 바꿔 가며 8192³에서 재 보세요. 예측을 먼저 적으세요.
+# 5. (GPU, Hopper) TMA 커널에서 persistence만 빼 봅시다: `kernels.tma_persistent_matmul(a, b, programs_per_sm=P)`에
+#    program마다 tile이 하나씩만 돌아가도록 큰 `P`를 주면(`occupancy.persistent_grid`로 확인) grid = tile 수인
+#    보통의 tiled 커널이 됩니다. `gemm_lab.bench.do_bench_ms`로 둘을 재어 비교하고, 차이가 잡음(3%) 안쪽인지
+#    보세요. 먼저 예측을 적으세요.

@@ -279,3 +279,42 @@ def test_pairs_names_first_wrong_position():
     assert "원소 2개짜리" in rejects(check_pairs, "grouped", [(0, 0, 0)] * 8, GROUPED)
     assert "None" in rejects(check_pairs, "grouped", None, GROUPED)
     assert "딕셔너리" in rejects(check_pairs, "grouped", dict(enumerate(GROUPED)), GROUPED)
+
+
+# --------------------------------------------------------------------------- with the course's calculators
+
+
+def test_with_calc_answer_keys():
+    calc = pytest.importorskip("gemm_lab.calc.roofline")
+    ordering = pytest.importorskip("gemm_lab.calc.ordering")
+    tiling = pytest.importorskip("gemm_lab.calc.tiling")
+    g = tiling.tile_grid(500, 600, 300, 128, 128, 64)
+    check_value("grid", 20.0, g.grid)
+    check_value("num_pid", (4, 5), (g.num_pid_m, g.num_pid_n))
+    table = calc.roofline_table(4096, 4096, 4096, calc.SEED_CONFIGS)[["intensity", "t_ideal_ms", "bound"]]
+    student = {"intensity": [21.2228, 63.0154, 83.5918], "t_ideal_ms": [6.4760, 2.1810, 1.7180],
+               "bound": ["memory", "Memory", "compute"]}
+    check_table("roofline", student, table, digits={"intensity": 4, "t_ideal_ms": 3})
+    student["intensity"][1] = 63.1
+    msg = rejects(check_table, "roofline", student, table, digits={"intensity": 4, "t_ideal_ms": 3})
+    assert "후보 2의 intensity: 63.1" in msg
+    order = ordering.order_table(8, 8, 2, n_programs=8)
+    check_pairs("grouped", [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (1, 2), (0, 3), (1, 3)], order)
+    msg = rejects(check_pairs, "grouped", [(0, j) for j in range(8)], order)
+    assert "pid=1" in msg
+    check_table("order", order.set_index("pid"), order)
+
+
+def test_choice_with_labelled_expected():
+    check_choice("fits", [1, 2], {"후보 1", "후보 2"})
+    check_choice("fits", ["후보 2", "후보 1"], ["후보 1", "후보 2"])
+    assert "빠진 정답이 1개" in rejects(check_choice, "fits", ["후보 1"], {"후보 1", "후보 2"})
+
+
+def test_table_accept_per_column_or_for_all(expected):
+    aliases = {"memory": ["메모리", "memory-bound"], "compute": ["연산"]}
+    rows = [[30720, 21.3333, "메모리"], [65536, 63.0154, "Memory-Bound"], [147456, 102.4, "연산"]]
+    check_table("t", rows, expected, digits=4, accept={"bound": aliases})
+    check_table("t", rows, expected, digits=4, accept=aliases)
+    rows[2][2] = "메모리"
+    assert "후보 3의 bound" in rejects(check_table, "t", rows, expected, digits=4, accept=aliases)

@@ -9,7 +9,7 @@ import pytest
 import gemm_lab.grading as grading
 from gemm_lab.grading import fresh
 from gemm_lab.grading.feedback import REAL_ASSERTION_ERROR
-from gemm_lab.grading.integrity import FLAG_TEXT, scan_source
+from gemm_lab.grading.integrity import FLAG_TEXT, scan_notebook, scan_source
 
 ASSERTION_ERROR = AssertionError
 
@@ -29,24 +29,61 @@ def _restore_grading():
     fresh()
 
 
-def test_fresh_replaces_a_monkeypatched_checker():
-    grading.check_value = lambda *a, **k: True
-    grading.answers.check_value = lambda *a, **k: True
-    sys.modules["gemm_lab.grading"].check_value("grid", 4, 20)  # the patched one "passes"
-    g = fresh()
-    assert g is sys.modules["gemm_lab.grading"] and g is not grading
+def test_grader_modules_are_read_only():
+    for target, name in [(grading, "check_value"), (grading, "fresh"), (grading, "check_matmul"),
+                         (grading.answers, "_compare"), (grading.kernels, "TOLERANCES"),
+                         (grading.integrity, "fresh"), (grading._trusted, "guard")]:
+        with pytest.raises(AttributeError, match="read-only"):
+            setattr(target, name, lambda *a, **k: True)
+        with pytest.raises(AttributeError):
+            delattr(target, name)
+    with pytest.raises(AttributeError):
+        type(grading).fresh = property(lambda self: None)
+    with pytest.raises(AttributeError):
+        grading.__class__ = type(sys)
+    # a write into the package's __dict__ does not change what an import returns
+    saved = grading.__dict__["fresh"]
+    try:
+        grading.__dict__["fresh"] = lambda: grading
+        from gemm_lab.grading import fresh as imported
+
+        assert imported is saved
+    finally:
+        grading.__dict__["fresh"] = saved
+
+
+def test_sample_tamper_hand_in_fails_in_its_own_cell():
+    """autograder/make_samples.py's TAMPER_CHECKER: its first setattr raises, the checks stay intact."""
+    code = (
+        "import gemm_lab.grading as _g\n"
+        "_yes = lambda *a, **k: True\n"
+        "for _name in [n for n in dir(_g) if n.startswith('check_')]:\n"
+        "    setattr(_g, _name, _yes)\n"
+        "_g.fresh = lambda: _g\n"
+    )
+    with pytest.raises(AttributeError, match="read-only"):
+        exec(code, {})
+    from gemm_lab.grading import fresh as test_cell_fresh
+
     with pytest.raises(ASSERTION_ERROR, match="grid"):
-        g.check_value("grid", 4, 20)
-    import gemm_lab
-
-    assert gemm_lab.grading is g
+        test_cell_fresh().check_value("grid", 4, 20)
 
 
-def test_fresh_replaces_patched_helpers():
-    grading.answers._within = lambda *a: True
-    grading.answers._compare = lambda *a, **k: None
-    with pytest.raises(ASSERTION_ERROR):
-        fresh().check_value("unique_tiles", 90, 54)
+def test_fresh_replaces_helpers_patched_through_the_module_dict():
+    # module.__dict__ writes bypass the seal; the old module is fooled, a fresh copy is not
+    saved = grading.answers.__dict__["_compare"]
+    try:
+        grading.answers.__dict__["_compare"] = lambda *a, **k: None
+        grading.answers.check_value("unique_tiles", 90, 54)  # the tampered old module "passes"
+        g = fresh()
+        assert g is sys.modules["gemm_lab.grading"] and g is not grading
+        with pytest.raises(ASSERTION_ERROR, match="unique_tiles"):
+            g.check_value("unique_tiles", 90, 54)
+        import gemm_lab
+
+        assert gemm_lab.grading is g
+    finally:
+        grading.answers.__dict__["_compare"] = saved
 
 
 def test_numpy_torch_comparisons_are_not_used():
@@ -64,42 +101,43 @@ def test_numpy_torch_comparisons_are_not_used():
 
 
 def test_rebound_builtins_are_caught():
+    g = fresh()  # earlier tests patched the module imported at the top
     real_abs = builtins.abs
     builtins.abs = lambda x: 0
     try:
         with pytest.raises(REAL_ASSERTION_ERROR, match="채점 환경이 바뀌었습니다.*abs"):
-            grading.check_value("grid", 4, 20)
+            g.check_value("grid", 4, 20)
         with pytest.raises(REAL_ASSERTION_ERROR, match="abs"):
             fresh()
     finally:
         builtins.abs = real_abs
-    builtins.isinstance = lambda *a: True
+    real_isinstance = builtins.isinstance
+    caught = None
+    builtins.isinstance = lambda *a: True  # pytest itself needs isinstance: restore before asserting
     try:
-        with pytest.raises(REAL_ASSERTION_ERROR, match="isinstance"):
-            grading.check_table("t", None, None)
+        g.check_table("t", None, None)
+    except BaseException as exc:  # noqa: BLE001
+        caught = exc
     finally:
-        del builtins.isinstance
-        builtins.isinstance = type(len)  # placeholder, fixed below
-        builtins.isinstance = [].__class__.__mro__[-1].__class__.__call__  # noqa: B009
-        import importlib
-
-        importlib.reload(builtins)  # restores C functions? no: the fixture restores the saved dict
+        builtins.isinstance = real_isinstance
+    assert type(caught) is REAL_ASSERTION_ERROR and "isinstance" in str(caught)
 
 
 def test_rebinding_assertion_error_does_not_swallow_failures():
     class Harmless(Exception):
         pass
 
+    g = fresh()
     builtins.AssertionError = Harmless
     try:
         with pytest.raises(REAL_ASSERTION_ERROR, match="AssertionError"):
-            grading.check_value("grid", 20, 20)
+            g.check_value("grid", 20, 20)
     finally:
         builtins.AssertionError = REAL_ASSERTION_ERROR
     # the genuine class is what the checks raise, whatever builtins says
-    assert grading.feedback.REAL_ASSERTION_ERROR is REAL_ASSERTION_ERROR
+    assert g.feedback.REAL_ASSERTION_ERROR is REAL_ASSERTION_ERROR
     with pytest.raises(REAL_ASSERTION_ERROR):
-        grading.check_value("grid", 4, 20)
+        g.check_value("grid", 4, 20)
 
 
 def test_trace_function_and_notebook_import_hook_are_refused():
@@ -138,8 +176,11 @@ def test_hostile_launcher_that_patches_the_grader_is_caught():
     g = fresh()
 
     def launch(x, y, out):
-        g.kernels.TOLERANCES["float32"] = (1e9, 1e9)
-        g.kernels._same_list = lambda a, b: True
+        try:
+            g.kernels.TOLERANCES["float32"] = (1e9, 1e9)
+        except TypeError:
+            pass  # read-only mapping
+        g.kernels.__dict__["_same_list"] = lambda a, b: True  # setattr would raise: the module is sealed
         out.fill_(0.0)  # garbage, but every element written
 
     with pytest.raises(REAL_ASSERTION_ERROR, match="채점 환경이 바뀌었습니다"):
@@ -246,6 +287,10 @@ def launch(a, b, c):
         ("!rm -rf /", "SHELL"),
         ("get_ipython().run_cell('x')", "SHELL"),
         ("def f(:\n", "SYNTAX"),
+        ("from torch.overrides import TorchFunctionMode", "TORCH_HOOK"),
+        ("import torch\nlib = torch.library.Library('aten', 'IMPL')", "TORCH_HOOK"),
+        ("class T(torch.Tensor):\n    @classmethod\n    def __torch_function__(cls, *a):\n        pass", "TORCH_HOOK"),
+        ("from torch.utils._python_dispatch import TorchDispatchMode", "TORCH_HOOK"),
     ],
 )
 def test_scan_flags_tampering(src, code):
@@ -261,3 +306,70 @@ def test_scan_reports_line_numbers_and_rejects_non_text():
     assert found == ["CTYPES (줄 2): 메모리를 직접 건드리는 모듈(ctypes 등)을 씁니다 — import ctypes"]
     with pytest.raises(TypeError):
         scan_source(b"import os")
+
+
+def test_scan_allows_ordinary_settings():
+    src = """
+import os
+import torch
+import matplotlib.pyplot as plt
+import pandas as pd
+os.environ["TRITON_INTERPRET"] = "1"
+torch.backends.cuda.matmul.allow_tf32 = False
+plt.rcParams["figure.figsize"] = (6, 4)
+pd.options.display.max_rows = 20
+"""
+    assert scan_source(src) == []
+
+
+def test_torch_function_mode_cannot_make_tensors_lie():
+    torch = pytest.importorskip("torch")
+    from torch.overrides import TorchFunctionMode
+
+    class Liar(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if getattr(func, "__name__", "") == "tolist":
+                return 20
+            return func(*args, **(kwargs or {}))
+
+    g = fresh()
+    with Liar():
+        with pytest.raises(REAL_ASSERTION_ERROR, match="TorchFunctionMode"):
+            g.check_value("grid", torch.tensor(4), 20)
+        with pytest.raises(REAL_ASSERTION_ERROR, match="TorchFunctionMode"):
+            g.check_vector_add(lambda x, y, out: None)
+
+    def enters_a_mode(x, y, out):
+        Liar().__enter__()  # left on: every later tensor read would go through it
+
+    try:
+        with pytest.raises(REAL_ASSERTION_ERROR, match="TorchFunctionMode"):
+            g.check_vector_add(enters_a_mode)
+    finally:
+        while torch._C._len_torch_function_stack():
+            torch._C._pop_torch_function_stack()
+
+
+def test_scan_notebook_skips_locked_cells(tmp_path):
+    import json
+
+    def cell(src, **nbgrader):
+        meta = {"nbgrader": {"schema_version": 3, **nbgrader}} if nbgrader else {}
+        return {"cell_type": "code", "metadata": meta, "source": src, "outputs": [], "execution_count": None}
+
+    nb = {"cells": [
+        cell("import builtins\n", grade=False, grade_id="setup", locked=True, solution=False),     # ours
+        cell("grid = 20\nimport ctypes\n", grade=False, grade_id="ex1_answer", locked=False, solution=True),
+        cell(["g = fresh()\n", "g.check_value('grid', grid, 20)\n"], grade=True, grade_id="ex1_test",
+             locked=True, solution=False, points=1),
+        cell("import sys\nsys.settrace(print)\n"),                                                 # added cell
+        {"cell_type": "markdown", "metadata": {}, "source": "import ctypes"},
+    ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "hand_in.ipynb"
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    found = scan_notebook(str(path))
+    assert found == [
+        "셀 1 (ex1_answer): CTYPES (줄 2): 메모리를 직접 건드리는 모듈(ctypes 등)을 씁니다 — import ctypes",
+        "셀 3: SYS_HOOK (줄 2): sys의 import/추적 장치를 건드립니다 — sys.settrace",
+    ]
+    assert scan_notebook(nb) == found

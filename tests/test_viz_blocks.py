@@ -52,7 +52,7 @@ def test_pid_blocks_colour_each_element_by_its_owner():
     by_x = {int(p.get_x()): p.get_facecolor() for p in cells}
     table = block_offsets(10, 4)
     for row in table.itertuples(index=False):
-        owned = [o for o, m in zip(row.offsets, row.mask) if m]
+        owned = [o for o, m in zip(row.offsets, row.mask, strict=True) if m]
         colours = {by_x[o] for o in owned}
         assert len(colours) == 1
     # three programs, three different colours
@@ -111,7 +111,7 @@ def test_hbm_traffic_bars_add_up_to_calc_bytes():
     assert sum(p.get_height() for p in fused) == pytest.approx(traffic.fused_bytes / 1e6)
     # each step is a read segment then a write segment, in order
     heights = [p.get_height() for p in naive]
-    expected = [v / 1e6 for r, w in zip(passes.read_bytes, passes.write_bytes) for v in (r, w)]
+    expected = [v / 1e6 for r, w in zip(passes.read_bytes, passes.write_bytes, strict=True) for v in (r, w)]
     assert heights == pytest.approx(expected)
     assert f"{traffic.speedup:.2f}x" in ax.get_title()
     text = " ".join(t.get_text() for t in ax.texts)

@@ -101,22 +101,24 @@ def test_compare_block_limits_rejects_empty_or_non_mapping():
 
 def test_variant_bars_heights_and_ratio_labels():
     ax = bench_plots.variant_bars({"naive tiled": 300.0, "naive persistent": 150.0}, torch_tflops=600.0)
-    assert [b.get_height() for b in _bars(ax)] == [300.0, 150.0]
+    assert [b.get_width() for b in _bars(ax)] == [300.0, 150.0]
     assert _texts(ax) == ["0.50×", "0.25×"]
-    (torch_line,) = ax.collections
-    assert torch_line.get_segments()[0][0][1] == 600.0
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["naive tiled", "naive persistent"]
+    (torch_line,) = ax.get_lines()
+    assert list(torch_line.get_xdata()) == [600.0, 600.0]
 
 
 def test_variant_bars_dataframe_with_torch_per_shape():
     table = pd.DataFrame({"4096³": [400.0, 800.0], "8192³": [300.0, 600.0]}, index=["tiled", "tma"])
     ax = bench_plots.variant_bars(table, torch_tflops=pd.Series({"4096³": 800.0, "8192³": 600.0}))
-    assert sorted(b.get_height() for b in _bars(ax)) == [300.0, 400.0, 600.0, 800.0]
+    assert sorted(b.get_width() for b in _bars(ax)) == [300.0, 400.0, 600.0, 800.0]
     assert sorted(_texts(ax)) == ["0.50×", "0.50×", "1.00×", "1.00×"]
+    assert sorted(line.get_xdata()[0] for line in ax.get_lines()) == [600.0, 800.0]
 
 
 def test_variant_bars_series_without_torch():
     ax = bench_plots.variant_bars(pd.Series({"a": 1.0, "b": 2.0}))
-    assert [b.get_height() for b in _bars(ax)] == [1.0, 2.0]
+    assert [b.get_width() for b in _bars(ax)] == [1.0, 2.0]
     assert _texts(ax) == []
 
 

@@ -126,3 +126,48 @@ def test_draw_pipeline_with_and_without_artifacts():
     assert "64 bytes of machine code" in texts
     assert "sm_80" in fig.axes[0].get_title()
     plt.close(fig)
+
+
+def test_jit_cache_key_follows_tritons_specialization():
+    """Triton's own binder: sizes count only through 'divisible by 16', constexprs/options/target count."""
+    torch = pytest.importorskip("torch")
+    from gemm_lab.kernels import matmul_kernel
+
+    def args(M, N, K):
+        a = torch.empty((M, K), dtype=torch.float16)
+        b = torch.empty((K, N), dtype=torch.float16)
+        c = torch.empty((M, N), dtype=torch.float16)
+        return (a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1))
+
+    meta = dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=32, GROUP_SIZE_M=8, ACTIVATION="",
+                num_warps=4, num_stages=4)
+    base = pipeline.jit_cache_key(matmul_kernel, *args(4096, 4096, 4096), **meta)
+    assert base.target == "sm_80"
+    assert ("i32", "D") in base.specialization and ("constexpr", 128) in base.specialization
+    assert pipeline.jit_cache_key(matmul_kernel, *args(2048, 2048, 2048), **meta).differences(base) == []
+    assert pipeline.jit_cache_key(matmul_kernel, *args(500, 600, 300), **meta).differences(base) == ["specialization"]
+    assert pipeline.jit_cache_key(matmul_kernel, *args(4096, 4096, 4096), **{**meta, "BLOCK_SIZE_M": 64}
+                                  ).differences(base) == ["specialization"]
+    assert pipeline.jit_cache_key(matmul_kernel, *args(4096, 4096, 4096), **{**meta, "num_warps": 8}
+                                  ).differences(base) == ["options"]
+    assert "target" in pipeline.jit_cache_key(matmul_kernel, *args(4096, 4096, 4096), target="sm_90",
+                                              **meta).differences(base)
+    # a view starting 2 bytes past a 16-byte boundary loses the pointer's "D" specialization
+    a, b, c, *rest = args(4096, 4096, 4096)
+    a_shifted = torch.empty(4096 * 4096 + 1, dtype=torch.float16)[1:].view(4096, 4096)
+    shifted = pipeline.jit_cache_key(matmul_kernel, a_shifted, b, c, *rest, **meta)
+    assert shifted.specialization[0] == ("*fp16", "")
+    assert shifted.differences(base) == ["specialization"]
+
+
+def test_jit_cache_key_rejects_bad_input():
+    from gemm_lab.kernels import matmul_kernel
+
+    with pytest.raises(ValueError):
+        pipeline.jit_cache_key(matmul_kernel, target="ampere")
+    with pytest.raises(TypeError):
+        pipeline.jit_cache_key(object(), target="sm_80")
+    with pytest.raises(TypeError):
+        pipeline.jit_cache_key(matmul_kernel, 1, 2, target="sm_80")  # too few arguments
+    with pytest.raises(TypeError):
+        pipeline.JitCacheKey((), "", "sm_80", "").differences("not a key")

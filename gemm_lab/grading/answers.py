@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import sys
 
-from . import _trusted
+from . import _seal, _trusted
 from .feedback import describe_type, fail, fmt, ok, tolerance_text
 
 __all__ = ["check_value", "check_table", "check_choice", "check_pairs", "normalize_text"]
@@ -74,8 +74,9 @@ def _plain(x):
     if mod.startswith("torch"):
         torch = sys.modules.get("torch")
         if torch is not None and isinstance(x, torch._C.TensorBase):
+            _trusted.guard_torch(torch)
             base = torch._C.TensorBase
-            v = base.tolist(base.detach(x).cpu())
+            v = base.tolist(base.cpu(base.detach(x)))
             return _unwrap_one(v)
     if mod.startswith("pandas"):
         pd = sys.modules.get("pandas")
@@ -503,7 +504,10 @@ def _table_cells(got, rows, cols):
 
 def check_table(name, got, expected_df, *, digits=None, rel=None, abs=None, sig=None, accept=None,
                 row_name=None, hint=None, reveal=False):
-    """Check a table cell by cell; ``digits``/``rel``/``abs``/``sig`` may be dicts per column.
+    """Check a table cell by cell; ``digits``/``rel``/``abs``/``sig``/``accept`` may be dicts per column.
+
+    ``accept`` is either per column (``{"bound": {"memory": ["메모리"], ...}}``) or, when its keys are not
+    column names, one alias map for every string cell (``{"memory": ["메모리"], "compute": [...]}``).
 
     ``got``: DataFrame (rows matched by index label, by a column holding the labels, or by position),
     dict of columns, dict of rows, or list of rows (lists in column order or dicts). Extra columns are
@@ -519,9 +523,15 @@ def check_table(name, got, expected_df, *, digits=None, rel=None, abs=None, sig=
         fail(name, problem, hint)
     index_name = expected_df.index.name
 
+    col_keys = {_label_key(c) for c in cols}
+
     def per_col(opt, col):
-        if _TYPE(opt) is _DICT:
-            return opt.get(col, None)
+        """A per-column dict ({column: option}) gives that column's option; anything else applies to all."""
+        if _TYPE(opt) is _DICT and any(_label_key(k) in col_keys for k in opt):
+            for k, v in opt.items():
+                if _label_key(k) == _label_key(col):
+                    return v
+            return None
         return opt
 
     for i, r in enumerate(rows):
@@ -595,6 +605,22 @@ def _choice_key(item, int_mode, aliases):
     return item
 
 
+def _numbered(label: str):
+    """("후보", 1) for "후보 1": the label's text without its one number, and the number; else None."""
+    found, cur, text = [], "", []
+    for ch in label + " ":
+        if "0" <= ch <= "9":
+            cur += ch
+        else:
+            if cur:
+                found.append(cur)
+                cur = ""
+            text.append(ch)
+    if len(found) != 1:
+        return None
+    return normalize_text("".join(text)), _INT(found[0])
+
+
 def check_choice(name, got, expected_set, *, accept=None, hint=None, reveal=False):
     """Check a set of chosen items (order and duplicates ignored).
 
@@ -606,6 +632,12 @@ def check_choice(name, got, expected_set, *, accept=None, hint=None, reveal=Fals
     exp = _plain(expected_set)
     exp_items = _choice_items(exp)
     int_mode = all(_TYPE(_plain(e)) is _INT for e in exp_items) and bool(exp_items)
+    if not int_mode and exp_items and all(_TYPE(_plain(e)) is _STR for e in exp_items):
+        # {"후보 1", "후보 2"}: labels that differ only by their number are compared as numbers
+        shapes = {_numbered(e) for e in exp_items}
+        if None not in shapes and len({t for t, _ in shapes}) == 1:
+            int_mode = True
+            exp_items = [n for _, n in shapes]
     aliases = {}
     if accept:
         for canon, names in accept.items():
@@ -665,7 +697,7 @@ def check_pairs(name, got, expected_list, *, hint=None, reveal=False, item_name=
     as ``{item_name}={position}``.
     """
     _trusted.guard(name)
-    exp = [_TUPLE(_plain(p)) for p in _plain(expected_list)]
+    exp = [_TUPLE(p) for p in _pair_list(expected_list, 2)]
     width = len(exp[0]) if exp else 2
     if got is None:
         fail(name, "None을 받았습니다. 좌표 리스트를 대입하세요.", hint)
@@ -690,3 +722,6 @@ def check_pairs(name, got, expected_list, *, hint=None, reveal=False, item_name=
             fail(name, text, hint)
     print(f"✅ {name}: 좌표 {len(exp)}개 모두 맞습니다")
     return True
+
+
+_seal.seal(__name__)

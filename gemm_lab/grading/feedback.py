@@ -8,6 +8,8 @@ notebook does not change what a failed check raises).
 
 from __future__ import annotations
 
+from . import _seal
+
 __all__ = ["REAL_ASSERTION_ERROR", "fail", "ok", "fmt", "describe_type", "tolerance_text"]
 
 
@@ -101,3 +103,6 @@ def fail(name: str, text: str, hint: str | None = None):
     if hint:
         msg += f" (힌트: {hint})"
     raise REAL_ASSERTION_ERROR(msg)
+
+
+_seal.seal(__name__)

@@ -4,6 +4,10 @@ Threat model. nbgrader runs a hand-in's cells, then the (locked, hidden) test ce
 process. A test cell passes when it raises nothing, so a student who wants points without the work
 tries to make the checks *not raise*. What this package does about it:
 
+* Every module of the package is sealed on import (``_seal``): ``g.check_value = ...``,
+  ``g.fresh = ...`` or ``setattr(g.answers, "_compare", ...)`` raise AttributeError in the student's own
+  cell, and the public names are served from class properties, so a write into ``g.__dict__`` does not
+  change what ``from gemm_lab.grading import fresh`` returns.
 * ``fresh()`` drops every ``gemm_lab.grading*`` module from ``sys.modules`` and loads the package again
   straight from its files (``spec_from_file_location``, bypassing ``sys.meta_path`` finders), so
   ``g.check_value = lambda *a, **k: None`` or a patched helper in a notebook is gone. It fails (Korean
@@ -14,16 +18,25 @@ tries to make the checks *not raise*. What this package does about it:
   C-level ``torch._C.TensorBase.tolist`` / ``numpy.ndarray.tolist`` (immutable types), and are compared
   with plain operators on Python floats. Kernel checks build their inputs with their own generator,
   read them back to verify them, compute the reference in pure Python, and re-check the built-ins after
-  the student's launcher ran. The failure is raised as the genuine ``AssertionError`` (captured from an
+  the student's launcher ran; an active torch function/dispatch mode (which could make ``tolist`` lie)
+  is refused, and the grader's own module globals are snapshotted around the launcher's call. The
+  failure is raised as the genuine ``AssertionError`` (captured from an
   ``assert`` statement, not looked up in builtins).
+
+A test cell must call ``fresh()`` itself: a function imported at the top of a notebook
+(``from gemm_lab.grading import check_value``) is the old object, and a patched helper of its module
+stays patched for it.
 
 What a hostile notebook can still do, in this same process (the sandbox and ``scan_source`` are the
 answer to these, not this module):
 
-* replace ``fresh`` itself, ``gemm_lab.grading`` in ``sys.modules`` before the test cell imports it
-  (the test cell's ``from gemm_lab.grading import fresh`` then gets the fake), or ``importlib``;
+* replace ``gemm_lab.grading`` in ``sys.modules`` before the test cell imports it (the test cell's
+  ``from gemm_lab.grading import fresh`` then gets the fake), write into a submodule's ``__dict__`` (a test
+  cell that skips ``fresh()`` is then fooled), or patch ``importlib``;
 * install an import hook or monkeypatch ``importlib.util``/``builtins.__import__`` in a way that survives
   the checks above (``__import__`` is checked to be the genuine built-in, importlib is not);
+* register a Python kernel for an aten operator through ``torch.library`` (on a GPU the checker's
+  device-to-host copy is such an operator); modes are refused, library overrides are only flagged;
 * use ``ctypes``/``gc.get_referents`` to write into immutable types or frames, ``os._exit(0)`` /
   ``sys.exit`` to end the kernel (nbgrader then records errors, not passes, but check it), read the
   expected values from ``gemm_lab.calc`` (they are computed, not secret: hidden tests protect the
@@ -39,9 +52,11 @@ import ast
 import os
 import sys
 
-__all__ = ["fresh", "environment_problems", "scan_source", "FLAG_TEXT"]
+from . import _seal
 
-_SUBMODULES = ("feedback", "_trusted", "answers", "integrity", "kernels")
+__all__ = ["fresh", "environment_problems", "scan_source", "scan_notebook", "FLAG_TEXT"]
+
+_SUBMODULES = ("_seal", "feedback", "_trusted", "answers", "integrity", "kernels")
 _PACKAGE = "gemm_lab.grading"
 
 
@@ -121,7 +136,11 @@ FLAG_TEXT = {
     "GLOBALS_WRITE": "globals()/vars()/__dict__를 직접 고칩니다",
     "SHELL": "셸 명령(!, %%)을 실행합니다",
     "SYNTAX": "코드를 해석할 수 없습니다",
+    "TORCH_HOOK": "torch의 연산 가로채기 장치(mode, library, __torch_function__)를 씁니다",
 }
+_TORCH_HOOK_NAMES = {"TorchFunctionMode", "TorchDispatchMode", "__torch_function__", "__torch_dispatch__",
+                     "_python_dispatch", "_push_on_torch_function_stack", "_push_on_torch_dispatch_stack",
+                     "_set_torch_function_mode", "_set_torch_dispatch_mode"}
 
 _WELL_KNOWN_MODULES = {
     "np", "numpy", "torch", "triton", "tl", "pd", "pandas", "math", "builtins", "sys", "os", "gemm_lab",
@@ -148,6 +167,17 @@ _DANGEROUS_MODULES = {"ctypes": "CTYPES", "cffi": "CTYPES", "_ctypes": "CTYPES",
                       "signal": "EXIT", "atexit": "EXIT"}
 _SHELL_CALLS = {("os", "system"), ("os", "popen"), ("os", "execv"), ("os", "execve"), ("os", "execl"),
                 ("os", "execvp"), ("os", "spawnl"), ("os", "posix_spawn")}
+
+
+# Module settings a notebook may legitimately change (display options, backends, environment).
+_BENIGN_PREFIXES = (
+    "os.environ", "torch.backends.", "pd.options.", "pandas.options.", "plt.rcParams", "mpl.rcParams",
+    "matplotlib.rcParams", "np.set_printoptions", "torch.set_printoptions", "warnings.filters",
+)
+
+
+def _benign(dotted: str) -> bool:
+    return dotted.startswith(_BENIGN_PREFIXES)
 
 
 def _root_name(node):
@@ -199,7 +229,13 @@ class _Scanner(ast.NodeVisitor):
         self.flags.append((code, getattr(node, "lineno", 0), detail))
 
     # imports ---------------------------------------------------------------
+    def _torch_hook(self, node, full):
+        parts = set(full.split("."))
+        if parts & _TORCH_HOOK_NAMES or full.startswith(("torch.library", "torch.overrides")):
+            self.flag("TORCH_HOOK", node, full)
+
     def _imported(self, node, full, bound):
+        self._torch_hook(node, full)
         top = full.split(".")[0]
         if top in _DANGEROUS_MODULES:
             self.flag(_DANGEROUS_MODULES[top], node, f"import {full}")
@@ -218,6 +254,7 @@ class _Scanner(ast.NodeVisitor):
             full = f"{mod}.{a.name}" if mod else a.name
             bound = a.asname or a.name
             top = mod.split(".")[0]
+            self._torch_hook(node, full)
             if top in _DANGEROUS_MODULES:
                 self.flag(_DANGEROUS_MODULES[top], node, f"from {mod} import {a.name}")
             elif a.name in _DANGEROUS_MODULES:
@@ -256,7 +293,7 @@ class _Scanner(ast.NodeVisitor):
                 self.flag("REDEFINE_CHECK", node, _dotted(target))
             if target.attr in _FRAME_ATTRS:
                 self.flag("FRAME_ACCESS", node, _dotted(target))
-            elif root in self.modules:
+            elif root in self.modules and not _benign(_dotted(target)):
                 self.flag("MODULE_ATTR", node, _dotted(target))
             return
         if isinstance(target, ast.Subscript):
@@ -267,7 +304,9 @@ class _Scanner(ast.NodeVisitor):
                 self.flag("GLOBALS_WRITE", node, f"{base.func.id}()[...]")
             elif isinstance(base, ast.Attribute) and base.attr == "__dict__":
                 self.flag("GLOBALS_WRITE", node, _dotted(base))
-            elif _root_name(target) in self.modules and isinstance(base, ast.Attribute):
+            elif _root_name(target) in self.modules and isinstance(base, ast.Attribute) and not _benign(
+                _dotted(base)
+            ):
                 self.flag("MODULE_ATTR", node, _dotted(base) + "[...]")
 
     def visit_Assign(self, node):
@@ -303,6 +342,8 @@ class _Scanner(ast.NodeVisitor):
         self.generic_visit(node)
 
     def _def(self, node):
+        if node.name in _TORCH_HOOK_NAMES:
+            self.flag("TORCH_HOOK", node, f"def {node.name}")
         if node.name == "AssertionError":
             self.flag("ASSERTION_ERROR", node, f"def/class {node.name}")
         elif _is_check_name(node.name):
@@ -320,6 +361,8 @@ class _Scanner(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Name(self, node):
+        if node.id in _TORCH_HOOK_NAMES:
+            self.flag("TORCH_HOOK", node, node.id)
         if node.id == "__builtins__":
             self.flag("DUNDER_BUILTINS", node, "__builtins__")
         elif node.id == "get_ipython":
@@ -328,6 +371,8 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Attribute(self, node):
         root = _root_name(node)
+        if node.attr in _TORCH_HOOK_NAMES or (root == "torch" and node.attr in ("library", "overrides")):
+            self.flag("TORCH_HOOK", node, _dotted(node))
         if node.attr == "__builtins__":
             self.flag("DUNDER_BUILTINS", node, _dotted(node))
         elif root == "sys" and isinstance(node.value, ast.Name) and node.attr in _SYS_HOOKS:
@@ -416,8 +461,8 @@ def scan_source(code: str) -> list[str]:
     """Tampering constructs in a student's code: ``"CODE (줄 N): 한국어 설명 — detail"`` per finding.
 
     Codes: MODULE_ATTR, IMPORT_BUILTINS, DUNDER_BUILTINS, SYS_HOOK, FRAME_ACCESS, REDEFINE_CHECK,
-    ASSERTION_ERROR, EXIT, CTYPES, NETWORK, OPEN_OUTSIDE, DYNAMIC_CODE, GLOBALS_WRITE, SHELL, SYNTAX
-    (``FLAG_TEXT`` maps each to its Korean text). An empty list means nothing was found; a flag means
+    ASSERTION_ERROR, EXIT, CTYPES, NETWORK, OPEN_OUTSIDE, DYNAMIC_CODE, GLOBALS_WRITE, SHELL, SYNTAX,
+    TORCH_HOOK (``FLAG_TEXT`` maps each to its Korean text). An empty list means nothing was found; a flag means
     "a human should look", not proof of cheating.
     """
     if not isinstance(code, str):
@@ -445,3 +490,33 @@ def scan_source(code: str) -> list[str]:
             seen.add(item)
             out.append(item)
     return out
+
+
+def scan_notebook(notebook) -> list[str]:
+    """``scan_source`` over the code cells a student could write in a notebook: "셀 N (grade_id): finding".
+
+    ``notebook``: a path to an .ipynb, or its JSON as a dict (an nbformat NotebookNode works too).
+    Cells nbgrader marks as locked (given code, test cells) are skipped: nbgrader's autograde puts
+    their master source back before running, so what runs there is ours, not the student's.
+    """
+    import json
+
+    if isinstance(notebook, (str, os.PathLike)):
+        with open(notebook, encoding="utf-8") as f:
+            notebook = json.load(f)
+    out = []
+    for i, cell in enumerate(notebook.get("cells", [])):
+        if cell.get("cell_type") != "code":
+            continue
+        meta = (cell.get("metadata") or {}).get("nbgrader") or {}
+        if meta.get("locked") and not meta.get("solution"):
+            continue
+        src = cell.get("source", "")
+        if isinstance(src, list):
+            src = "".join(src)
+        label = f"셀 {i}" + (f" ({meta['grade_id']})" if meta.get("grade_id") else "")
+        out.extend(f"{label}: {finding}" for finding in scan_source(src))
+    return out
+
+
+_seal.seal(__name__)

@@ -17,6 +17,10 @@ accumulation is exact and the pure-Python reference is the true answer; fp16 out
 relative tolerance (``rel * |ref| + abs``, see ``TOLERANCES``), never the course's ``atol=1e-2, rtol=0``,
 which a correct kernel fails at fp16 magnitudes 16-32.
 
+What the margins cannot see: an unmasked *load* whose lanes are then masked at the store (the NaN is
+read but never stored) gives a right answer here; on a GPU it may read out of bounds. Only a sanitizer
+(``compute-sanitizer``) catches that. bf16 only works on a GPU (the interpreter's bf16 ``tl.dot`` is wrong).
+
 Tamper resistance (see ``gemm_lab.grading.integrity``): inputs are written and read back through the
 C-level ``torch._C.TensorBase`` methods (an immutable type: a notebook cannot patch them), the reference
 is computed in plain Python, nothing calls ``torch.allclose``/``np.allclose``, and the built-ins are
@@ -25,18 +29,20 @@ checked again after the student's launcher ran. torch is imported only when a ke
 
 from __future__ import annotations
 
-from . import _trusted
+from types import MappingProxyType as _MappingProxy
+
+from . import _seal, _trusted
 from .feedback import REAL_ASSERTION_ERROR
 
 __all__ = ["check_vector_add", "check_softmax", "check_matmul", "check_persistent", "TOLERANCES", "SENTINEL"]
 
 SENTINEL = -7776.0  # exactly representable in fp16/bf16/fp32, never a result of these inputs
 # output dtype -> (rel, abs): |got - ref| <= rel * |ref| + abs
-TOLERANCES = {
+TOLERANCES = _MappingProxy({
     "float16": (2.0 ** -8, 2.0 ** -10),
     "bfloat16": (2.0 ** -6, 2.0 ** -8),
     "float32": (1e-4, 1e-6),
-}
+})
 _NAN = float("nan")
 _BASE_EXC = _trusted.REAL_BASE_EXCEPTION
 _TYPE = (0).__class__.__class__
@@ -65,6 +71,7 @@ def _torch():
         raise REAL_ASSERTION_ERROR("❌ 채점 환경이 바뀌었습니다: torch의 텐서 기본 클래스가 진짜가 아닙니다.")
     if tb.__module__ != "torch._C" or "tolist" not in tb.__dict__:
         raise REAL_ASSERTION_ERROR("❌ 채점 환경이 바뀌었습니다: torch._C.TensorBase가 바뀌어 있습니다.")
+    _trusted.guard_torch(torch)
     return torch, tb
 
 
@@ -126,6 +133,9 @@ class _View:
                 strides = (C, 1)
             elif layout == "padded":
                 strides = (C + pad, 1)
+            elif layout == "aligned":  # row stride and offset multiples of 16 bytes (TMA descriptors)
+                strides = ((C + pad + 7) // 8 * 8, 1)
+                front = 64
             elif layout == "transposed":
                 strides = (1, R + pad)
             else:
@@ -144,7 +154,8 @@ class _View:
         return (k // self.shape[1], k % self.shape[1])
 
     def where(self) -> str:
-        words = {"packed": "연속", "padded": "행 사이 여백", "transposed": "전치(transposed) 뷰", "strided": "stride 2"}
+        words = {"packed": "연속", "padded": "행 사이 여백", "aligned": "행 사이 여백(16바이트 정렬)",
+                 "transposed": "전치(transposed) 뷰", "strided": "stride 2"}
         return f"{self.name}{list(self.shape)} {words[self.layout]}"
 
 
@@ -241,6 +252,7 @@ def _run_case(kernel, launch, case, extra_args, rng, torch, tb, device, dtype_na
             raise real_error(f"❌ {kernel}: 채점 환경이 바뀌었습니다 — launch가 채점 모듈의 이름을 바꿨습니다. "
                              "채점기를 건드리는 코드를 지우세요.")
     _trusted.guard(kernel)
+    _trusted.guard_torch(torch, kernel)
     out_all = _read(tb, obuf)
     # inputs untouched?
     for v, b, flat in zip(in_views, bufs, flats, strict=True):
@@ -308,11 +320,12 @@ def _trusted_str(exc) -> str:
     return text[:300]
 
 
-def _run_cases(kernel, launch, cases, extra_for, seed, dtype_name, ref_fn):
+def _run_cases(kernel, launch, cases, extra_for, seed, dtype_name, ref_fn, hint=None):
     """Run every case; print ✅ or raise the genuine AssertionError naming the case."""
     _trusted.guard(kernel)
     if not callable(launch):
         raise REAL_ASSERTION_ERROR(f"❌ {kernel}: launch 함수를 기대했지만 {_TYPE(launch).__name__}을(를) 받았습니다.")
+    user_hint = hint
     torch, tb = _torch()
     device = _device(torch)
     rng = _Rand(seed)
@@ -331,11 +344,17 @@ def _run_cases(kernel, launch, cases, extra_for, seed, dtype_name, ref_fn):
                 ):
                     hint = (" 연속 배치(contiguous)에서는 맞았습니다: stride를 직접 계산하지 말고 "
                             "x.stride(0), x.stride(1)을 커널에 넘기세요.")
+                if user_hint:
+                    hint += f" (힌트: {user_hint})"
                 raise REAL_ASSERTION_ERROR(f"❌ {kernel} (경우 {n}/{len(cases)}: {where}): {reason}{hint}")
         if all(v.layout == "packed" for v in case["inputs"] + [case["output"]]):
             passed_layouts.add("packed")
     _trusted.guard(kernel)
-    print(f"✅ {kernel}: {len(cases)}개 경우 모두 통과 (여백 오염·미기록 원소 없음, 기준값과 일치)")
+    runs = 0
+    for case in cases:
+        runs += len(extra_for(case))
+    what = f"{len(cases)}개 경우" if runs == len(cases) else f"{len(cases)}개 경우 × 실행 {runs}번"
+    print(f"✅ {kernel}: {what} 모두 통과 (여백 오염·미기록 원소 없음, 기준값과 일치)")
     return True
 
 
@@ -487,7 +506,14 @@ _NAN_HINT_MM = ("K축 마스크(offs_k < K - k * BLOCK_K)와 A·B 로드의 mask
                 "(K가 BLOCK_K의 배수가 아닌 경우).")
 
 
-def _matmul_cases(hidden, noncontiguous, extra_shapes=()):
+def _align(specs, aligned):
+    """With ``aligned``, every view gets 16-byte-aligned row strides and no transposed views (TMA)."""
+    if not aligned:
+        return specs
+    return [(shape, ("aligned",) * 3) for shape, layouts in specs if "transposed" not in layouts]
+
+
+def _matmul_cases(hidden, noncontiguous, extra_shapes=(), aligned=False):
     specs = [
         ((64, 64, 64), ("packed", "packed", "packed")),
         ((37, 45, 50), ("packed", "packed", "packed")),       # K not a multiple of BLOCK_K, contiguous
@@ -503,7 +529,7 @@ def _matmul_cases(hidden, noncontiguous, extra_shapes=()):
             specs += [((45, 37, 29), ("transposed", "transposed", "padded"))]
     specs += [(s, ("padded", "padded", "padded")) for s in extra_shapes]
     cases = []
-    for (M, N, K), (la, lb, lc) in specs:
+    for (M, N, K), (la, lb, lc) in _align(specs, aligned):
         case = {
             "inputs": [_View("a", (M, K), la), _View("b", (K, N), lb)],
             "output": _View("c", (M, N), lc),
@@ -516,21 +542,24 @@ def _matmul_cases(hidden, noncontiguous, extra_shapes=()):
 
 
 def check_matmul(launch, *, hidden=False, noncontiguous=True, dtype="float16", shapes=(), seed=0,
-                 name="matmul"):
+                 name="matmul", hint=None, aligned=False):
     """Check ``launch(a, b, c)`` (writes A @ B into c) on poisoned views; ``shapes``: extra (M, N, K).
 
     ``dtype``: inputs and output dtype ("float16" default, "float32"; "bfloat16" only on a GPU).
+    ``aligned=True``: only views whose row strides and offsets are multiples of 16 bytes (what a TMA
+    tensor descriptor needs), no transposed views.
     """
     if dtype not in TOLERANCES:
         raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
-    cases = _matmul_cases(hidden, noncontiguous, shapes)
-    return _run_cases(name, launch, cases, lambda case: [()], seed, dtype, _ref_matmul)
+    cases = _matmul_cases(hidden, noncontiguous, shapes, aligned)
+    return _run_cases(name, launch, cases, lambda case: [()], seed, dtype, _ref_matmul, hint)
 
 
 def check_persistent(launch, *, hidden=False, noncontiguous=True, dtype="float16", num_programs=None, seed=0,
-                     name="persistent_matmul"):
+                     name="persistent_matmul", hint=None, aligned=False):
     """Check ``launch(a, b, c, num_programs)`` for several program counts: 1 (one program loops over every
-    tile), 3 (tiles split unevenly) and 1000 (more programs than tiles); ``num_programs`` overrides them."""
+    tile), 3 (tiles split unevenly) and 1000 (more programs than tiles); ``num_programs`` overrides them.
+    ``aligned=True`` as in ``check_matmul`` (for TMA kernels)."""
     if dtype not in TOLERANCES:
         raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
     counts = list(num_programs) if num_programs is not None else [1, 3, 1000]
@@ -540,7 +569,7 @@ def check_persistent(launch, *, hidden=False, noncontiguous=True, dtype="float16
         if noncontiguous:
             specs += [((45, 37, 29), ("transposed", "transposed", "padded"))]
     cases = []
-    for (M, N, K), (la, lb, lc) in specs:
+    for (M, N, K), (la, lb, lc) in _align(specs, aligned):
         case = {
             "inputs": [_View("a", (M, K), la), _View("b", (K, N), lb)],
             "output": _View("c", (M, N), lc),
@@ -557,11 +586,11 @@ def check_persistent(launch, *, hidden=False, noncontiguous=True, dtype="float16
     def extra_for(case):
         return [(p,) for p in counts]
 
-    return _run_cases(name, launch, cases, extra_for, seed, dtype, _ref_matmul)
+    return _run_cases(name, launch, cases, extra_for, seed, dtype, _ref_matmul, hint)
 
 
 def check_vector_add(launch, *, hidden=False, noncontiguous=False, dtype="float32", sizes=(), seed=0,
-                     name="vector_add"):
+                     name="vector_add", hint=None):
     """Check ``launch(x, y, out)`` (writes x + y into out) on 1-D poisoned views.
 
     ``noncontiguous=True`` adds stride-2 views (only for kernels that take strides).
@@ -583,10 +612,10 @@ def check_vector_add(launch, *, hidden=False, noncontiguous=False, dtype="float3
             "nan_hint": "로드에 mask=offsets < n_elements를 주었는지 확인하세요.",
             "diagnose": _diag_add,
         })
-    return _run_cases(name, launch, cases, lambda case: [()], seed, dtype, _ref_add)
+    return _run_cases(name, launch, cases, lambda case: [()], seed, dtype, _ref_add, hint)
 
 
-def check_softmax(launch, *, hidden=False, dtype="float32", shapes=(), seed=0, name="softmax"):
+def check_softmax(launch, *, hidden=False, dtype="float32", shapes=(), seed=0, name="softmax", hint=None):
     """Check ``launch(x, out)`` (row-wise softmax of a 2-D x into out) on poisoned views.
 
     Rows are padded in memory (row stride > n_cols), so the kernel must use x.stride(0)/out.stride(0).
@@ -607,8 +636,11 @@ def check_softmax(launch, *, hidden=False, dtype="float32", shapes=(), seed=0, n
         }
         case["diagnose"] = _diag_softmax(case)
         cases.append(case)
-    return _run_cases(name, launch, cases, lambda case: [()], seed, dtype, _ref_softmax)
+    return _run_cases(name, launch, cases, lambda case: [()], seed, dtype, _ref_softmax, hint)
 
 
 # The namespaces whose bindings must not change while a student's launcher runs.
 _NAMESPACES = (globals(), _trusted.__dict__, _trusted.GENUINE)
+
+
+_seal.seal(__name__)

@@ -4,6 +4,7 @@ to the CPU interpreter when there is no CUDA device."""
 
 from gemm_lab import runtime  # noqa: F401  (must come before triton)
 
+from . import _lang_state  # noqa: F401  (snapshot of triton.language before any interpreter run)
 from .autotuned import best_config, configs_for, interpreter_config, matmul_autotuned
 from .check import assert_close, assert_close_fp16, max_ulp_error, relative_error
 from .matmul import leaky_relu, matmul, matmul_kernel, reference_matmul

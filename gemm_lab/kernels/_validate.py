@@ -19,10 +19,11 @@ def check_tensor(name: str, t, *, dims: int | tuple[int, ...] | None = None, dty
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
     if dims is not None:
-        allowed = (dims,) if isinstance(dims, int) else tuple(dims)
-        if t.dim() not in allowed:
+        nd = t.dim()
+        if nd != dims if isinstance(dims, int) else nd not in dims:
+            allowed = (dims,) if isinstance(dims, int) else tuple(dims)
             want = " or ".join(f"{d}-D" for d in allowed)
-            raise ValueError(f"{name} must be {want}, got a {t.dim()}-D tensor of shape {tuple(t.shape)}")
+            raise ValueError(f"{name} must be {want}, got a {nd}-D tensor of shape {tuple(t.shape)}")
     if dtypes is not None and t.dtype not in dtypes:
         want = ", ".join(dtype_name(d) for d in dtypes)
         raise TypeError(f"{name} has dtype {dtype_name(t.dtype)}; supported: {want}")
@@ -45,39 +46,55 @@ def check_same_device(**tensors: torch.Tensor) -> None:
         raise ValueError(f"tensors must be on one device: {listing}")
 
 
+def last_offset(t: torch.Tensor) -> int:
+    """Offset (in elements) of the last element of a strided tensor; -1 for an empty one."""
+    last = 0
+    for size, stride in zip(t.shape, t.stride(), strict=True):
+        if size == 0:
+            return -1
+        last += (size - 1) * stride
+    return last
+
+
 def span(t: torch.Tensor) -> tuple[int, int]:
     """[first, last] byte address touched by a strided tensor (empty tensors: an empty span)."""
-    if t.numel() == 0:
-        return (t.data_ptr(), t.data_ptr() - 1)
-    last = sum((s - 1) * st for s, st in zip(t.shape, t.stride(), strict=True))
-    return (t.data_ptr(), t.data_ptr() + (last + 1) * t.element_size() - 1)
+    last = last_offset(t)
+    start = t.data_ptr()
+    return (start, start + (last + 1) * t.element_size() - 1)
 
 
 def check_no_overlap(out_name: str, out: torch.Tensor, **inputs: torch.Tensor) -> None:
     lo, hi = span(out)
+    if hi < lo:
+        return
     for name, t in inputs.items():
         a, b = span(t)
-        if lo <= b and a <= hi and out.numel() and t.numel():
+        if lo <= b and a <= hi and a <= b:
             raise ValueError(f"{out_name} overlaps the memory of {name}: pass a separate output buffer")
 
 
 def check_writable(name: str, t: torch.Tensor) -> None:
     """An output must give every element its own memory (no stride-0 / expanded dimensions)."""
+    dims = []
     for size, stride in zip(t.shape, t.stride(), strict=True):
-        if size > 1 and stride == 0:
-            raise ValueError(f"{name} has a broadcast (stride 0) dimension: every output element needs its own memory")
-    # overlapping strides such as as_strided(...) with stride smaller than the inner extent
-    dims = sorted((st, s) for s, st in zip(t.shape, t.stride(), strict=True) if s > 1)
-    extent = 1
-    for st, s in dims:
-        if st < extent:
-            raise ValueError(f"{name} has overlapping strides {tuple(t.stride())}: elements would share memory")
-        extent = st * s
+        if size > 1:
+            if stride == 0:
+                raise ValueError(
+                    f"{name} has a broadcast (stride 0) dimension: every output element needs its own memory")
+            dims.append((stride, size))
+    # overlapping strides such as as_strided(...) with a stride smaller than the inner extent
+    if len(dims) > 1:
+        dims.sort()
+        extent = 1
+        for stride, size in dims:
+            if stride < extent:
+                raise ValueError(f"{name} has overlapping strides {tuple(t.stride())}: elements would share memory")
+            extent = stride * size
 
 
 def check_int32(name: str, t: torch.Tensor) -> None:
     """Triton computes offsets in int32 for these kernels: refuse tensors whose offsets overflow."""
-    last = sum((s - 1) * st for s, st in zip(t.shape, t.stride(), strict=True)) if t.numel() else 0
+    last = last_offset(t)
     if last > _INT32_MAX:
         raise ValueError(f"{name} spans {last + 1:,} elements: offsets would overflow int32 in this kernel")
 
@@ -87,7 +104,8 @@ def check_out(name: str, out, shape: tuple[int, ...], dtypes, like: torch.Tensor
     check_tensor(name, out, dims=len(shape), dtypes=dtypes)
     if tuple(out.shape) != tuple(shape):
         raise ValueError(f"{name} has shape {tuple(out.shape)}, expected {tuple(shape)}")
-    check_same_device(**{name: out, "input": like})
+    if out.device != like.device:
+        check_same_device(**{name: out, "input": like})
     check_writable(name, out)
     check_int32(name, out)
     check_no_overlap(name, out, **inputs)

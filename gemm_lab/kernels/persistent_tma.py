@@ -32,7 +32,6 @@ try:  # triton >= 3.3
 except ImportError:  # pragma: no cover - older triton
     TensorDescriptor = None
 
-TMA_DEFAULTS = dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, num_stages=3, num_warps=8, epilogue_subtile=True)
 
 
 @triton.jit
@@ -122,9 +121,13 @@ def _operand(t: torch.Tensor) -> tuple[torch.Tensor, bool]:
     return aligned_copy(t), False
 
 
+_ALLOCATOR_SET = []
+
+
 def _set_allocator() -> None:
     # device-side scratch (descriptors made in the kernel, warp specialization) needs an allocator
-    if runtime.on_gpu() and hasattr(triton, "set_allocator"):
+    if not _ALLOCATOR_SET and runtime.on_gpu() and hasattr(triton, "set_allocator"):
+        _ALLOCATOR_SET.append(True)
         def alloc(size: int, alignment: int, stream):
             return torch.empty(size, device="cuda", dtype=torch.int8)
 
@@ -132,15 +135,21 @@ def _set_allocator() -> None:
 
 
 def tma_persistent_matmul(a: torch.Tensor, b: torch.Tensor, *, BLOCK_M: int = 128, BLOCK_N: int = 256,
-                          BLOCK_K: int = 64, GROUP_M: int = 8, num_stages: int = 3, num_warps: int = 8,
+                          BLOCK_K: int | None = None, GROUP_M: int = 8, num_stages: int = 3, num_warps: int = 8,
                           programs_per_sm: int = 1, num_sms: int | None = None, epilogue_subtile: bool = True,
                           flatten: bool = False, warp_specialize: bool = False, activation: str | None = None,
                           out: torch.Tensor | None = None) -> torch.Tensor:
-    """C = activation(A @ B) with the persistent tensor-descriptor kernel (same inputs as ``matmul``)."""
+    """C = activation(A @ B) with the persistent tensor-descriptor kernel (same inputs as ``matmul``).
+
+    Defaults: 128x256x64 tiles (BLOCK_K = 32 for fp32 inputs, whose 64-deep tiles would not fit shared
+    memory), 3 stages, 8 warps, the split epilogue, grid = SMs x programs_per_sm.
+    """
     if TensorDescriptor is None:
         raise RuntimeError(f"triton {triton.__version__} has no triton.tools.tensor_descriptor: "
                            "the TMA variant needs triton >= 3.3")
     out = validate_matmul(a, b, out, activation)
+    if BLOCK_K is None:
+        BLOCK_K = 32 if a.dtype == torch.float32 else 64
     check_tile(BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps, num_stages)
     v.check_positive_int("programs_per_sm", programs_per_sm)
     if BLOCK_M > 256 or BLOCK_N > 256 or BLOCK_K > 256:
@@ -154,7 +163,7 @@ def tma_persistent_matmul(a: torch.Tensor, b: torch.Tensor, *, BLOCK_M: int = 12
     resolve_num_sms(num_sms)
     a_op, a_trans = _operand(a)
     b_op, b_trans = _operand(b)
-    target = out if _descriptor_ok(out) and out.dtype == out.dtype else aligned_copy(out)
+    target = out if _descriptor_ok(out) else aligned_copy(out)
     a_desc = TensorDescriptor.from_tensor(a_op, [BLOCK_K, BLOCK_M] if a_trans else [BLOCK_M, BLOCK_K])
     b_desc = TensorDescriptor.from_tensor(b_op, [BLOCK_N, BLOCK_K] if b_trans else [BLOCK_K, BLOCK_N])
     c_desc = TensorDescriptor.from_tensor(target, [BLOCK_M, BLOCK_N // 2 if epilogue_subtile else BLOCK_N])

@@ -63,7 +63,8 @@ def _new_axes(ax, figsize):
 
 
 def variant_bars(tflops, *, torch_tflops=None, ax=None, title: str | None = None):
-    """Bars of TFLOP/s per variant, with torch.matmul as a dashed line and each bar's ratio to it.
+    """Horizontal bars of TFLOP/s per variant (first variant on top), torch.matmul as a dashed line and
+    each bar labelled with its ratio to it.
 
     ``tflops``: ``{variant: TFLOP/s}`` or a DataFrame (rows: variants, columns: shapes).
     ``torch_tflops``: None, one number, or ``{column: TFLOP/s}`` for a DataFrame.
@@ -83,27 +84,29 @@ def variant_bars(tflops, *, torch_tflops=None, ax=None, title: str | None = None
         value = _rate("torch_tflops", torch_tflops)
         torch_by_col = dict.fromkeys(names, value)
 
-    ax = _new_axes(ax, (max(6.0, 1.1 * len(variants) * len(names) + 2), 3.8))
+    ax = _new_axes(ax, (8.0, 0.45 * len(variants) * len(names) + 1.5))
     n = len(names)
-    width = 0.8 / n
+    height = 0.8 / n
     top = 0.0
+    styles = ["--", ":", "-.", (0, (5, 1))]
     for j, col in enumerate(names):
-        xs = [i - 0.4 + width * (j + 0.5) for i in range(len(variants))]
-        bars = ax.bar(xs, columns[col], width=width, label=col or None, edgecolor="black")
+        ys = [i - 0.4 + height * (j + 0.5) for i in range(len(variants))]
+        bars = ax.barh(ys, columns[col], height=height, label=col or None, edgecolor="black")
         ref = torch_by_col[col]
         top = max(top, *columns[col], ref or 0.0)
         if ref is not None:
-            ax.hlines(ref, xs[0] - width / 2, xs[-1] + width / 2, colors="black", linestyles="--",
-                      label="torch.matmul" if j == 0 else None)
+            ax.axvline(ref, color="black", linestyle=styles[j % len(styles)], linewidth=1,
+                       label="torch.matmul" + (f" ({col})" if col else ""))
             for bar, value in zip(bars, columns[col], strict=True):
                 ratio = value / ref if ref > 0 else float("nan")
-                ax.annotate(f"{ratio:.2f}×", (bar.get_x() + bar.get_width() / 2, value), ha="center",
-                            va="bottom", xytext=(0, 2), textcoords="offset points", fontsize="small")
-    ax.set_xticks(range(len(variants)), [str(v) for v in variants], rotation=15, ha="right")
-    ax.set_ylabel("TFLOP/s")
-    ax.set_ylim(0, top * 1.18 if top > 0 else 1.0)
+                ax.annotate(f"{ratio:.2f}×", (value, bar.get_y() + bar.get_height() / 2), ha="left",
+                            va="center", xytext=(3, 0), textcoords="offset points", fontsize="small")
+    ax.set_yticks(range(len(variants)), [str(v) for v in variants])
+    ax.invert_yaxis()
+    ax.set_xlabel("TFLOP/s")
+    ax.set_xlim(0, top * 1.15 if top > 0 else 1.0)
     if n > 1 or any(v is not None for v in torch_by_col.values()):
-        ax.legend(loc="upper left", fontsize="small")
+        ax.legend(loc="best", fontsize="small")
     ax.set_title(title if title is not None else "TFLOP/s per variant (label: ratio to torch.matmul)")
     return ax
 

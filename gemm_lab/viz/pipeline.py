@@ -366,30 +366,36 @@ def jit_cache_key(kernel, *args, target: str = "sm_80", **kwargs) -> JitCacheKey
     Runs Triton's own argument binder (the code ``JITFunction.run`` calls before it looks in its
     cache), so it answers "would this call compile again?" without a GPU. Tensors may live on the
     CPU: only their dtype and data-pointer alignment matter. Works for kernels defined under the
-    interpreter too (it rebuilds the ``JITFunction`` from the Python function).
+    interpreter too (``gemm_lab.compile.as_jit_function`` rebuilds the ``JITFunction``).
     """
-    import gemm_lab.runtime  # noqa: F401  (decides TRITON_INTERPRET before triton loads)
+    from gemm_lab import runtime  # noqa: F401  (decides TRITON_INTERPRET before triton loads)
+
+    # isort: split
     from triton.backends.compiler import GPUTarget
     from triton.backends.nvidia.compiler import CUDABackend
     from triton.runtime.jit import JITFunction, create_function_from_signature
 
+    from gemm_lab.compile import as_jit_function, compiler_mode
+
     arch = _arch_number(target)
-    fn = kernel
-    if not isinstance(fn, JITFunction):
-        inner = getattr(kernel, "fn", None)
-        if not callable(inner):
-            raise TypeError(f"kernel must be a @triton.jit function, got {type(kernel).__name__}")
-        fn = JITFunction(inner)
+    if isinstance(kernel, JITFunction):
+        binder_fn = kernel
+    elif callable(getattr(kernel, "fn", None)):  # an interpreter-wrapped kernel: same signature, annotations kept
+        binder_fn = JITFunction(kernel.fn)
+    else:
+        raise TypeError(f"kernel must be a @triton.jit function, got {type(kernel).__name__}")
     backend = CUDABackend(GPUTarget("cuda", arch, 32))
-    binder = create_function_from_signature(fn.signature, fn.params, backend)
+    binder = create_function_from_signature(binder_fn.signature, binder_fn.params, backend)
     try:
         _, specialization, options = binder(*args, **kwargs)
     except TypeError as exc:
         raise TypeError(f"arguments do not match the kernel's signature: {exc}") from None
     parsed = backend.parse_options(dict(options))
+    with compiler_mode():  # the source hash walks the helpers the kernel calls (interpreter-wrapped on a CPU)
+        source = as_jit_function(kernel).cache_key
     return JitCacheKey(
         specialization=tuple(tuple(s) if isinstance(s, (list, tuple)) else (s,) for s in specialization),
         options=parsed.hash(),
         target=f"sm_{arch}",
-        source=fn.cache_key,
+        source=source,
     )

@@ -122,7 +122,7 @@ print("x[5]의 주소        =", hex(x_demo[5:].data_ptr()),
       x_demo[5:].data_ptr() - x_demo.data_ptr() == 5 * x_demo.element_size())
 
 # %% [markdown]
-# 해석기에서 실제 커널을 돌려 각 프로그램이 계산한 `offsets`와 `mask`를 그대로 기록해 봅시다. 아래의
+# 실제 커널을 돌려(GPU가 없으면 해석기에서) 각 프로그램이 계산한 `offsets`와 `mask`를 그대로 기록해 봅시다. 아래의
 # `probe_kernel`은 레인마다 자기 오프셋과 마스크를 `[grid, BLOCK_SIZE]` 표에 써 넣습니다 — 기록용 표는
 # 꽉 차 있으므로 이 저장에는 마스크가 필요 없습니다.
 
@@ -156,8 +156,8 @@ print("✅ 커널이 계산한 offsets·mask가 gemm_lab.calc의 표와 같습�
 #
 # 마스크를 빼면 마지막 블록의 레인들이 텐서 끝을 넘어 읽고 씁니다. GPU에서는 운이 좋으면 잘못된 주소 오류로
 # 멈추지만, 대개는 **옆 메모리를 조용히 덮어씁니다**. CPU 해석기도 이 접근을 잡아주지 않습니다. 그래서 이
-# 노트북의 채점기는 입력과 출력을 NaN으로 채운 더 큰 버퍼의 가운데(view)에 두고, 커널이 끝난 뒤 여백이
-# 그대로인지 확인합니다 — 아래가 그 원리입니다.
+# 노트북의 채점기는 입력과 출력을 더 큰 버퍼의 가운데(view)에 두고 여백을 독 값(입력은 NaN, 출력은 표식 값)으로
+# 채운 뒤, 커널이 끝나면 여백이 그대로인지 확인합니다 — 아래가 그 원리입니다.
 
 # %% nbgrader={"grade": false, "grade_id": "unmasked_demo", "locked": true, "schema_version": 3, "solution": false, "task": false}
 @triton.jit

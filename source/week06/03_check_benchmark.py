@@ -31,6 +31,7 @@ from gemm_lab import runtime  # triton보다 먼저: GPU가 없으면 CPU 해석
 
 import inspect
 import time
+import warnings
 
 import pandas as pd
 import torch
@@ -40,7 +41,7 @@ from gemm_lab import results
 from gemm_lab.calc.devices import DEVICES, VIRTUAL_DEVICE_FP32
 from gemm_lab.calc.softmax import effective_gbps, softmax_traffic
 from gemm_lab.calc.tiling import k_tail
-from gemm_lab.kernels import naive_softmax, softmax
+from gemm_lab.kernels import naive_softmax, relative_error, softmax
 
 DEVICE = runtime.device()
 print("커널이 실행될 장치:", DEVICE, "(CPU 해석기)" if runtime.INTERPRET else "")
@@ -83,7 +84,7 @@ print(f"(Triton softmax 한 번에 {seconds:.1f} s — "
 
 # %%
 if runtime.on_gpu():
-    xg = torch.randn(4096, 1024, device="cuda")
+    xg = torch.randn(65536, 4096, device="cuda")  # 1 GiB: 커널 시간이 호출 시간보다 확실히 길도록
     triton_first = time.perf_counter()
     softmax(xg)  # 이 프로세스의 첫 호출: 컴파일(또는 캐시 로드) 포함
     torch.cuda.synchronize()
@@ -156,39 +157,68 @@ def device_entry(name):
 
 
 M, N = 4096, 1024
+SIZES = ((M, N), (16 * M, N))  # 과제의 크기, 그리고 16배 큰 행렬 (커널이 짧을 때의 고정 비용을 보려고)
+
+
+def share_of_bandwidth(table):
+    """Add each row's share (%) of its GPU's HBM bandwidth (gemm_lab.calc.devices) to a softmax table."""
+    peaks = {gpu: device_entry(gpu) for gpu in set(table["gpu"])}
+    table = table.copy()
+    table["HBM 대역폭 대비 %"] = [100 * r.gbps / peaks[r.gpu].bandwidth_gbs if peaks[r.gpu] else float("nan")
+                              for r in table.itertuples()]
+    return table
+
+
 if runtime.on_gpu():
-    info = runtime.describe()
-    dev = device_entry(info["device_name"])
-    xg = torch.randn(M, N, device="cuda", dtype=torch.float32)
-    candidates = {
-        "naive_softmax (5 커널)": lambda: naive_softmax(xg),
-        "torch.softmax": lambda: torch.softmax(xg, dim=-1),
-        "Triton softmax (결합)": lambda: softmax(xg),
-    }
+    from gemm_lab import bench
+
+    # naive_softmax, torch.softmax, Triton softmax: do_bench 중앙값, GB/s = 2MN × 4 Byte / 시간
+    measured = bench.bench_softmax(shapes=SIZES, warmup=25, rep=100)
+    extra = []
     try:
         compiled = torch.compile(naive_softmax)
-        compiled(xg)  # 컴파일은 측정 밖에서
-        candidates["torch.compile(naive_softmax)"] = lambda: compiled(xg)
+        for rows_, cols_ in SIZES:
+            xg = torch.randn(rows_, cols_, device="cuda")
+            with warnings.catch_warnings():  # Dynamo의 lru_cache 안내 문구는 숨김
+                warnings.simplefilter("ignore", UserWarning)
+                err = relative_error(compiled(xg), torch.softmax(xg.double(), dim=1))  # 컴파일은 측정 밖에서
+            ms = bench.do_bench_ms(lambda: compiled(xg), warmup=25, rep=100)
+            extra.append(dict(bench.env_info(), M=rows_, N=cols_, dtype="fp32", kernel="torch.compile(naive)",
+                              ms=ms, gbps=effective_gbps(rows_, cols_, ms), rel_err=err))
     except Exception as exc:  # torch.compile이 안 되는 환경
         print("torch.compile을 건너뜁니다:", type(exc).__name__, str(exc)[:120])
-    rows = []
-    for name, fn in candidates.items():
-        ms = triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
-        gbps = effective_gbps(M, N, ms)
-        rows.append({"구현": name, "ms (중앙값)": ms, "실효 GB/s": gbps,
-                     "HBM 대역폭 대비 %": 100 * gbps / dev.bandwidth_gbs if dev else float("nan")})
-    measured = pd.DataFrame(rows).set_index("구현")
-    print(f"GPU: {info['device_name']}, torch {info['torch']}, triton {info['triton']}, 입력 {M}×{N} FP32; "
-          f"HBM 대역폭: {dev.bandwidth_gbs:,.0f} GB/s ({dev.name})" if dev else "HBM 대역폭: 표에 없는 GPU")
-    display(measured.round(3))
+    measured = pd.concat([measured, pd.DataFrame(extra)], ignore_index=True)
+    print("지금 이 GPU에서 잰 값입니다.")
 else:
-    committed = results.load_csv("week06_softmax.csv", download=False)
-    if committed is not None:
-        print("GPU가 없어 저장소에 커밋된 측정 결과(results/week06_softmax.csv)를 보여 줍니다:")
-        display(committed)
+    for csv_name in ("week06_softmax.csv", "softmax.csv"):  # 이 노트북이 H200에서 잰 값, 없으면 make bench의 값
+        measured = results.load_csv(csv_name, download=runtime.where() != "local")
+        if measured is not None:
+            measured = measured[measured["dtype"] == "fp32"]
+            print(f"GPU가 없어 저장소에 커밋된 측정 결과(results/{csv_name})를 보여 줍니다.")
+            break
     else:
         print("GPU가 없어 측정을 건너뜁니다. GPU에서는 네 구현의 ms, 실효 GB/s, HBM 대역폭 대비 %를 이 자리에 잽니다.")
     print("torch.compile: CPU에서는 C++ 백엔드로 컴파일하므로 GPU 커널과 비교할 수 없어 재지 않습니다.")
+if measured is not None:
+    measured = share_of_bandwidth(measured)
+    for gpu, grp in measured.groupby("gpu"):
+        dev = device_entry(gpu)
+        print(f"GPU: {gpu}, torch {', '.join(sorted(set(grp['torch'])))}, triton {', '.join(sorted(set(grp['triton'])))}, "
+              + (f"HBM 대역폭 {dev.bandwidth_gbs:,.0f} GB/s ({dev.name})" if dev else "HBM 대역폭: 표에 없는 GPU"))
+    display(measured.set_index(["gpu", "M", "N", "kernel"])[["ms", "gbps", "HBM 대역폭 대비 %"]]
+            .rename(columns={"ms": "ms (중앙값)", "gbps": "실효 GB/s"}).round(3))
+    for (gpu, rows_, cols_), grp in measured.groupby(["gpu", "M", "N"]):
+        t = grp.set_index("kernel")["ms"]
+        if {"naive_5_pass", "triton_fused"} <= set(t.index):
+            print(f"{rows_}×{cols_}: 측정한 naive ÷ Triton = {t['naive_5_pass'] / t['triton_fused']:.2f}배 "
+                  f"(가상 하드웨어의 이론값 {softmax_traffic(rows_, cols_).speedup:.2f}배)")
+
+# %% [markdown]
+# 측정값을 읽을 때: `4096 × 1024` FP32 행렬은 16 MiB라, HBM 대역폭대로라면 커널이 수 마이크로초 만에 끝납니다. 그러면
+# 2절에서 잰 **호출(launch) 한 번의 호스트 시간**(Python 래퍼의 검사 + 실행 요청)이 커널보다 길어지고, `do_bench`의 시작
+# 이벤트와 커널 사이에 GPU가 노는 시간까지 측정에 들어갑니다. 그래서 작은 크기에서는 실효 대역폭이 낮고 실행할 때마다
+# 흔들리며, 16배 큰 행렬에서 비로소 장치 대역폭에 가까워집니다. 결합의 효과(naive ÷ Triton)도 큰 행렬에서 또렷합니다.
+# 튜토리얼 문서의 그래프(다른 GPU)와 내 숫자를 섞어 비교하지 않습니다.
 
 # %% [markdown]
 # ## 6. 정리

@@ -471,8 +471,9 @@ g.check_matmul(launch)
 """Coding: the student's kernel matches torch on hidden shapes (edges, K tails, tiny and skinny)."""
 from gemm_lab.grading import fresh
 g = fresh()
+g.check_matmul(launch, shapes=[(3, 5, 7)])     # 공개: 타일 하나보다 작은 행렬
 ### BEGIN HIDDEN TESTS
-g.check_matmul(launch, hidden=True)
+g.check_matmul(launch, hidden=True, seed=1)
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -243,7 +243,7 @@ smem_table
 rule_matches = all(smem_table[f"{t} 컴파일러"].equals(smem_table[f"{t} 규칙"]) for t in TARGETS)
 print("규칙(calc.compiler_smem)이 방금 컴파일한 값과", "✅ 모두 같습니다" if rule_matches else "❌ 다릅니다")
 limits = {"T4 (sm_75)": calc.get_device("colab-t4").smem_per_block_optin,
-          "device 나 (164 KiB)": 164 * 1024,
+          "device B (164 KiB)": 164 * 1024,
           "H200 (sm_90)": calc.get_device("h200").smem_per_block_optin}
 bars = smem_table[["교과서 (S × 1단계)"] + [f"{t} 컴파일러" for t in TARGETS]]
 bars.columns = ["textbook"] + [f"{t} compiler" for t in TARGETS]
@@ -400,8 +400,8 @@ print(f"탐색 {calc.FACTS_H200_AUTOTUNE.tuned.tuning_ms:,.0f} ms, 고정 {calc.
 # GPU가 있으면 (1) 오토튜닝 커널(`gemm_lab.kernels.matmul_autotuned`)의 첫 호출(후보 전체 컴파일 + 벤치마크)과
 # 두 번째 호출의 시간을 재고, 고른 Config를 보여 줍니다. (2) Shared Memory가 모자라는 256×256×64, `num_stages=4`
 # 설정을 실행해 Triton의 실제 `OutOfResources` 메시지를 받아 봅니다.
-# GPU가 없으면 (오토튜닝은 CPU 해석기에서 돌지 않습니다) 같은 설정을 교차 컴파일해 컴파일러가 요구하는 Shared
-# Memory와 각 장치의 한계를 비교합니다.
+# GPU가 없으면 (오토튜닝은 CPU 해석기에서 돌지 않습니다) 같은 설정을 sm_90으로 교차 컴파일해 컴파일러가 요구하는
+# Shared Memory와 H100/H200의 블록당 한계를 비교합니다.
 
 # %%
 BIG = calc.TileConfig(256, 256, 64, num_stages=4, num_warps=8, name="256x256x64 s4 w8")
@@ -434,14 +434,14 @@ if runtime.on_gpu():
 else:
     print("GPU가 없어 오토튜닝과 실제 OutOfResources는 실행하지 않습니다 "
           "(@triton.autotune의 벤치마크는 GPU가 필요합니다). 대신 교차 컴파일 결과:")
+    shared = gl_compile.compile_artifacts("matmul", config=BIG, target="sm_90").metadata["shared"]
     rows = []
-    for target, device in (("sm_75", "colab-t4"), ("sm_80", "a100"), ("sm_90", "h200")):
-        shared = gl_compile.compile_artifacts("matmul", config=BIG, target=target).metadata["shared"]
+    for device in ("h100", "h200"):
         limit = calc.get_device(device).smem_per_block_optin
-        rows.append({"target": target, "장치": calc.get_device(device).name, "metadata.shared (B)": shared,
-                     "블록당 한계 (B)": limit,
+        rows.append({"config": BIG.name, "target": "sm_90", "장치": calc.get_device(device).name,
+                     "metadata.shared (B)": shared, "교과서 (B)": calc.textbook_smem(BIG), "블록당 한계 (B)": limit,
                      "결과": "실행 가능" if calc.fits(shared, limit) else "OutOfResources"})
-    display(pd.DataFrame(rows).set_index("target"))
+    display(pd.DataFrame(rows).set_index("config"))
 
 # %% [markdown]
 # ## 정리

@@ -132,20 +132,18 @@ def simple_matmul_kernel(
 # 컴파일러가 가장 먼저 고정하는 것은 **인자 자료형**(`*fp16` 포인터, `i32` 정수)과 **`tl.constexpr` 값**입니다.
 # 커널을 실행할 때는 Triton이 실제 인자에서 이것을 읽어 내지만(5절), 교차 컴파일에서는 우리가 직접 적어 줍니다.
 # 설정은 Tutorial 03의 후보 2(128×128×32, `num_stages=4`, `num_warps=4`, 참고자료 5.2절)입니다.
-# `compile_jit`은 포인터와 (1이 아닌) 스트라이드가 16바이트 배수라고 알려 줍니다(`tt.divisibility=16`): 실제 GPU에서
-# `torch.empty`로 만든 큰 텐서를 넘길 때와 같은 조건입니다.
+# 안쪽 스트라이드(`stride_ak`, `stride_bn`, `stride_cn`)는 1로 고정합니다: 행 우선(row-major) 텐서에서 Triton이 하는
+# 특수화와 같습니다. `divisible`은 포인터·크기·스트라이드가 16의 배수라고 알려 줍니다(`tt.divisibility=16`): 4096 × 4096
+# 텐서를 넘길 때와 같은 조건입니다(5절).
 
 # %% nbgrader={"grade": false, "grade_id": "signature", "locked": true, "schema_version": 3, "solution": false, "task": false}
 CONFIG = SEED_CONFIGS[1]  # 128x128x32, num_stages=4, num_warps=4
-SIGNATURE = {
+SIGNATURE = {  # the arguments that stay runtime values, with their types
     "a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16",
     "M": "i32", "N": "i32", "K": "i32",
-    "stride_am": "i32", "stride_ak": "constexpr",
-    "stride_bk": "i32", "stride_bn": "constexpr",
-    "stride_cm": "i32", "stride_cn": "constexpr",
-    "BLOCK_SIZE_M": "constexpr", "BLOCK_SIZE_N": "constexpr", "BLOCK_SIZE_K": "constexpr",
-    "ACTIVATION": "constexpr",
+    "stride_am": "i32", "stride_bk": "i32", "stride_cm": "i32",
 }
+DIVISIBLE = tuple(SIGNATURE)  # all of them 16-divisible (like 4096 x 4096 fp16 tensors on a GPU)
 
 
 def constexprs_for(config, activation=""):
@@ -156,11 +154,14 @@ def constexprs_for(config, activation=""):
 
 
 def compile_mine(target, config=CONFIG, activation=""):
-    """Cross-compile simple_matmul_kernel for one target (cached on disk after the first time)."""
+    """Cross-compile simple_matmul_kernel for one target (cached after the first time)."""
     return compile_jit(simple_matmul_kernel, SIGNATURE, constexprs_for(config, activation), target,
-                       num_warps=config.num_warps, num_stages=config.num_stages)
+                       num_warps=config.num_warps, num_stages=config.num_stages, divisible=DIVISIBLE)
 
 
+print("런타임 인자:", SIGNATURE)
+print("컴파일 시점 상수:", constexprs_for(CONFIG))
+print(f"num_warps={CONFIG.num_warps}, num_stages={CONFIG.num_stages}")
 TARGETS = ("sm_75", "sm_80", "sm_90")
 arts = {}
 for target in TARGETS:
@@ -289,11 +290,10 @@ def tma_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
     c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
 
 
-TMA_SIGNATURE = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32",
-                 "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"}
+TMA_SIGNATURE = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32"}
 TMA_CONSTS = {"BLOCK_M": CONFIG.BLOCK_M, "BLOCK_N": CONFIG.BLOCK_N, "BLOCK_K": CONFIG.BLOCK_K}
-tma_arts = {t: compile_jit(tma_matmul_kernel, TMA_SIGNATURE, TMA_CONSTS, t,
-                           num_warps=CONFIG.num_warps, num_stages=CONFIG.num_stages) for t in ("sm_80", "sm_90")}
+tma_arts = {t: compile_jit(tma_matmul_kernel, TMA_SIGNATURE, TMA_CONSTS, t, num_warps=CONFIG.num_warps,
+                           num_stages=CONFIG.num_stages, divisible=tuple(TMA_SIGNATURE)) for t in ("sm_80", "sm_90")}
 copy_markers = ["cp.async.bulk.tensor", "cp.async.cg", "st.global", "wgmma.mma_async", "mma.sync"]
 both = {f"포인터 커널 {t}": arts[t] for t in ("sm_80", "sm_90")} | {f"디스크립터 커널 {t}": a for t, a in tma_arts.items()}
 display(pipeline.marker_table(both, copy_markers).xs("ptx", axis=1, level="stage"))

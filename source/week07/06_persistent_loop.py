@@ -190,7 +190,7 @@ def student_persistent_kernel(
 
 # %% nbgrader={"grade": false, "grade_id": "given_launcher", "locked": true, "schema_version": 3, "solution": false, "task": false}
 def launch(a, b, c, num_programs=None, *, programs_per_sm=1, visits=None, owner=None,
-           BLOCK_M=16, BLOCK_N=16, BLOCK_K=16):
+           BLOCK_M=32, BLOCK_N=32, BLOCK_K=32):
     """Run student_persistent_kernel: c[M, N] = a[M, K] @ b[K, N] (c is written in place).
 
     ``visits``/``owner``: optional int32 tensors of num_tiles elements that record, per tile, how often
@@ -215,19 +215,19 @@ def launch(a, b, c, num_programs=None, *, programs_per_sm=1, visits=None, owner=
 
 
 # %% [markdown]
-# 먼저 직접 확인해 보세요 (채점하지 않는 셀): `40×40`인 C를 16×16 tile로 나누면 3 × 3 = 9개 tile입니다.
+# 먼저 직접 확인해 보세요 (채점하지 않는 셀): `80×80`인 C를 32×32 tile로 나누면 3 × 3 = 9개 tile입니다.
 # program 1개, 3개, 20개(tile보다 많음)로 계산해 torch와 비교하고, tile마다 몇 번, 어느 program이 계산했는지
 # 봅니다.
 
 # %%
 try:
     gen = torch.Generator().manual_seed(1)
-    a_try = torch.randn(40, 24, generator=gen).half().to(DEVICE)
-    b_try = torch.randn(24, 40, generator=gen).half().to(DEVICE)
+    a_try = torch.randn(80, 48, generator=gen).half().to(DEVICE)
+    b_try = torch.randn(48, 80, generator=gen).half().to(DEVICE)
     ref_try = a_try.float() @ b_try.float()
-    n_tiles_try = tiling.cdiv(40, 16) * tiling.cdiv(40, 16)
+    n_tiles_try = tiling.cdiv(80, 32) * tiling.cdiv(80, 32)
     for P in (1, 3, 20):
-        c_try = torch.full((40, 40), float("nan"), dtype=torch.float16, device=DEVICE)
+        c_try = torch.full((80, 80), float("nan"), dtype=torch.float16, device=DEVICE)
         visits_try = torch.zeros(n_tiles_try, dtype=torch.int32, device=DEVICE)
         owner_try = torch.full((n_tiles_try,), -1, dtype=torch.int32, device=DEVICE)
         launch(a_try, b_try, c_try, num_programs=P, visits=visits_try, owner=owner_try)
@@ -241,14 +241,14 @@ except NotImplementedError:
 """Coding: the persistent kernel matches torch for 1, 3 and more-than-tiles programs (poisoned margins)."""
 from gemm_lab.grading import fresh
 g = fresh()
-g.check_persistent(launch)
+g.check_persistent(launch, num_programs=[1, 3, 40])  # 130×70 C = 5 × 3 tiles: 40 > tile 수
 
 # %% nbgrader={"grade": true, "grade_id": "persistent_matches_torch_hidden", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 """Coding: the persistent kernel matches torch on hidden shapes and program counts."""
 from gemm_lab.grading import fresh
 g = fresh()
 ### BEGIN HIDDEN TESTS
-g.check_persistent(launch, hidden=True)
+g.check_persistent(launch, hidden=True, num_programs=[1, 2, 5, 40])
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "every_tile_once_by_its_program", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
@@ -257,15 +257,18 @@ from gemm_lab.grading import fresh
 g = fresh()
 _a = torch.randn(70, 20, dtype=torch.float16, device=DEVICE)
 _b = torch.randn(20, 90, dtype=torch.float16, device=DEVICE)
-_tiles = tiling.tile_grid(70, 90, 20, 16, 16, 16).grid
+_tiles = tiling.tile_grid(70, 90, 20, 32, 32, 32).grid
 for _P in (1, 3, 7, _tiles + 5):
     _visits = torch.zeros(_tiles, dtype=torch.int32, device=DEVICE)
     _owner = torch.full((_tiles,), -1, dtype=torch.int32, device=DEVICE)
     launch(_a, _b, torch.empty(70, 90, dtype=torch.float16, device=DEVICE), num_programs=_P,
            visits=_visits, owner=_owner)
-    g.check_value(f"program {_P}개: tile별 계산 횟수의 최댓값", int(_visits.max()), 1)
-    g.check_value(f"program {_P}개: 계산되지 않은 tile 수", int((_visits == 0).sum()), 0)
-    g.check_value(f"program {_P}개: tile마다 계산한 program", _owner.tolist(), [t % _P for t in range(_tiles)])
+    g.check_value(f"program {_P}개: tile별 계산 횟수의 최댓값", int(_visits.max()), 1,
+                  hint="같은 tile을 여러 번 계산했습니다. 루프가 NUM_PROGRAMS씩 건너뛰는지 확인하세요.")
+    g.check_value(f"program {_P}개: 계산되지 않은 tile 수", int((_visits == 0).sum()), 0,
+                  hint="계산되지 않은 tile이 있습니다. 루프가 pid에서 시작해 num_tiles 직전까지 도는지 확인하세요.")
+    g.check_value(f"program {_P}개: tile마다 계산한 program", _owner.tolist(), [t % _P for t in range(_tiles)],
+                  hint="program pid는 tile pid, pid + NUM_PROGRAMS, pid + 2·NUM_PROGRAMS, …를 계산해야 합니다.")
 
 # %% [markdown]
 # ## 3. 설명 (2점)
@@ -284,3 +287,13 @@ for _P in (1, 3, 7, _tiles + 5):
 # mask를 다시 계산하는 정수/uniform 명령어가 늘어난 만큼의 오버헤드(와 program마다 6개/7개 tile의 불균형)는
 # 남아 naive tiled보다 약간 느리다.
 # ### END SOLUTION
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "summary", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# ## 정리
+#
+# * persistent 커널은 tile 수가 아니라 `min(num_sms × programs_per_sm, num_tiles)`개의 program을 띄우고,
+#   program `pid`가 `range(pid, num_tiles, NUM_PROGRAMS)`의 tile을 차례로 계산합니다. program마다 tile은
+#   `⌊T / P⌋`개 또는 `⌈T / P⌉`개이고, `T mod P`개의 program이 하나를 더 계산합니다.
+# * tile 본문(포인터·mask·누산기)은 tile마다 새로 만들어야 하고, 그 반복이 블로그가 찾은 명령어 오버헤드입니다.
+# * 이 루프를 가진 커널이 왜 그 자체로는 빠르지 않은지(SM당 block 슬롯과 Waves Per SM), 그리고 무엇을 더해야
+#   빨라지는지(grouped 순서, TMA)는 사례 연구 노트북 `notebooks/persistent_case_study`에서 측정값과 함께 봅니다.

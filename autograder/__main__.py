@@ -1,0 +1,216 @@
+"""The instructor's commands (run from the repository root):
+
+    python -m autograder release  [ASSIGNMENT ...]          nbgrader generate_assignment -> release/
+    python -m autograder collect  ASSIGNMENT FROM           import hand-ins (zip / folder, see collect.py)
+    python -m autograder autograde [ASSIGNMENT ...] [--jobs N] [--cell-timeout S] [--notebook-timeout S]
+    python -m autograder feedback [ASSIGNMENT ...]          HTML -> autograder/feedback/
+    python -m autograder grades   [--out CSV]               grades CSV (+ prints the table)
+    python -m autograder demo     [ASSIGNMENT]              release, collect the samples, autograde, compare
+
+Without ASSIGNMENT: every assignment in source/ (autograde/feedback: those with hand-ins).
+Student code runs under bubblewrap; without bwrap, autograde refuses unless --allow-unsandboxed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+from .course import Course, release
+from .grade import (
+    DEFAULT_CELL_TIMEOUT,
+    DEFAULT_NOTEBOOK_TIMEOUT,
+    SandboxMissing,
+    autograde,
+    submitted_students,
+)
+
+
+def _assignments(course: Course, given: list[str], with_handins: bool = False) -> list[str]:
+    names = given or course.assignments()
+    if with_handins and not given:
+        names = [a for a in names if submitted_students(course, a)]
+    return names
+
+
+def cmd_release(course, args):
+    for a in _assignments(course, args.assignment):
+        release(course, a)
+        print(f"released {a} -> {course.release / a}")
+
+
+def cmd_collect(course, args):
+    from .collect import collect
+
+    report = collect(course, args.assignment, args.source)
+    print(report.summary())
+    return 0 if report.collected else 1
+
+
+def _grade_args(p):
+    p.add_argument("--jobs", type=int, default=None, help="hand-ins graded at once (default: CPU count)")
+    p.add_argument("--cell-timeout", type=int, default=DEFAULT_CELL_TIMEOUT)
+    p.add_argument("--notebook-timeout", type=int, default=DEFAULT_NOTEBOOK_TIMEOUT)
+    p.add_argument("--memory-gb", type=float, default=None,
+                   help="address-space limit of each student kernel (default 4; not applied on a GPU)")
+    p.add_argument("--allow-unsandboxed", action="store_true",
+                   help="grade even without bubblewrap (student code then sees this machine)")
+
+
+def cmd_autograde(course, args):
+    failed = 0
+    for a in _assignments(course, args.assignment, with_handins=True):
+        t0 = time.monotonic()
+        results = autograde(course, a, students=args.student or None, jobs=args.jobs,
+                            cell_timeout=args.cell_timeout, notebook_timeout=args.notebook_timeout,
+                            allow_unsandboxed=args.allow_unsandboxed, memory_gb=args.memory_gb)
+        failed += sum(not r.ok for r in results)
+        print(f"{a}: {len(results)} hand-ins in {time.monotonic() - t0:.1f}s")
+    return 1 if failed else 0
+
+
+def cmd_feedback(course, args):
+    from .report import feedback
+
+    for a in _assignments(course, args.assignment, with_handins=True):
+        print(f"feedback {a} -> {feedback(course, a)}")
+
+
+def cmd_grades(course, args):
+    from .report import grade_table, write_grades_csv
+
+    path = write_grades_csv(course, args.out)
+    print(grade_table(course))
+    print(f"wrote {path}")
+
+
+def run_demo(assignment: str, *, repo: Course, jobs=None, cell_timeout=30, notebook_timeout=300,
+             allow_unsandboxed=False, samples: Path | None = None, out=sys.stdout,
+             keep: bool = False, hooks: dict | None = None) -> list[str]:
+    """Grade the bundled samples of ``assignment`` in a scratch course; return the mismatches.
+
+    ``hooks`` (for tests): ``{"before_grading": f(course), "after_grading": f(course) -> list[str]}``.
+    """
+    from .collect import collect
+    from .report import grade_table
+
+    hooks = hooks or {}
+
+    samples = Path(samples or repo.root / "autograder" / "samples" / assignment)
+    repo.work.mkdir(parents=True, exist_ok=True)
+    demo_root = Path(tempfile.mkdtemp(prefix=f"demo-{assignment}-", dir=repo.work))
+    (demo_root / "source").mkdir(parents=True)
+    shutil.copytree(repo.source / assignment, demo_root / "source" / assignment)
+    shutil.copy(repo.root / "nbgrader_config.py", demo_root / "nbgrader_config.py")
+    course = Course.at(demo_root)
+    release(course, assignment)
+    report = collect(course, assignment, samples)
+    print(report.summary(), file=out)
+    if "before_grading" in hooks:
+        hooks["before_grading"](course)
+    t0 = time.monotonic()
+    autograde(course, assignment, jobs=jobs, cell_timeout=cell_timeout, notebook_timeout=notebook_timeout,
+              allow_unsandboxed=allow_unsandboxed)
+    print(f"graded in {time.monotonic() - t0:.1f}s\n", file=out)
+    print(grade_table(course, [assignment]), file=out)
+    bad = compare_with_expected(course, assignment, samples)
+    if "after_grading" in hooks:
+        bad += hooks["after_grading"](course) or []
+    if keep:
+        print(f"demo course kept in {demo_root}", file=out)
+    else:
+        shutil.rmtree(demo_root, ignore_errors=True)
+    return bad
+
+
+def compare_with_expected(course: Course, assignment: str, samples: Path) -> list[str]:
+    """Per-cell comparison of the gradebook with samples/expected.csv (and the review flags)."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    from .make_samples import read_expected
+    from .report import review_flags
+
+    expected, review = read_expected(samples)
+    flags = review_flags(course)
+    bad = []
+    with Gradebook(course.db_url, "gemm-lab") as gb:
+        for (student, nb, gid), exp in sorted(expected.items()):
+            try:
+                got = float(gb.find_grade(gid, nb, assignment, student).score)
+            except MissingEntry:
+                bad.append(f"{student}/{nb}/{gid}: not graded")
+                continue
+            if abs(got - exp) > 1e-9:
+                bad.append(f"{student}/{nb}/{gid}: expected {exp:g}, got {got:g}")
+    for student, want in review.items():
+        zeroed_or_found = any("tampering" in f or "findings" in f for f in flags.get(student, []))
+        if want and not zeroed_or_found:
+            bad.append(f"{student}: expected a review flag, none")
+    return bad
+
+
+def cmd_demo(course, args):
+    assignment = args.assignment or _default_demo_assignment(course)
+    bad = run_demo(assignment, repo=course, jobs=args.jobs, cell_timeout=args.cell_timeout,
+                   notebook_timeout=args.notebook_timeout, allow_unsandboxed=args.allow_unsandboxed)
+    if bad:
+        print("\nMISMATCHES with autograder/samples/%s/expected.csv:" % assignment)
+        print("\n".join("  " + b for b in bad))
+        return 1
+    print(f"\nall scores match autograder/samples/{assignment}/expected.csv")
+    return 0
+
+
+def _default_demo_assignment(course: Course) -> str:
+    base = course.root / "autograder" / "samples"
+    found = sorted(p.name for p in base.iterdir() if (p / "expected.csv").exists()) if base.is_dir() else []
+    if not found:
+        raise SystemExit("no samples: run `python autograder/make_samples.py ASSIGNMENT`")
+    return "week07" if "week07" in found else found[0]
+
+
+def main(argv=None) -> int:
+    warnings.filterwarnings("ignore", module="nbgrader")
+    warnings.filterwarnings("ignore", message=".*not in session.*")
+    ap = argparse.ArgumentParser(prog="python -m autograder", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--course-root", default=os.environ.get("GEMM_LAB_COURSE_ROOT"))
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("release")
+    p.add_argument("assignment", nargs="*")
+    p.set_defaults(fn=cmd_release)
+    p = sub.add_parser("collect")
+    p.add_argument("assignment")
+    p.add_argument("source")
+    p.set_defaults(fn=cmd_collect)
+    p = sub.add_parser("autograde")
+    p.add_argument("assignment", nargs="*")
+    p.add_argument("--student", action="append")
+    _grade_args(p)
+    p.set_defaults(fn=cmd_autograde)
+    p = sub.add_parser("feedback")
+    p.add_argument("assignment", nargs="*")
+    p.set_defaults(fn=cmd_feedback)
+    p = sub.add_parser("grades")
+    p.add_argument("--out", default=None)
+    p.set_defaults(fn=cmd_grades)
+    p = sub.add_parser("demo")
+    p.add_argument("assignment", nargs="?")
+    _grade_args(p)
+    p.set_defaults(fn=cmd_demo, cell_timeout=30, notebook_timeout=300)
+    args = ap.parse_args(argv)
+    course = Course.at(args.course_root)
+    try:
+        return args.fn(course, args) or 0
+    except SandboxMissing as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

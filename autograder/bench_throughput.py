@@ -1,0 +1,156 @@
+"""Grading throughput: time per hand-in and for N hand-ins, and what bounds it.
+
+    python autograder/bench_throughput.py                         # the demo fixture, 50 hand-ins
+    python autograder/bench_throughput.py --assignment week07 --notebook 01_pointer_blocks -n 50
+
+Builds a scratch course (autograder/work/bench-*), hands in N full-marks copies, and measures:
+the fixed costs (nbgrader start-up, a sandboxed kernel start), one hand-in alone, then all N with
+``--jobs`` at once (default: the CPU count). CPU seconds are the children's user+sys time, so
+"CPU per hand-in x N / cores" close to the wall time means grading is CPU-bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from autograder.course import Course, read_notebook, release  # noqa: E402
+from autograder.fixture import make_course  # noqa: E402
+from autograder.grade import autograde  # noqa: E402
+from autograder.make_samples import Notebook  # noqa: E402
+
+
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def nbgrader_startup(reps: int = 3) -> float:
+    t0 = time.monotonic()
+    for _ in range(reps):
+        subprocess.run([sys.executable, "-m", "nbgrader", "--version"], capture_output=True, check=True)
+    return (time.monotonic() - t0) / reps
+
+
+def sandboxed_kernel_start(reps: int = 3) -> float:
+    from autograder.sandbox import ENV_SPEC, SandboxKernelManager
+
+    tmp = Path(tempfile.mkdtemp(prefix="glbench-", dir="/tmp"))
+    (tmp / "cwd").mkdir()
+    (tmp / "spec.json").write_text(json.dumps({"kernel_cwd": str(tmp / "cwd")}))
+    os.environ[ENV_SPEC] = str(tmp / "spec.json")
+    os.environ["JUPYTER_RUNTIME_DIR"] = str(tmp / "rt")
+
+    async def once():
+        km = SandboxKernelManager()
+        await km.start_kernel(cwd=str(tmp / "cwd"))
+        kc = km.client()
+        kc.start_channels()
+        await kc.wait_for_ready(timeout=120)
+        await kc.execute_interactive("import gemm_lab.grading", timeout=120)
+        kc.stop_channels()
+        await km.shutdown_kernel(now=True)
+
+    t0 = time.monotonic()
+    try:
+        for _ in range(reps):
+            asyncio.run(once())
+    finally:
+        os.environ.pop(ENV_SPEC, None)
+        os.environ.pop("JUPYTER_RUNTIME_DIR", None)
+        shutil.rmtree(tmp, ignore_errors=True)
+    return (time.monotonic() - t0) / reps
+
+
+def build(scratch: Path, assignment: str | None, notebooks: list[str] | None, n: int) -> tuple[Course, str]:
+    repo = Course.at()
+    if assignment is None:
+        course = Course.at(make_course(scratch))
+        assignment = "demo01"
+    else:
+        (scratch / "source").mkdir(parents=True)
+        shutil.copytree(repo.source / assignment, scratch / "source" / assignment)
+        shutil.copy(repo.root / "nbgrader_config.py", scratch / "nbgrader_config.py")
+        course = Course.at(scratch)
+    src = course.source / assignment
+    if notebooks:
+        for nb in src.glob("*.ipynb"):
+            if nb.stem not in notebooks:
+                nb.unlink()
+    release(course, assignment)
+    full = {}
+    for rel in sorted((course.release / assignment).glob("*.ipynb")):
+        full[rel.name] = Notebook(rel.stem, read_notebook(rel), read_notebook(src / rel.name)).full()
+    for i in range(n + 1):
+        d = course.submitted / f"s{i:03d}" / assignment
+        d.mkdir(parents=True)
+        for name, nb in full.items():
+            (d / name).write_text(json.dumps(nb))
+    return course, assignment
+
+
+def main(argv=None) -> int:
+    warnings.filterwarnings("ignore")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--assignment", default=None, help="default: the demo fixture (two tiny notebooks)")
+    ap.add_argument("--notebook", action="append")
+    ap.add_argument("-n", type=int, default=50)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--cell-timeout", type=int, default=180)
+    args = ap.parse_args(argv)
+    repo = Course.at()
+    repo.work.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="bench-", dir=repo.work))
+    try:
+        course, assignment = build(scratch, args.assignment, args.notebook, args.n)
+        nbs = len(list((course.release / assignment).glob("*.ipynb")))
+        print(f"{assignment}: {nbs} notebook(s) per hand-in; {os.cpu_count()} CPUs; "
+              f"load average {os.getloadavg()[0]:.1f}")
+        t_nbg = nbgrader_startup()
+        print(f"nbgrader start-up (python -m nbgrader --version): {t_nbg:.1f}s")
+        t_k = sandboxed_kernel_start()
+        print(f"sandboxed kernel start + import gemm_lab.grading + shutdown: {t_k:.1f}s")
+
+        c0, t0 = _cpu(), time.monotonic()
+        r = autograde(course, assignment, students=["s000"], jobs=1, cell_timeout=args.cell_timeout,
+                      quiet=True)
+        one_wall, one_cpu = time.monotonic() - t0, _cpu() - c0
+        assert r[0].ok, r[0].error
+        print(f"one hand-in alone: {one_wall:.1f}s wall, {one_cpu:.1f} CPU-s")
+
+        students = [f"s{i:03d}" for i in range(1, args.n + 1)]
+        c0, t0 = _cpu(), time.monotonic()
+        rs = autograde(course, assignment, students=students, jobs=args.jobs, cell_timeout=args.cell_timeout,
+                       quiet=True)
+        wall, cpu = time.monotonic() - t0, _cpu() - c0
+        failed = [x.student for x in rs if not x.ok]
+        per = [x.seconds for x in rs]
+        print(f"{args.n} hand-ins, {args.jobs} at a time: {wall:.0f}s wall ({wall / args.n:.1f}s per hand-in), "
+              f"{cpu:.0f} CPU-s ({cpu / args.n:.1f} per hand-in); each took {min(per):.0f}-{max(per):.0f}s; "
+              f"failed: {failed or 'none'}")
+        cores = min(args.jobs, os.cpu_count() or 1)
+        util = cpu / (wall * cores)
+        print(f"CPU utilisation {util:.0%} of {cores} cores -> "
+              + ("CPU-bound: more hand-ins at once will not help on this machine" if util > 0.8
+                 else "not CPU-bound: waits (kernel start-up, I/O) dominate; try more --jobs"))
+        print(f"fixed cost per hand-in ~ nbgrader start-up {t_nbg:.1f}s + {nbs} x kernel start {t_k:.1f}s")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,117 @@
+"""Grades CSV, the printed grade table, and HTML feedback (nbgrader generate_feedback)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from .course import Course, run_nbgrader
+
+
+def scores(course: Course, assignments: list[str] | None = None) -> tuple[list[str], dict, dict]:
+    """(columns, {student: {column: score}}, {column: max}) from the gradebook.
+
+    Columns are ``ASSIGNMENT/NOTEBOOK`` for every notebook of every assignment with hand-ins.
+    """
+    from nbgrader.api import Gradebook, MissingEntry
+
+    columns, table, maxima = [], {}, {}
+    if not course.gradebook.exists():
+        return columns, table, maxima
+    with Gradebook(course.db_url, "gemm-lab") as gb:
+        names = assignments or sorted(a.name for a in gb.assignments)
+        for a_name in names:
+            try:
+                assignment = gb.find_assignment(a_name)
+            except MissingEntry:
+                continue
+            nbs = sorted(assignment.notebooks, key=lambda n: n.name)
+            for nb in nbs:
+                col = f"{a_name}/{nb.name}"
+                columns.append(col)
+                maxima[col] = nb.max_score
+            for sub in assignment.submissions:
+                row = table.setdefault(sub.student.id, {})
+                for snb in sub.notebooks:
+                    row[f"{a_name}/{snb.name}"] = snb.score
+    return columns, table, maxima
+
+
+def review_flags(course: Course) -> dict[str, list[str]]:
+    """student -> short review notes (tampering findings, zeroed cells, grader incidents)."""
+    out: dict[str, list[str]] = {}
+    if not course.review_json.exists():
+        return out
+    data = json.loads(course.review_json.read_text())
+    for assignment, students in sorted(data.items()):
+        for student, entry in sorted(students.items()):
+            notes = out.setdefault(student, [])
+            if not entry.get("ok", True):
+                notes.append(f"{assignment}: grader error")
+            for nb, ids in sorted(entry.get("zeroed", {}).items()):
+                notes.append(f"{assignment}/{nb}: tampering, {len(ids)} test cells zeroed for review")
+            for nb, items in sorted(entry.get("findings", {}).items()):
+                if items and nb not in entry.get("zeroed", {}):
+                    notes.append(f"{assignment}/{nb}: {len(items)} findings (review only)")
+            for nb, items in sorted(entry.get("incidents", {}).items()):
+                tags = sorted({_incident_tag(i) for i in items})
+                notes.append(f"{assignment}/{nb}: {', '.join(tags)}")
+    return {k: v for k, v in out.items() if v}
+
+
+def _incident_tag(text: str) -> str:
+    if "커널" in text:
+        return "kernel died"
+    if "노트북 전체" in text:
+        return "notebook time limit"
+    if "CellTimeout" in text:
+        return "cell time limit"
+    return "incident"
+
+
+def write_grades_csv(course: Course, path: Path | None = None, assignments: list[str] | None = None) -> Path:
+    """One row per student (plus a ``max`` row): one column per notebook, ``total``, ``review``."""
+    path = Path(path or course.grades_csv)
+    columns, table, maxima = scores(course, assignments)
+    flags = review_flags(course)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["student_id", *columns, "total", "review"])
+        for student in sorted(table):
+            row = table[student]
+            vals = [row.get(c, 0.0) for c in columns]
+            w.writerow([student, *[_fmt(v) for v in vals], _fmt(sum(vals)), "; ".join(flags.get(student, []))])
+        w.writerow(["max", *[_fmt(maxima[c]) for c in columns], _fmt(sum(maxima.values())), ""])
+    return path
+
+
+def _fmt(v) -> str:
+    v = float(v or 0.0)
+    return str(int(v)) if v == int(v) else f"{v:.2f}"
+
+
+def grade_table(course: Course, assignments: list[str] | None = None) -> str:
+    """The grade table as text (what ``make demo`` prints)."""
+    columns, table, maxima = scores(course, assignments)
+    flags = review_flags(course)
+    short = [c.split("/", 1)[1][:14] for c in columns]
+    width = max([10] + [len(s) for s in table])
+    head = f"{'student':<{width}} " + " ".join(f"{s:>14}" for s in short) + f" {'total':>7}  review"
+    lines = [head, "-" * len(head)]
+    for student in sorted(table):
+        vals = [table[student].get(c, 0.0) for c in columns]
+        note = "; ".join(flags.get(student, []))
+        lines.append(f"{student:<{width}} " + " ".join(f"{_fmt(v):>14}" for v in vals)
+                     + f" {_fmt(sum(vals)):>7}  {note}")
+    lines.append(f"{'max':<{width}} " + " ".join(f"{_fmt(maxima[c]):>14}" for c in columns)
+                 + f" {_fmt(sum(maxima.values())):>7}")
+    return "\n".join(lines)
+
+
+def feedback(course: Course, assignment: str) -> Path:
+    """nbgrader generate_feedback: autograder/feedback/STUDENT/ASSIGNMENT/*.html (no code is run)."""
+    run_nbgrader(["generate_feedback", assignment, "--force"], cwd=course.root,
+                 log=course.logs / f"feedback_{assignment}.log")
+    return course.feedback

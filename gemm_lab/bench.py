@@ -1,0 +1,469 @@
+"""GPU benchmarks: do_bench wrappers, TFLOP/s and GB/s, and the sweeps whose CSVs live in results/.
+
+Every ratio is ``torch.matmul time / kernel time`` with both measured in the same run, on the same
+inputs (fresh random normal data, never zeros), as medians of ``triton.testing.do_bench``. Every
+kernel's output is also checked against an fp32 reference once per shape (``rel_err`` column).
+
+Command line (on a GPU machine; writes CSV + PNG files into --out)::
+
+    python -m gemm_lab.bench --out results/             # everything (a few minutes on an H200)
+    python -m gemm_lab.bench --out results/ --only sweep --quick
+
+Parts (``--only``): ``sweep`` (matmul.csv + matmul.png), ``persistent`` (persistent_programs.csv,
+persistent_variants.csv), ``group`` (group_order.csv), ``compiled`` (compiled_kernels.csv),
+``tma_configs`` (tma_configs.csv: a search over the TMA kernel's options), ``softmax`` (softmax.csv).
+The CSV schemas are in results/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import os
+import sys
+import time
+
+from gemm_lab import runtime
+
+# isort: split
+import torch
+import triton
+
+from gemm_lab import kernels as K
+
+DEFAULT_WARMUP_MS = 50
+DEFAULT_REP_MS = 300
+SQUARE_SIZES = (512, 1024, 2048, 4096, 8192)
+EXTRA_SHAPES = ((500, 600, 300), (16384, 256, 4096), (256, 16384, 4096))
+
+
+# ------------------------------------------------------------------------------ basic measures
+def require_gpu() -> None:
+    if not runtime.on_gpu():
+        raise RuntimeError("benchmarks need a CUDA GPU: in the Triton interpreter times mean nothing")
+
+
+def do_bench_ms(fn, warmup: int = DEFAULT_WARMUP_MS, rep: int = DEFAULT_REP_MS) -> float:
+    """Median time of ``fn()`` in milliseconds (triton.testing.do_bench: CUDA events, L2 flushed)."""
+    require_gpu()
+    return float(triton.testing.do_bench(fn, warmup=warmup, rep=rep, return_mode="median"))
+
+
+def tflops(M: int, N: int, K: int, ms: float) -> float:
+    """2MNK / time, in TFLOP/s."""
+    return 2.0 * M * N * K * 1e-12 / (ms * 1e-3)
+
+
+def gbps(n_bytes: float, ms: float) -> float:
+    """bytes / time, in GB/s (10^9)."""
+    return n_bytes * 1e-9 / (ms * 1e-3)
+
+
+def env_info() -> dict:
+    """gpu, compute_capability, torch, triton, date (UTC, ISO): the columns every CSV starts with."""
+    info = runtime.describe()
+    return {
+        "gpu": info["device_name"],
+        "compute_capability": info["compute_capability"],
+        "torch": info["torch"],
+        "triton": info["triton"],
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d"),
+    }
+
+
+_DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
+
+
+def random_inputs(M: int, N: int, Kd: int, dtype: str = "fp16", seed: int = 0):
+    g = torch.Generator(device=runtime.device()).manual_seed(seed)
+    dt = _DTYPES[dtype]
+    a = torch.randn((M, Kd), device=runtime.device(), dtype=torch.float32, generator=g).to(dt)
+    b = torch.randn((Kd, N), device=runtime.device(), dtype=torch.float32, generator=g).to(dt)
+    return a, b
+
+
+# ------------------------------------------------------------------------------ kernel menu
+def _cfg_name(bm, bn, bk, s, w, g=None, extra=""):
+    return f"{bm}x{bn}x{bk} s{s} w{w}" + (f" G{g}" if g is not None else "") + extra
+
+
+def matmul_menu(include_slow: bool = True) -> list[tuple[str, str, object]]:
+    """(kernel, config, fn(a, b, out)) for the sweep; torch.matmul is always measured separately."""
+    menu = []
+    seeds = [(64, 32, 32, 5, 2), (128, 128, 32, 4, 4), (128, 256, 64, 3, 8)]
+    for bm, bn, bk, s, w in seeds if include_slow else seeds[1:]:
+        def f(a, b, out, bm=bm, bn=bn, bk=bk, s=s, w=w):
+            return K.matmul(a, b, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, num_stages=s, num_warps=w, out=out)
+        menu.append(("tutorial03", _cfg_name(bm, bn, bk, s, w, 8), f))
+    menu.append(("autotuned", "autotune", lambda a, b, out: K.matmul_autotuned(a, b, out=out)))
+    menu.append(("blog_tiled", _cfg_name(128, 64, 32, 4, 4), lambda a, b, out: K.naive_tiled_matmul(a, b, out=out)))
+    for pps in (1, 2):
+        menu.append((f"persistent_naive_x{pps}", _cfg_name(128, 64, 32, 4, 4, extra=f" grid={pps}xSMs"),
+                     lambda a, b, out, pps=pps: K.persistent_matmul(a, b, variant="naive", programs_per_sm=pps, out=out)))
+    menu.append(("persistent_grouped", _cfg_name(128, 128, 64, 4, 4, 8, " grid=2xSMs"),
+                 lambda a, b, out: K.persistent_matmul(a, b, variant="grouped", BLOCK_M=128, BLOCK_N=128, BLOCK_K=64,
+                                                       num_stages=4, num_warps=4, programs_per_sm=2, out=out)))
+    tma = best_tma_options()
+    menu.append(("persistent_tma", tma_name(tma), lambda a, b, out: K.tma_persistent_matmul(a, b, out=out, **tma)))
+    return menu
+
+
+# the TMA kernel's options used by the sweep: among the best of bench_tma_configs() on the H200
+# (2026-12-02: within noise of the other top options; see results/tma_configs.csv). --tma overrides it.
+TMA_BEST = dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, num_stages=3, num_warps=8, epilogue_subtile=False,
+                flatten=True, warp_specialize=False)
+
+
+def best_tma_options() -> dict:
+    return dict(TMA_BEST)
+
+
+def tma_name(opts: dict) -> str:
+    extra = "".join([" subtile" if opts.get("epilogue_subtile") else "", " flatten" if opts.get("flatten") else "",
+                     " ws" if opts.get("warp_specialize") else "",
+                     f" grid={opts['programs_per_sm']}xSMs" if opts.get("programs_per_sm", 1) != 1 else ""])
+    return _cfg_name(opts["BLOCK_M"], opts["BLOCK_N"], opts["BLOCK_K"], opts["num_stages"], opts["num_warps"],
+                     opts.get("GROUP_M", 8), extra)
+
+
+# ------------------------------------------------------------------------------ measuring one shape
+def host_us(fn, n: int = 20) -> float:
+    """CPU time of one launch in microseconds (the Python launcher + Triton's launch, not the kernel)."""
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(n):
+        fn()
+    dt = (time.perf_counter() - t) / n * 1e6
+    torch.cuda.synchronize()
+    return dt
+
+
+def _measure(fn, a, b, out, ref, warmup, rep):
+    """(ms, rel_err, host_us, error string) for one kernel on one shape."""
+    try:
+        out.fill_(float("nan"))
+        fn(a, b, out)
+        torch.cuda.synchronize()
+        err = K.relative_error(out, ref)
+        ms = do_bench_ms(lambda: fn(a, b, out), warmup, rep)
+        return ms, err, host_us(lambda: fn(a, b, out)), ""
+    except Exception as exc:  # OutOfResources and friends: record, don't stop the sweep
+        torch.cuda.synchronize()
+        msg = str(exc).strip().splitlines()
+        return float("nan"), float("nan"), float("nan"), f"{exc.__class__.__name__}: {(msg[0] if msg else '')[:160]}"
+
+
+def bench_shape(M, N, Kd, dtype="fp16", menu=None, warmup=DEFAULT_WARMUP_MS, rep=DEFAULT_REP_MS, seed=0,
+                paired: bool = True, torch_repeats: int = 3) -> list[dict]:
+    """One row per kernel for one shape; the first row is torch.matmul.
+
+    ``paired=True``: torch.matmul is timed again right before every kernel and the kernel's
+    ``ratio_to_torch`` uses that neighbouring time (clock drift between the two is then small); the
+    torch row reports the median of all its timings. ``torch_ms`` holds the paired torch time.
+    """
+    require_gpu()
+    a, b = random_inputs(M, N, Kd, dtype, seed)
+    ref = K.reference_matmul(a, b)
+    out = torch.empty((M, N), device=a.device, dtype=a.dtype)
+    env = env_info()
+
+    def torch_time():
+        return do_bench_ms(lambda: torch.matmul(a, b, out=out), warmup, rep)
+
+    t_torch = [torch_time()]
+    torch_err = K.relative_error(torch.matmul(a, b), ref)
+    rows = []
+    for kernel, config, fn in menu if menu is not None else matmul_menu():
+        pair = torch_time() if paired else None
+        ms, err, hus, msg = _measure(fn, a, b, out, ref, warmup, rep)
+        if pair is not None:
+            t_torch.append(pair)
+        rows.append(dict(env, M=M, N=N, K=Kd, dtype=dtype, kernel=kernel, config=config, ms=ms,
+                         tflops=tflops(M, N, Kd, ms), rel_err=err, host_us=hus, error=msg, torch_ms=pair))
+    while len(t_torch) < torch_repeats:
+        t_torch.append(torch_time())
+    ts = sorted(t_torch)
+    torch_ms = ts[len(ts) // 2] if len(ts) % 2 else 0.5 * (ts[len(ts) // 2 - 1] + ts[len(ts) // 2])
+    rows.insert(0, dict(env, M=M, N=N, K=Kd, dtype=dtype, kernel="torch.matmul", config="cuBLAS", ms=torch_ms,
+                        tflops=tflops(M, N, Kd, torch_ms), rel_err=torch_err,
+                        host_us=host_us(lambda: torch.matmul(a, b, out=out)),
+                        error=f"torch.matmul timings (ms) min {ts[0]:.4f} max {ts[-1]:.4f} n {len(ts)}",
+                        torch_ms=torch_ms))
+    for r in rows:
+        base = r["torch_ms"] if r["torch_ms"] is not None else torch_ms
+        r["ratio_to_torch"] = base / r["ms"] if r["ms"] == r["ms"] else float("nan")
+    return rows
+
+
+SWEEP_COLUMNS = ["gpu", "compute_capability", "torch", "triton", "date", "M", "N", "K", "dtype", "kernel", "config",
+                 "ms", "tflops", "ratio_to_torch", "torch_ms", "rel_err", "host_us", "error"]
+
+
+def sweep(shapes=None, dtypes=("fp16",), menu=None, warmup=DEFAULT_WARMUP_MS, rep=DEFAULT_REP_MS, log=True,
+          csv_path: str | None = None, png_path: str | None = None):
+    """The main matmul sweep: a DataFrame with the columns documented in results/README.md.
+    With ``csv_path`` (and ``png_path``) the table is rewritten after every shape, so an interrupted
+    run keeps what it measured."""
+    import pandas as pd
+
+    shapes = shapes or [(s, s, s) for s in SQUARE_SIZES] + list(EXTRA_SHAPES)
+    rows = []
+    for dtype in dtypes:
+        for M, N, Kd in shapes:
+            t = time.time()
+            part = bench_shape(M, N, Kd, dtype, menu, warmup, rep)
+            rows += part
+            if csv_path:
+                pd.DataFrame(rows)[SWEEP_COLUMNS].to_csv(csv_path, index=False)
+                if png_path:
+                    plot_sweep(pd.DataFrame(rows), png_path)
+            if log:
+                best = max((r for r in part[1:] if r["ms"] == r["ms"]), key=lambda r: r["tflops"], default=None)
+                print(f"[bench] {dtype} {M}x{N}x{Kd}: torch {part[0]['tflops']:.1f} TFLOP/s; best "
+                      f"{best['kernel'] if best else '-'} {best['ratio_to_torch'] if best else float('nan'):.3f}x "
+                      f"({time.time() - t:.1f} s)", flush=True)
+    return pd.DataFrame(rows)[SWEEP_COLUMNS]
+
+
+# ------------------------------------------------------------------------------ case-study tables
+def bench_persistent_programs(sizes=(4096, 8192), programs=(1, 2, 3, 4), warmup=DEFAULT_WARMUP_MS,
+                              rep=DEFAULT_REP_MS):
+    """The blog's experiment: naive persistent kernel with grid = p x SMs, against the naive tiled one."""
+    import pandas as pd
+
+    rows = []
+    for s in sizes:
+        menu = [("blog_tiled", _cfg_name(128, 64, 32, 4, 4), lambda a, b, out: K.naive_tiled_matmul(a, b, out=out))]
+        for p in programs:
+            menu.append(("persistent_naive", _cfg_name(128, 64, 32, 4, 4, extra=f" grid={p}xSMs"),
+                         lambda a, b, out, p=p: K.persistent_matmul(a, b, variant="naive", programs_per_sm=p, out=out)))
+        part = bench_shape(s, s, s, "fp16", menu, warmup, rep)
+        tiled_ms = part[1]["ms"]
+        for r, p in zip(part, [None, None] + list(programs), strict=True):
+            r["programs_per_sm"] = p
+            r["num_programs"] = None if p is None else K.persistent.num_programs(s, s, 128, 64, p)
+            r["ratio_to_tiled"] = tiled_ms / r["ms"] if r["ms"] == r["ms"] else float("nan")
+        rows += part
+    return pd.DataFrame(rows)
+
+
+def bench_persistent_variants(sizes=(4096, 8192), warmup=DEFAULT_WARMUP_MS, rep=DEFAULT_REP_MS):
+    """Each persistent variant (and the tiled kernels they grew from) against torch.matmul."""
+    import pandas as pd
+
+    tma = best_tma_options()
+    menu = [
+        ("blog_tiled", _cfg_name(128, 64, 32, 4, 4), lambda a, b, out: K.naive_tiled_matmul(a, b, out=out)),
+        ("autotuned", "autotune", lambda a, b, out: K.matmul_autotuned(a, b, out=out)),
+        ("persistent_naive", _cfg_name(128, 64, 32, 4, 4, extra=" grid=1xSMs"),
+         lambda a, b, out: K.persistent_matmul(a, b, variant="naive", out=out)),
+        ("persistent_grouped", _cfg_name(128, 64, 32, 4, 4, 8, " grid=2xSMs"),
+         lambda a, b, out: K.persistent_matmul(a, b, variant="grouped", programs_per_sm=2, out=out)),
+        ("persistent_grouped", _cfg_name(128, 128, 64, 4, 4, 8, " grid=2xSMs"),
+         lambda a, b, out: K.persistent_matmul(a, b, variant="grouped", BLOCK_M=128, BLOCK_N=128, BLOCK_K=64,
+                                               num_stages=4, num_warps=4, programs_per_sm=2, out=out)),
+        ("persistent_grouped", _cfg_name(128, 256, 64, 3, 8, 8, " flatten grid=1xSMs"),
+         lambda a, b, out: K.persistent_matmul(a, b, variant="grouped", BLOCK_M=128, BLOCK_N=256, BLOCK_K=64,
+                                               num_stages=3, num_warps=8, flatten=True, out=out)),
+    ]
+    base = dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, num_stages=3, num_warps=8, epilogue_subtile=False,
+                flatten=False, warp_specialize=False)
+    variants = [base, dict(base, epilogue_subtile=True), dict(base, flatten=True),
+                dict(base, num_stages=4, epilogue_subtile=True, warp_specialize=True)]
+    if tma not in variants:
+        variants.append(tma)
+    for o in variants:
+        menu.append(("persistent_tma", tma_name(o), lambda a, b, out, o=o: K.tma_persistent_matmul(a, b, out=out, **o)))
+    rows = []
+    for s in sizes:
+        rows += bench_shape(s, s, s, "fp16", menu, warmup, rep)
+    return pd.DataFrame(rows)
+
+
+def bench_group_order(size=8192, warmup=DEFAULT_WARMUP_MS, rep=DEFAULT_REP_MS):
+    """GROUP_M = 1 (row-major) against 8 for small and large tiles of the Tutorial-03 kernel."""
+    import pandas as pd
+
+    configs = [(64, 32, 32, 5, 2), (64, 64, 32, 4, 4), (128, 64, 32, 4, 4), (128, 128, 32, 4, 4), (128, 256, 64, 3, 8)]
+    menu = []
+    for bm, bn, bk, s, w in configs:
+        for g in (1, 8):
+            menu.append(("tutorial03", _cfg_name(bm, bn, bk, s, w, g),
+                         lambda a, b, out, bm=bm, bn=bn, bk=bk, s=s, w=w, g=g: K.matmul(
+                             a, b, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=g, num_stages=s, num_warps=w, out=out)))
+    rows = bench_shape(size, size, size, "fp16", menu, warmup, rep)
+    df = pd.DataFrame(rows)
+    df["GROUP_M"] = [None] + [g for _ in configs for g in (1, 8)]
+    df["tile"] = [None] + [f"{bm}x{bn}x{bk} s{s} w{w}" for bm, bn, bk, s, w in configs for _ in (1, 8)]
+    speed = {}
+    for _, r in df.iloc[1:].iterrows():
+        speed.setdefault(r["tile"], {})[r["GROUP_M"]] = r["ms"]
+    df["speedup_G8_over_G1"] = [None] + [speed[t][1] / speed[t][8] for t in df["tile"].iloc[1:]]
+    return df
+
+
+def compiled_kernels_table():
+    """shared / n_regs / n_spills of the naive tiled and persistent kernels (and the seed configs),
+    compiled for the live GPU (registers and spills exist only there)."""
+    import pandas as pd
+
+    from gemm_lab.calc.roofline import BLOG_CONFIG, SEED_CONFIGS
+    from gemm_lab.compile import compile_artifacts
+
+    env = env_info()
+    rows = []
+    jobs = [("blog_tiled", BLOG_CONFIG, True), ("persistent", BLOG_CONFIG, True),
+            ("grouped_persistent", BLOG_CONFIG, True)]
+    jobs += [("matmul", c, True) for c in SEED_CONFIGS] + [("matmul", c, False) for c in SEED_CONFIGS]
+    for kernel, cfg, aligned in jobs:
+        art = compile_artifacts(kernel, cfg, target=None, aligned=aligned)
+        row = art.summary()
+        rows.append(dict(env, kernel=kernel, config=_cfg_name(cfg.BLOCK_M, cfg.BLOCK_N, cfg.BLOCK_K, cfg.num_stages,
+                                                              cfg.num_warps),
+                         aligned=aligned, target=art.target, shared=row["shared"], n_regs=row["n_regs"],
+                         n_spills=row["n_spills"], num_warps=row["num_warps"], num_stages=row["num_stages"],
+                         mma=row["mma"], load_error=art.metadata.get("load_error", "")))
+    return pd.DataFrame(rows)
+
+
+def bench_tma_configs(sizes=(4096, 8192), warmup=25, rep=150, options_list=None):
+    """A search over the TMA persistent kernel's options; returns the DataFrame (best first per size)."""
+    import pandas as pd
+
+    if options_list is None:
+        options_list = []
+        for bm, bn, bk, s, w in [(128, 256, 64, 3, 8), (128, 256, 64, 4, 8), (256, 128, 64, 3, 8),
+                                 (256, 128, 64, 4, 8), (128, 128, 64, 4, 4), (128, 128, 64, 5, 8),
+                                 (128, 256, 32, 5, 8)]:
+            for sub in (False, True):
+                for flat in (False, True):
+                    options_list.append(dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, num_stages=s, num_warps=w,
+                                             epilogue_subtile=sub, flatten=flat, warp_specialize=False))
+        for bm, bn, bk, s, w in [(128, 256, 64, 3, 8), (128, 256, 64, 4, 8), (128, 128, 64, 4, 4)]:
+            options_list.append(dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, num_stages=s, num_warps=w,
+                                     epilogue_subtile=True, flatten=False, warp_specialize=True))
+    menu = [("persistent_tma", tma_name(o), lambda a, b, out, o=o: K.tma_persistent_matmul(a, b, out=out, **o))
+            for o in options_list]
+    rows = []
+    for s in sizes:
+        part = bench_shape(s, s, s, "fp16", menu, warmup, rep)
+        for r, o in zip(part, [None] + options_list, strict=True):
+            r["options"] = "" if o is None else repr(o)
+        rows += part
+    return pd.DataFrame(rows)
+
+
+def bench_softmax(shapes=((4096, 1024), (4096, 4096), (4096, 16384)), warmup=DEFAULT_WARMUP_MS, rep=DEFAULT_REP_MS):
+    """Fused softmax vs torch.softmax vs the naive five-pass version (fp32), in GB/s of 2MN elements."""
+    import pandas as pd
+
+    require_gpu()
+    env = env_info()
+    rows = []
+    for M, N in shapes:
+        x = torch.randn(M, N, device="cuda")
+        for name, fn in (("triton_fused", lambda x=x: K.softmax(x)),
+                         ("torch.softmax", lambda x=x: torch.softmax(x, dim=1)),
+                         ("naive_5_pass", lambda x=x: K.naive_softmax(x))):
+            err = K.relative_error(fn(), torch.softmax(x.double(), dim=1))
+            ms = do_bench_ms(fn, warmup, rep)
+            rows.append(dict(env, M=M, N=N, dtype="fp32", kernel=name, ms=ms, gbps=gbps(2 * M * N * 4, ms),
+                             rel_err=err))
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------ plot
+def plot_sweep(df, path: str, dtype: str = "fp16") -> str:
+    """TFLOP/s of every kernel on the square shapes (log-2 x axis), torch.matmul dashed; saved as PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sq = df[(df.M == df.N) & (df.N == df.K) & (df.dtype == dtype)]
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    for (kernel, config), g in sq.groupby(["kernel", "config"], sort=False):
+        g = g.sort_values("M")
+        style = dict(color="black", linestyle="--", linewidth=2.2) if kernel == "torch.matmul" else {}
+        ax.plot(g.M, g.tflops, marker="o", label=f"{kernel} ({config})", **style)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("M = N = K")
+    ax.set_ylabel("TFLOP/s (2MNK / median time)")
+    first = df.iloc[0]
+    ax.set_title(f"{dtype} matmul on {first.gpu} (torch {first.torch}, triton {first.triton}, {first.date})")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+# ------------------------------------------------------------------------------ CLI
+PARTS = ("compiled", "tma_configs", "sweep", "persistent", "group", "softmax")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m gemm_lab.bench", description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", default="results", help="folder for the CSV and PNG files")
+    p.add_argument("--only", nargs="*", choices=PARTS, help="parts to run (default: all but tma_configs)")
+    p.add_argument("--quick", action="store_true", help="shorter timings (warmup 10 ms, rep 50 ms), fewer shapes")
+    p.add_argument("--warmup", type=int, default=None, help="do_bench warmup in ms (default 50)")
+    p.add_argument("--rep", type=int, default=None, help="do_bench repetition time in ms (default 300)")
+    p.add_argument("--tma", default=None, help="options of the sweep's TMA kernel, a Python dict literal")
+    args = p.parse_args(argv)
+    if not runtime.on_gpu():
+        print("gemm_lab.bench needs a CUDA GPU (found none).", file=sys.stderr)
+        return 2
+    if args.tma:
+        import ast
+
+        TMA_BEST.update(ast.literal_eval(args.tma))
+    os.makedirs(args.out, exist_ok=True)
+    runtime.check_environment()
+    warmup, rep = (10, 50) if args.quick else (DEFAULT_WARMUP_MS, DEFAULT_REP_MS)
+    warmup = args.warmup or warmup
+    rep = args.rep or rep
+    parts = args.only or [q for q in PARTS if q != "tma_configs"]
+    t0 = time.time()
+    if "compiled" in parts:
+        compiled_kernels_table().to_csv(os.path.join(args.out, "compiled_kernels.csv"), index=False)
+        print(f"[bench] compiled_kernels.csv ({time.time() - t0:.0f} s)", flush=True)
+    if "tma_configs" in parts:
+        df = bench_tma_configs(warmup=min(warmup, 25), rep=min(rep, 150))
+        df.to_csv(os.path.join(args.out, "tma_configs.csv"), index=False)
+        print(df[["M", "config", "ms", "tflops", "ratio_to_torch", "error"]].to_string(), flush=True)
+    if "persistent" in parts:
+        bench_persistent_programs(warmup=warmup, rep=rep).to_csv(
+            os.path.join(args.out, "persistent_programs.csv"), index=False)
+        print(f"[bench] persistent_programs.csv ({time.time() - t0:.0f} s)", flush=True)
+        bench_persistent_variants(warmup=warmup, rep=rep).to_csv(
+            os.path.join(args.out, "persistent_variants.csv"), index=False)
+        print(f"[bench] persistent_variants.csv ({time.time() - t0:.0f} s)", flush=True)
+    if "group" in parts:
+        bench_group_order(warmup=warmup, rep=rep).to_csv(os.path.join(args.out, "group_order.csv"), index=False)
+        print(f"[bench] group_order.csv ({time.time() - t0:.0f} s)", flush=True)
+    if "softmax" in parts:
+        bench_softmax(warmup=warmup, rep=rep).to_csv(os.path.join(args.out, "softmax.csv"), index=False)
+        print(f"[bench] softmax.csv ({time.time() - t0:.0f} s)", flush=True)
+    if "sweep" in parts:
+        # the shapes the targets are about first, so that a run cut short still has them
+        sizes = (4096, 1024) if args.quick else (4096, 8192, 2048, 1024, 512)
+        shapes = [(s, s, s) for s in sizes[:1]] + [EXTRA_SHAPES[0]] + [(s, s, s) for s in sizes[1:]]
+        shapes += list(EXTRA_SHAPES[1:])
+        jobs = [(shape, "fp16") for shape in shapes] + ([] if args.quick else [((4096, 4096, 4096), "bf16")])
+        import pandas as pd
+
+        frames = []
+        csv, png = os.path.join(args.out, "matmul.csv"), os.path.join(args.out, "matmul.png")
+        for shape, dtype in jobs:
+            frames.append(sweep([shape], (dtype,), warmup=warmup, rep=rep))
+            df = pd.concat(frames, ignore_index=True)
+            df.to_csv(csv, index=False)
+            plot_sweep(df, png)
+        print(f"[bench] matmul.csv + matmul.png ({time.time() - t0:.0f} s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,566 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation: {extension: .py, format_name: percent}
+#   kernelspec: {display_name: Python 3, language: python, name: python3}
+# ---
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "intro", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# # 7주차 ⑤ 컴파일 산출물과 벤치마크: `.asm`·`.metadata`, 환경변수, TFLOP/s, 그리고 FP16 결과 검사
+#
+# > “작성한 커널이 실제로 어떤 IR과 명령으로 번역되었고 자원을 얼마나 쓰는지 어떻게 확인할까? 생성된 IR과 TFLOP/s는
+# > 어떻게 읽어야 할까?”
+#
+# **이번 노트북에서 배우는 것**
+#
+# 1. 컴파일된 커널의 `.asm`(단계별 산출물)과 `.metadata`(`shared`, `num_warps`, `num_stages`, ...) 읽기 (참고자료 7.2절)
+# 2. 환경변수 `TRITON_CACHE_DIR`, `TRITON_KERNEL_DUMP`(+`TRITON_DUMP_DIR`, `TRITON_ALWAYS_COMPILE`),
+#    `TRITON_PRINT_AUTOTUNING`이 하는 일 — CPU에서도 캐시 폴더와 덤프 파일은 직접 볼 수 있습니다
+# 3. 왜 6주차 Softmax는 GB/s로, 7주차 MatMul은 TFLOP/s로 재는지: 4주차 Roofline의 산술 강도로 설명하기 (7.3절)
+# 4. `triton.testing.do_bench`로 `torch.matmul`과 비교하기 (GPU가 있을 때; 없으면 H200에서 측정해 커밋한 결과를 읽습니다)
+# 5. FP16 결과를 올바르게 검사하는 법: 교재의 `torch.allclose(..., atol=1e-2, rtol=0)`가 500 × 600 × 300에서 왜 실패하는지,
+#    그리고 FP32 기준값에 대한 **상대** 오차로 검사하기 (채점: 직접 작성한 검사 함수를 숨겨진 사례로 시험합니다)
+#
+# **GPU가 필요한 부분:** 4절의 측정(do_bench)과 1.2절의 `n_regs`/`n_spills`, 2.3절의 `TRITON_PRINT_AUTOTUNING` 출력만
+# GPU에서 실행됩니다. GPU가 없으면 산출물은 교차 컴파일로 얻고, 측정값은 `results/`에 커밋된 H200 결과를 읽어
+# 보여 줍니다(숫자를 손으로 옮겨 적지 않습니다). 5절의 행렬곱은 CPU 해석기에서 실행됩니다.
+#
+# **점수:** 연습 1 (2점), 연습 2 (4점), 연습 3 (2점, 서술), 연습 4 (5점, 코딩), 연습 5 (2점, 서술) — 모두 15점.
+
+# %% nbgrader={"grade": false, "grade_id": "imports", "locked": true, "schema_version": 3, "solution": false, "task": false}
+from gemm_lab import runtime  # triton보다 먼저: GPU가 없으면 CPU 해석기를 켭니다
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+import torch
+import triton
+
+from gemm_lab import grading, results
+from gemm_lab.calc import roofline as rf
+from gemm_lab.calc import smem
+from gemm_lab.calc import softmax as sm
+from gemm_lab.calc.devices import DEVICES, VIRTUAL_DEVICE
+from gemm_lab.compile import compile_artifacts
+from gemm_lab.kernels import matmul
+from gemm_lab.viz import pipeline
+from gemm_lab.viz.roofline import roofline_figure
+
+pd.set_option("display.max_colwidth", 100)
+DEVICE = runtime.device()
+print("커널 실행:", "GPU" if runtime.on_gpu() else "CPU 해석기 (산출물은 교차 컴파일)")
+
+# %% [markdown]
+# ## 1. `.asm`과 `.metadata` (7.2절)
+#
+# GPU에서 `kernel[grid](...)`을 호출하면 Triton은 컴파일된 커널 객체(`CompiledKernel`)를 돌려줍니다. 그 객체의
+#
+# * `.asm`: 단계별 산출물 사전 — 키는 `source`, `ttir`, `ttgir`, `llir`, `ptx`, `cubin` (04 노트북의 파이프라인)
+# * `.metadata`: 컴파일 결과 요약 — `shared`(Shared Memory 바이트), `num_warps`, `num_stages`, `target`, `hash`, ...
+# * `.n_regs`, `.n_spills`: 스레드당 레지스터 수와 스필(로컬 메모리로 밀려난 레지스터) — GPU에 **적재할 때** 알 수 있습니다
+#
+# GPU가 없으면 `gemm_lab.compile.compile_artifacts`로 같은 산출물을 교차 컴파일해 얻습니다. 여기서는 `gemm_lab.kernels`의
+# Tutorial 03 `matmul_kernel`을 후보 2(128×128×32, `num_stages=4`, `num_warps=4`)로 sm_80과 sm_90용으로 컴파일합니다.
+
+# %%
+CONFIG = rf.SEED_CONFIGS[1]
+arts = {t: compile_artifacts("matmul", CONFIG, target=t) for t in ("sm_80", "sm_90")}
+art = arts["sm_80"]
+meta = art.metadata
+print("산출물:", [s for s in pipeline.STAGE_KEYS if s != "ast"])
+for key in ("shared", "num_warps", "num_stages", "name", "hash"):
+    print(f"metadata[{key!r}] = {meta[key]!r}")
+print("PTX 앞부분:")
+print("\n".join(art.ptx.splitlines()[:8]))
+
+# %% [markdown]
+# 7.2절의 스크립트처럼 각 단계에서 행렬곱(`dot`/`mma`) 관련 줄만 골라 보면:
+
+# %%
+for stage in ("ttir", "ttgir", "ptx"):
+    lines = [ln.strip() for ln in pipeline.stage_text(art, stage).splitlines() if "dot" in ln or "mma" in ln]
+    print(f"--- [{stage}] dot/mma 관련 줄 {len(lines)}개 중 상위 3개")
+    for line in lines[:3]:
+        print("   ", line[:130])
+
+# %% [markdown]
+# ### 1.1 연습 1. 메타데이터 읽기 (2점)
+#
+# `arts`에서 다음 두 값을 **코드로** 읽어 적으세요.
+#
+# * `shared_sm90`: sm_90용 커널이 쓰는 Shared Memory 바이트 수
+# * `shared_ratio`: sm_90의 Shared Memory가 sm_80의 몇 배인지 (`shared_sm90 / shared_sm80`)
+
+# %% nbgrader={"grade": false, "grade_id": "ex1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+### BEGIN SOLUTION
+shared_sm90 = arts["sm_90"].metadata["shared"]
+shared_ratio = arts["sm_90"].metadata["shared"] / arts["sm_80"].metadata["shared"]
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "ex1_metadata_shared", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+"""shared_sm90 and shared_ratio are read from the cross-compiled metadata of the 128x128x32 s4 w4 config."""
+_s90 = compile_artifacts("matmul", CONFIG, target="sm_90").metadata["shared"]
+_s80 = compile_artifacts("matmul", CONFIG, target="sm_80").metadata["shared"]
+grading.check_value("shared_sm90", shared_sm90, _s90)
+### BEGIN HIDDEN TESTS
+grading.check_value("shared_ratio", shared_ratio, _s90 / _s80, digits=2)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# 교재 공식(`num_stages × 1단계 크기`)과 비교하면 sm_90은 같고 sm_80은 한 단계치가 적습니다(04 노트북 연습 4).
+# 컴파일러의 답은 언제나 `.metadata["shared"]`에서 확인하세요.
+
+# %%
+print(f"교재 공식 {smem.textbook_smem(CONFIG):,} B | sm_80 {arts['sm_80'].metadata['shared']:,} B | "
+      f"sm_90 {arts['sm_90'].metadata['shared']:,} B")
+
+# %% [markdown]
+# ### 1.2 GPU에서: 실행한 커널의 `n_regs`와 `n_spills`
+#
+# 레지스터 수는 `ptxas`가 CUBIN을 만들 때 정해지고, Triton은 커널을 GPU에 적재할 때 그 값을 읽습니다. 그래서 GPU에서만 볼 수
+# 있습니다. H200에서는 128×256×64 설정을 500×600×300(정렬되지 않은 스트라이드)에 쓰면 레지스터가 넘쳐 178개가 스필되었습니다
+# (`../shared/facts`). GPU가 있으면 아래 셀이 세 후보를 이 GPU용으로 컴파일해 **GPU에 적재한 뒤** 레지스터 수를 읽습니다
+# (`compile_artifacts(..., target=None)`; 정렬된 경우와 500×600×300처럼 정렬되지 않은 경우).
+
+# %%
+if runtime.on_gpu():
+    rows = {}
+    for cfg in rf.SEED_CONFIGS:
+        for aligned, shape in ((True, "4096³ (정렬됨)"), (False, "500×600×300 (정렬 안 됨)")):
+            live = compile_artifacts("matmul", cfg, target=None, aligned=aligned)  # this GPU: loaded, n_regs known
+            rows[(cfg.name, shape)] = {k: live.metadata.get(k) for k in ("shared", "n_regs", "n_spills", "load_error")}
+    print(runtime.describe()["device_name"], runtime.describe()["arch"])
+    display(pd.DataFrame.from_dict(rows, orient="index"))
+else:
+    print("GPU가 없습니다: n_regs / n_spills는 GPU에 커널을 적재해야 알 수 있습니다(교차 컴파일로는 얻을 수 없음).")
+    print("교차 컴파일한 metadata의 n_regs:", arts["sm_80"].metadata.get("n_regs"))
+
+# %% [markdown]
+# ## 2. 환경변수: 캐시, 덤프, 오토튜닝 출력
+#
+# | 환경변수 | 하는 일 |
+# | --- | --- |
+# | `TRITON_CACHE_DIR` | 컴파일 캐시 폴더(기본 `~/.triton/cache`). 캐시 키의 해시마다 폴더 하나에 `.ttir`, `.ttgir`, `.llir`, `.ptx`, `.cubin`, `.json`(메타데이터)을 저장하고, 같은 키로 다시 부르면 컴파일하지 않고 읽습니다 |
+# | `TRITON_KERNEL_DUMP=1` + `TRITON_DUMP_DIR` | 컴파일할 때마다 단계별 IR(및 SASS)을 덤프 폴더에 씁니다. 캐시에 있으면 컴파일이 일어나지 않으므로 `TRITON_ALWAYS_COMPILE=1`과 함께 씁니다 |
+# | `TRITON_PRINT_AUTOTUNING=1` | `@triton.autotune`이 후보를 다 잰 뒤 걸린 시간과 고른 Config를 출력합니다 |
+# | `MLIR_ENABLE_DUMP=1` | MLIR 패스 하나하나가 끝날 때마다 IR 전체를 출력합니다(매우 깁니다) |
+# | `TRITON_INTERPRET=1` | 컴파일하지 않고 CPU에서 NumPy로 실행합니다(이 노트북의 5절). `.asm`이 없습니다 |
+#
+# ### 2.1 `TRITON_CACHE_DIR`: 캐시 폴더 들여다보기
+#
+# 빈 임시 폴더를 캐시로 지정하고 처음 보는 설정(128×64×32, 블로그의 설정)을 컴파일하면 그 폴더에 무엇이 생기는지 봅시다.
+
+# %%
+def list_tree(root):
+    """Relative paths and sizes of every file under root (sorted)."""
+    root = Path(root)
+    return pd.DataFrame([{"file": str(p.relative_to(root)), "bytes": p.stat().st_size}
+                         for p in sorted(root.rglob("*")) if p.is_file()])
+
+
+cache_dir = tempfile.mkdtemp(prefix="triton_cache_")
+_saved = {k: os.environ.get(k) for k in ("TRITON_CACHE_DIR", "TRITON_KERNEL_DUMP", "TRITON_DUMP_DIR",
+                                         "TRITON_ALWAYS_COMPILE")}
+os.environ["TRITON_CACHE_DIR"] = cache_dir
+try:
+    t0 = time.perf_counter()
+    blog_art = compile_artifacts("matmul", rf.BLOG_CONFIG, target="sm_80")
+    first = time.perf_counter() - t0
+finally:
+    for k, v in _saved.items():
+        os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+print(f"컴파일 {first:.2f} s → 캐시 폴더 {cache_dir}")
+cache_files = list_tree(cache_dir)
+display(cache_files)
+
+# %% [markdown]
+# 해시 이름의 폴더 안에 단계별 파일이 하나씩 있습니다. `.json`이 `.metadata`의 내용입니다. 다음에 **다른 프로세스**가 같은
+# 캐시 키로 이 커널을 부르면 Triton은 컴파일하지 않고 이 파일들을 읽습니다(04 노트북 5절의 캐시 키).
+
+# %%
+import json  # noqa: E402
+
+json_files = [f for f in cache_files["file"] if f.endswith(".json") and not Path(f).name.startswith("__grp__")]
+if json_files:
+    cached_meta = json.loads((Path(cache_dir) / json_files[0]).read_text())
+    print({k: cached_meta[k] for k in ("name", "shared", "num_warps", "num_stages", "hash") if k in cached_meta})
+    print("방금 컴파일한 커널의 metadata['hash']와 같은가:", cached_meta.get("hash") == blog_art.metadata["hash"])
+else:
+    print("캐시 폴더에 메타데이터 .json이 없습니다: gemm_lab.compile이 다른 캐시를 쓰는 경우입니다.")
+
+# %% [markdown]
+# ### 2.2 `TRITON_KERNEL_DUMP`: 단계별 IR을 파일로
+#
+# 덤프는 컴파일이 **실제로 일어날 때** 쓰이므로 `TRITON_ALWAYS_COMPILE=1`로 Triton의 디스크 캐시를 건너뜁니다.
+# (`gemm_lab.compile`도 한 번 컴파일한 결과를 메모리에 기억하므로, 같은 노트북에서 이 셀을 다시 실행하면 새 덤프가 생기지
+# 않습니다: 커널을 다시 시작하고 실행하세요.)
+# 덤프 폴더에는 캐시와 같은 단계별 파일에 더해, `nvdisasm`이 있으면 CUBIN을 역어셈블한 **SASS**(`.sass`)도 생깁니다.
+
+# %%
+dump_dir = tempfile.mkdtemp(prefix="triton_dump_")
+os.environ.update(TRITON_KERNEL_DUMP="1", TRITON_DUMP_DIR=dump_dir, TRITON_ALWAYS_COMPILE="1",
+                  TRITON_CACHE_DIR=tempfile.mkdtemp(prefix="triton_cache_"))
+try:
+    compile_artifacts("matmul", rf.BLOG_CONFIG, target="sm_90")
+finally:
+    for k, v in _saved.items():
+        os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+dump_files = list_tree(dump_dir)
+display(dump_files if len(dump_files) else "덤프 파일이 없습니다: gemm_lab.compile이 이 환경변수를 전달하지 않는 경우입니다.")
+sass = [f for f in dump_files.get("file", []) if f.endswith(".sass")]
+if sass:
+    sass_lines = (Path(dump_dir) / sass[0]).read_text().splitlines()
+    print("SASS에서 HGMMA(= wgmma) 줄:", sum("HGMMA" in ln for ln in sass_lines), "개; 첫 줄:")
+    print(next((ln.strip() for ln in sass_lines if "HGMMA" in ln), "(없음)"))
+
+# %% [markdown]
+# ### 2.3 `TRITON_PRINT_AUTOTUNING`: 어떤 Config가 골라졌나 (GPU)
+#
+# `@triton.autotune`은 후보를 `do_bench`로 재야 하므로 GPU가 필요합니다(CPU 해석기에서는 `0 active drivers` 오류로 멈춥니다).
+# GPU가 있으면 아래 셀이 `TRITON_PRINT_AUTOTUNING=1`로 `gemm_lab.kernels.matmul_autotuned`를 불러, Triton이 출력하는
+# 줄(탐색 시간과 고른 Config)을 그대로 보여 줍니다.
+
+# %%
+if runtime.on_gpu():
+    from gemm_lab.kernels import matmul_autotuned
+
+    os.environ["TRITON_PRINT_AUTOTUNING"] = "1"
+    try:
+        x = torch.randn((2048, 2048), device="cuda", dtype=torch.float16)
+        t0 = time.perf_counter()
+        matmul_autotuned(x, x)
+        torch.cuda.synchronize()
+        print(f"첫 호출(탐색 포함): {time.perf_counter() - t0:.2f} s")
+        t0 = time.perf_counter()
+        matmul_autotuned(x, x)
+        torch.cuda.synchronize()
+        print(f"두 번째 호출(캐시된 Config): {time.perf_counter() - t0:.4f} s")
+    finally:
+        os.environ.pop("TRITON_PRINT_AUTOTUNING", None)
+else:
+    print("GPU가 없습니다: 오토튜닝은 GPU에서만 실행됩니다. GPU에서는 여기서 Triton의 출력 줄"
+          "(\"Triton autotuning for function ... finished after ... s; best config selected: ...\")이 보입니다.")
+
+# %% [markdown]
+# ## 3. 왜 Softmax는 GB/s, MatMul은 TFLOP/s인가 (7.3절)
+#
+# 4주차의 Roofline: 달성 가능한 처리율 = `min(P, I × BW)`이고, 산술 강도 `I = F / Q`(FLOP/Byte)가 분기점
+# `I_ridge = P / BW`보다 작으면 **대역폭 병목**(memory-bound), 크면 **연산 병목**(compute-bound)입니다.
+#
+# * 대역폭 병목인 커널은 연산기가 놀고 있으므로 "필수 이동량을 얼마나 빨리 옮겼나", 즉 **유효 대역폭(GB/s)** 을
+#   하드웨어 대역폭과 비교합니다. 6주차 Softmax 벤치마크가 `2 × M × N × 원소 크기 / 시간`을 잰 이유입니다.
+# * 연산 병목인 커널은 메모리가 아니라 연산기가 한계이므로 **달성 연산 처리율(TFLOP/s)** = `2MNK / 시간`을
+#   Tensor Core 상한·cuBLAS와 비교합니다. Tutorial 03 벤치마크의 `2 * M * N * K * 1e-12 / (ms * 1e-3)`입니다.
+#
+# Softmax의 연산량: 원소 하나마다 최댓값 비교, 빼기, `exp`, 합, 나누기의 **다섯 연산**(6주차 `naive_softmax`의 다섯 단계와
+# 같습니다: `sm.naive_softmax_passes`). 결합(fused) 커널의 최소 이동량은 X를 한 번 읽고 Y를 한 번 쓰는 `2MN` 원소입니다
+# (`sm.softmax_traffic(M, N).fused_bytes`). 6주차 예제(M = 4096, N = 1024, FP32)와 7주차 후보 3(4096³, FP16)을 비교합니다.
+
+# %%
+SM_M, SM_N = 4096, 1024
+print(sm.naive_softmax_passes(SM_M, SM_N)[["step", "op"]].to_string(index=False))
+MM = (4096, 4096, 4096)
+mm_table = rf.roofline_table(*MM, rf.SEED_CONFIGS)
+display(mm_table[["flops", "q_total", "intensity", "roof_tflops", "bound"]])
+
+# %% [markdown]
+# ## 연습 2. 산술 강도로 지표 고르기 (4점)
+#
+# 가상 하드웨어(7주차 5.1절: P = 80 TFLOP/s, BW = 1 TB/s → `VIRTUAL_DEVICE`)에서,
+#
+# * `softmax_intensity`: 결합 Softmax(M = 4096, N = 1024, FP32)의 산술 강도 (FLOP/Byte) — 원소당 다섯 연산, 이동량은 `2MN` 원소
+# * `matmul_intensity`: 4096³ FP16 행렬곱, 후보 3(`rf.SEED_CONFIGS[2]`)의 산술 강도 (FLOP/Byte) — 5절 공식
+# * `ridge`: 가상 하드웨어의 분기점 `P / BW` (FLOP/Byte)
+# * `metric`: `{"softmax": ..., "matmul": ...}` — 각각 `"GB/s"`와 `"TFLOP/s"` 중 어느 지표로 재야 하는지
+#
+# 를 구하세요. 계산은 `gemm_lab.calc`를 써도 되고 손으로 해도 됩니다.
+
+# %% nbgrader={"grade": false, "grade_id": "ex2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+### BEGIN SOLUTION
+softmax_flops = 5 * SM_M * SM_N
+softmax_intensity = softmax_flops / sm.softmax_traffic(SM_M, SM_N).fused_bytes
+matmul_intensity = rf.roofline(*MM, rf.SEED_CONFIGS[2]).intensity
+ridge = VIRTUAL_DEVICE.fp16_tflops * 1e12 / (VIRTUAL_DEVICE.bandwidth_gbs * 1e9)
+metric = {"softmax": "GB/s" if softmax_intensity < ridge else "TFLOP/s",
+          "matmul": "GB/s" if matmul_intensity < ridge else "TFLOP/s"}
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "ex2_intensities", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+"""softmax_intensity = 5 ops per element / fused bytes; matmul_intensity = candidate 3's F/Q at 4096^3."""
+_ops_per_element = len(sm.naive_softmax_passes(SM_M, SM_N))  # max, subtract, exp, sum, divide
+_sm_I = _ops_per_element * SM_M * SM_N / sm.softmax_traffic(SM_M, SM_N).fused_bytes
+grading.check_value("softmax_intensity", softmax_intensity, _sm_I, rel=0.01)
+### BEGIN HIDDEN TESTS
+grading.check_value("matmul_intensity", matmul_intensity, rf.roofline(*MM, rf.SEED_CONFIGS[2]).intensity, rel=1e-3)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "ex2_ridge_and_metric", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+"""ridge = P / BW of the virtual device; metric picks GB/s below the ridge and TFLOP/s above it."""
+_ridge = VIRTUAL_DEVICE.fp16_tflops * 1e12 / (VIRTUAL_DEVICE.bandwidth_gbs * 1e9)
+grading.check_value("ridge", ridge, _ridge, rel=1e-3)
+### BEGIN HIDDEN TESTS
+_ops_per_element = len(sm.naive_softmax_passes(SM_M, SM_N))
+_sm_I = _ops_per_element * SM_M * SM_N / sm.softmax_traffic(SM_M, SM_N).fused_bytes
+_mm_I = rf.roofline(*MM, rf.SEED_CONFIGS[2]).intensity
+_metric = {"softmax": "GB/s" if _sm_I < _ridge else "TFLOP/s", "matmul": "GB/s" if _mm_I < _ridge else "TFLOP/s"}
+grading.check_value("metric", {k: metric.get(k) for k in _metric}, _metric,
+                    accept={"GB/s": ["GBps", "GB per s", "대역폭"], "TFLOP/s": ["TFLOPs/s", "TFLOPS", "TFLOP"]})
+### END HIDDEN TESTS
+
+# %% [markdown]
+# 두 커널을 같은 Roofline 위에 놓으면 차이가 한눈에 보입니다(가상 하드웨어와 H200). Softmax 점은 분기점보다 두 자릿수
+# 왼쪽에, 행렬곱 후보들은 분기점 근처에 있습니다. H200은 분기점이 훨씬 오른쪽이라(대역폭에 비해 연산이 매우 빠름), 출력
+# 타일 사이의 L2 재사용이 없다고 보는 교재 모델로는 세 후보 모두 분기점 왼쪽에 놓입니다. 실제 GPU에서는 L2 캐시가 같은 입력
+# 타일을 여러 프로그램에 나눠 주므로(02 노트북의 grouped ordering) HBM 이동량이 모델보다 훨씬 작아, 큰 타일의 행렬곱은
+# 연산 병목 쪽에서 동작합니다 — 그래서 여전히 TFLOP/s로 잽니다.
+
+# %%
+_sm_row = pd.DataFrame(
+    {"intensity": [5 * SM_M * SM_N / sm.softmax_traffic(SM_M, SM_N).fused_bytes]}, index=["softmax 4096x1024 fp32"])
+for dev in (VIRTUAL_DEVICE, DEVICES["h200"]):
+    table = pd.concat([rf.roofline_table(*MM, rf.SEED_CONFIGS, device=dev)[["intensity", "roof_tflops"]], _sm_row])
+    ridge_dev = dev.fp16_tflops * 1e12 / (dev.bandwidth_gbs * 1e9)
+    table.loc["softmax 4096x1024 fp32", "roof_tflops"] = min(dev.fp16_tflops, table.loc["softmax 4096x1024 fp32",
+                                                                                        "intensity"] * dev.bandwidth_gbs / 1e3)
+    table["bound"] = ["memory" if i < ridge_dev else "compute" for i in table["intensity"]]
+    print(f"{dev.name}: ridge = {ridge_dev:.1f} FLOP/B")
+    display(table)
+    fig = roofline_figure(table, dev, title=f"softmax vs matmul on {dev.name}")
+
+# %% [markdown]
+# (Softmax 점의 상한은 FP16 Tensor Core 상한이 아니라 대역폭 `I × BW`로 정해집니다: 어차피 대역폭 병목이므로 어느 연산
+# 상한을 쓰든 결론은 같습니다.)
+
+# %% [markdown]
+# ## 연습 3. 지표를 바꿔 쓰면? (2점, 서술)
+#
+# 누군가 Softmax 커널의 성능을 TFLOP/s로 보고하고, 행렬곱 커널의 성능을 GB/s로 보고했습니다. 각각 왜 오해를 부르는지,
+# 위 표의 산술 강도와 분기점을 근거로 설명하세요.
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "ex3_metric_explanation", "locked": false, "points": 2, "schema_version": 3, "solution": true, "task": false}
+# ### BEGIN SOLUTION
+# Softmax의 산술 강도(약 0.6 FLOP/Byte)는 분기점(가상 80, H200 약 200 FLOP/Byte)보다 훨씬 작아 대역폭 병목입니다. 달성 가능한
+# TFLOP/s는 `I × BW`로 P의 1% 미만이므로, TFLOP/s로 보고하면 아무리 잘 짠 커널도 "연산기의 1%만 쓴다"는 무의미한 숫자가
+# 되고, 실제로 중요한 "HBM 대역폭을 얼마나 썼나"는 드러나지 않습니다. 행렬곱(4096³, 후보 3은 I ≈ 84)은 연산 병목(또는 그
+# 근처)이라 한계는 Tensor Core 처리율입니다. 타일을 키워 이동량 Q를 줄이면 같은 시간에도 GB/s는 오히려 **낮아지므로**,
+# GB/s는 더 좋은 커널을 더 나쁘게 보이게 합니다. 그래서 병목이 되는 자원에 맞춰 Softmax는 GB/s, 행렬곱은 TFLOP/s로 잽니다.
+# ### END SOLUTION
+
+# %% [markdown]
+# ## 4. 벤치마크: `do_bench`로 `torch.matmul`과 비교 (GPU)
+#
+# `triton.testing.do_bench(fn)`는 워밍업 뒤 여러 번 실행해 시간의 중앙값(ms)을 돌려줍니다. TFLOP/s = `2MNK × 1e-12 / (ms × 1e-3)`.
+# `gemm_lab.bench.bench_shape`는 같은 입력으로 `torch.matmul`과 각 커널을 같은 실행에서 재고(`ratio_to_torch` = torch 시간 /
+# 커널 시간), 결과를 FP32 기준값과 비교한 상대 오차(`rel_err`)도 적습니다. GPU가 있으면 이 GPU에서 직접 재고(Softmax는
+# GB/s로), 없으면 H200에서 `make bench`로 재어 `results/`에 커밋한 표를 읽어 보여 줍니다.
+
+# %%
+SHAPES = [(4096, 4096, 4096), (500, 600, 300)]
+COLUMNS = ["M", "N", "K", "kernel", "config", "ms", "tflops", "ratio_to_torch", "rel_err"]
+
+
+def pick(df, shapes=SHAPES):
+    """The rows of a matmul sweep for torch.matmul and the Tutorial-03 kernel at the given shapes."""
+    keep = df[df["kernel"].isin(["torch.matmul", "tutorial03"]) & (df["dtype"] == "fp16")]
+    keep = keep[[tuple(x) in set(shapes) for x in keep[["M", "N", "K"]].itertuples(index=False)]]
+    return keep[[c for c in COLUMNS if c in keep.columns]].reset_index(drop=True)
+
+
+if runtime.on_gpu():
+    from gemm_lab import bench
+
+    menu = [m for m in bench.matmul_menu() if m[0] == "tutorial03"]  # the three seed configs, GROUP_M=8
+    rows = []
+    for M, N, K in SHAPES:
+        rows += bench.bench_shape(M, N, K, menu=menu)
+    measured = pd.DataFrame(rows)
+    print(f"{measured['gpu'].iloc[0]}에서 지금 측정 (torch {measured['torch'].iloc[0]}, triton {measured['triton'].iloc[0]}):")
+    display(pick(measured))
+    softmax_now = bench.bench_softmax(shapes=((SM_M, SM_N),))
+    display(softmax_now[["M", "N", "kernel", "ms", "gbps", "rel_err"]])
+else:
+    committed = results.load_csv("matmul.csv")
+    if committed is None:
+        print("GPU가 없고 results/matmul.csv(H200에서 측정해 커밋한 결과)도 찾지 못했습니다.")
+        print("GPU에서는 여기서 세 후보와 torch.matmul의 ms와 TFLOP/s를 4096³와 500×600×300에서 잽니다.")
+    else:
+        env = committed.iloc[0]
+        print(f"results/matmul.csv — {env.get('gpu')}, torch {env.get('torch')}, triton {env.get('triton')}, "
+              f"{env.get('date')}에 측정해 커밋한 결과:")
+        display(pick(committed))
+    committed_softmax = results.load_csv("softmax.csv")
+    if committed_softmax is not None:
+        print("results/softmax.csv (같은 GPU, FP32, GB/s = 2MN × 4 B / 시간):")
+        display(committed_softmax[["M", "N", "kernel", "ms", "gbps", "rel_err"]])
+
+# %% [markdown]
+# 읽는 법: 4096³에서는 큰 타일(후보 2·3)이 cuBLAS에 가깝고 작은 타일(후보 1)은 이동량이 많아 느립니다(3절의 산술 강도 순서와
+# 같습니다). 500 × 600 × 300은 연산량이 작아 어느 커널도 GPU를 채우지 못하고, 큰 타일은 프로그램 수가 너무 적은 데다 스트라이드
+# 정렬이 맞지 않아 파이프라이닝도 없어 오히려 느립니다(04 노트북 4.2절). **측정값은 GPU·드라이버·버전마다 다르므로 그 조건과
+# 함께 기록합니다**(참고자료 5절 4번).
+
+# %% [markdown]
+# ## 5. FP16 결과를 올바르게 검사하기
+#
+# 참고자료 5절 1번은 `torch.allclose(triton_out, torch_out, atol=1e-2, rtol=0)`로 정확도를 확인하라고 합니다. 500 × 600 × 300에서
+# 직접 해 봅시다(GPU가 없으면 CPU 해석기에서 실행: 몇 초 걸립니다).
+
+# %%
+torch.manual_seed(0)
+M5, N5, K5 = 500, 600, 300
+a5 = torch.randn((M5, K5), device=DEVICE, dtype=torch.float16)
+b5 = torch.randn((K5, N5), device=DEVICE, dtype=torch.float16)
+t0 = time.perf_counter()
+c5 = matmul(a5, b5)
+print(f"Triton matmul {M5}×{N5}×{K5}: {time.perf_counter() - t0:.2f} s ({'GPU' if runtime.on_gpu() else 'CPU 해석기'})")
+torch_out = torch.matmul(a5, b5)                  # torch의 FP16 행렬곱
+ref32 = a5.float() @ b5.float()                    # FP32 기준값
+seed_check = torch.allclose(c5, torch_out, atol=1e-2, rtol=0)
+print("교재의 검사 torch.allclose(c, torch_out, atol=1e-2, rtol=0):", "✅ 통과" if seed_check else "❌ 실패")
+print(f"  최대 |c - torch_out| = {(c5.float() - torch_out.float()).abs().max().item():.5f}")
+print(f"  최대 |c - FP32 기준값| = {(c5.float() - ref32).abs().max().item():.5f}, 최대 |기준값| = {ref32.abs().max().item():.1f}")
+
+# %% [markdown]
+# 교재의 검사가 **틀린 결과가 아닌데도** 실패합니다. 이유는 FP16의 간격(ulp)입니다. FP16은 가수부가 10비트라 크기가
+# `[2^e, 2^(e+1))`인 수의 간격이 `2^(e−10)`입니다:
+
+# %%
+spacing = pd.DataFrame({"크기 구간": [f"[{2**e}, {2**(e + 1)})" for e in range(2, 7)],
+                        "FP16 간격 (ulp)": [2.0 ** (e - 10) for e in range(2, 7)]})
+display(spacing)
+print("이 결과의 |값|이 16 이상인 원소 비율:", f"{(ref32.abs() >= 16).float().mean().item():.1%}")
+
+# %% [markdown]
+# K = 300인 무작위 정규분포 입력의 출력은 크기가 수십까지 올라가고, 크기 32~64에서 FP16 간격은 0.03125입니다. 결과를 FP16으로
+# **반올림하는 것만으로** 최대 반 ulp(0.0156)의 오차가 생기고, 누산 순서가 다른 두 올바른 구현(Triton과 torch)은 1~2 ulp
+# 어긋날 수 있습니다. 그래서 고정된 `atol=1e-2`는 값이 큰 원소에서 **올바른 결과를 거부**합니다(H200에서도 같았습니다:
+# `../shared/facts`). 검사의 허용 오차는 값의 **크기에 비례**해야 합니다:
+
+# %%
+rel_fro = ((c5.float() - ref32).norm() / ref32.norm()).item()
+print(f"상대 오차 ||c - ref32|| / ||ref32|| = {rel_fro:.2e}  (FP16의 단위 반올림 2^-11 = {2**-11:.2e})")
+elementwise = torch.allclose(c5.float(), ref32, rtol=1e-2, atol=1e-2)
+print("원소별 상대 검사 torch.allclose(c.float(), ref32, rtol=1e-2, atol=1e-2):", "✅ 통과" if elementwise else "❌ 실패")
+
+# %% [markdown]
+# 그리고 이 검사는 진짜 버그를 놓치지 않습니다. 예를 들어 K 꼬리를 `other=1.0`으로 채운 버그(연습문제 1.4)는 모든 원소에
+# 빈칸 수만큼을 더하고, 원소 하나만 틀려도 그 원소의 오차는 간격의 수십 배입니다:
+
+# %%
+padded = pd.Series({"K 꼬리 빈칸 (BLOCK_K=32)": (-K5) % 32})
+bug_other_1 = (ref32 + float(padded.iloc[0])).half()
+one_bad = c5.clone()
+one_bad[123, 456] += 1.0
+for name, out in {"올바른 결과 c": c5, "other=1.0 버그": bug_other_1, "원소 하나가 +1": one_bad}.items():
+    ok = torch.allclose(out.float(), ref32, rtol=1e-2, atol=1e-2)
+    print(f"{name:16s} → 상대 검사 {'✅ 통과' if ok else '❌ 실패'}")
+
+# %% [markdown]
+# ## 연습 4. 올바른 FP16 검사 함수 작성하기 (5점, 코딩)
+#
+# `is_correct_fp16(out, a, b)`를 완성하세요. `a`는 `[M, K]`, `b`는 `[K, N]` FP16 텐서, `out`은 어떤 커널이 계산한
+# `[M, N]` FP16 결과입니다. `out`이 `a @ b`의 **올바른** FP16 결과이면 `True`, 아니면 `False`를 돌려주세요.
+#
+# * 올바른 결과: FP32로 누산한 뒤 FP16으로 반올림한 값. 누산 순서가 달라 1~2 ulp 어긋난 결과도 올바른 결과입니다.
+# * 틀린 결과: 원소 하나라도 ulp 수준을 훨씬 넘게 틀린 것, NaN이 섞인 것, 모양이 다른 것, 행이 뒤바뀐 것, 값이 몇 %씩 틀린 것 등.
+#
+# 채점기는 공개 사례(이 절의 `c5`, `torch_out`, 버그 결과)와 **숨겨진 사례**(다른 모양, 더 큰 K와 더 큰 값, 여러 종류의 틀린
+# 결과)로 함수를 호출합니다. 교재의 `atol=1e-2, rtol=0` 검사로는 통과할 수 없습니다.
+
+# %% nbgrader={"grade": false, "grade_id": "ex4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def is_correct_fp16(out, a, b):
+    """True when out is a correct fp16 result of a @ b (judged against an fp32 reference)."""
+    ### BEGIN SOLUTION
+    if out.shape != (a.shape[0], b.shape[1]):
+        return False
+    ref = a.float() @ b.float()
+    o = out.float()
+    if not torch.isfinite(o).all():
+        return False
+    return bool(torch.allclose(o, ref, rtol=1e-2, atol=1e-2))
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "ex4_fp16_check_visible", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+"""is_correct_fp16 accepts the Triton and torch results at 500x600x300 and rejects the other=1.0 bug."""
+def _case(name, out, a, b, expected):
+    got = is_correct_fp16(out, a, b)
+    grading.check_value(f"is_correct_fp16({name})", bool(got) if isinstance(got, (bool, torch.Tensor)) else got,
+                        expected)
+
+
+_case("Triton 결과 c5", c5, a5, b5, True)
+_case("torch.matmul 결과", torch_out, a5, b5, True)
+_case("other=1.0 버그", bug_other_1, a5, b5, False)
+
+# %% nbgrader={"grade": true, "grade_id": "ex4_fp16_check_hidden", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+"""is_correct_fp16 accepts correct results (1-2 ulp off, large magnitudes) and rejects wrong ones on hidden cases."""
+### BEGIN HIDDEN TESTS
+_g = torch.Generator().manual_seed(20261202)
+
+
+def _inputs(M, N, K, scale=1.0):
+    a = (torch.randn((M, K), generator=_g) * scale).half()
+    b = torch.randn((K, N), generator=_g).half()
+    return a, b
+
+
+def _nudged(ref, ulps, frac=0.2):
+    """ref rounded to fp16, then a random fraction of elements moved by `ulps` fp16 steps (a correct result)."""
+    out = ref.half()
+    pick = torch.rand(out.shape, generator=_g) < frac
+    direction = torch.where(torch.rand(out.shape, generator=_g) < 0.5, -torch.inf, torch.inf).half()
+    for _ in range(ulps):
+        out = torch.where(pick, torch.nextafter(out, direction), out)
+    return out
+
+
+for (M, N, K, scale) in ((64, 96, 2048, 1.0), (33, 17, 300, 4.0), (128, 64, 4096, 2.0)):
+    a, b = _inputs(M, N, K, scale)
+    ref = a.float() @ b.float()
+    _case(f"{M}x{N}x{K} 반올림만 한 결과", ref.half(), a, b, True)
+    _case(f"{M}x{N}x{K} 2 ulp 어긋난 결과", _nudged(ref, 2), a, b, True)
+    wrong = ref.half().clone()
+    i, j = divmod(int(ref.abs().argmax()), N)
+    wrong[i, j] = -wrong[i, j]
+    _case(f"{M}x{N}x{K} 원소 하나 부호 반대", wrong, a, b, False)
+    with_nan = ref.half().clone()
+    with_nan[M // 2, N // 3] = float("nan")
+    _case(f"{M}x{N}x{K} NaN 하나", with_nan, a, b, False)
+    _case(f"{M}x{N}x{K} 5% 큰 값", (ref * 1.05).half(), a, b, False)
+    swapped = ref.half().clone()
+    swapped[[0, M - 1]] = swapped[[M - 1, 0]]
+    _case(f"{M}x{N}x{K} 두 행이 뒤바뀜", swapped, a, b, False)
+    _case(f"{M}x{N}x{K} 모두 0", torch.zeros((M, N), dtype=torch.float16), a, b, False)
+    _case(f"{M}x{N}x{K} 모든 원소에 1을 더한 결과", (ref + 1.0).half(), a, b, False)
+    _case(f"{M}x{N}x{K} 열 하나가 빠진 모양", ref.half()[:, :-1].contiguous(), a, b, False)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 연습 5. 검사 기준을 어떻게 정했나 (2점, 서술)
+#
+# 여러분의 `is_correct_fp16`이 쓰는 허용 오차를 어떻게 정했는지, 그리고 왜 `atol=1e-2, rtol=0`은 500 × 600 × 300에서 실패하지만
+# 4096³에서 측정한 H200의 결과는 비트 단위로 같았는데도 그 검사를 일반적인 기준으로 쓰면 안 되는지 설명하세요.
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "ex5_tolerance_explanation", "locked": false, "points": 2, "schema_version": 3, "solution": true, "task": false}
+# ### BEGIN SOLUTION
+# FP16의 간격은 값의 크기에 비례하므로(크기 32~64에서 0.03125), 올바른 결과도 반올림만으로 반 ulp, 누산 순서 차이로 1~2 ulp
+# 어긋납니다. 그래서 허용 오차를 FP32 기준값에 대한 상대 오차(rtol = 1e-2, FP16 단위 반올림 약 5e-4의 20배 정도)로 두고, 0 근처
+# 원소를 위해 작은 atol을 더했습니다. 진짜 버그(K 꼬리 패딩, 틀린 원소, NaN)는 이보다 수십 배 큰 오차를 내므로 구분됩니다.
+# `atol=1e-2, rtol=0`은 값이 16을 넘는 원소에서 허용 오차가 1 ulp보다 작아 올바른 결과를 거부합니다. 4096³에서 비트 단위로
+# 같았던 것은 두 구현의 누산 순서가 우연히 같았기 때문일 뿐, 모양·GPU·설정이 바뀌면 보장되지 않습니다.
+# ### END SOLUTION
+
+# %% [markdown]
+# ## 정리
+#
+# * `.asm`은 단계별 산출물, `.metadata["shared"]`는 컴파일러가 실제로 잡은 Shared Memory, `n_regs`/`n_spills`는 GPU에 적재해야
+#   보입니다. CPU에서는 교차 컴파일로 `.asm`과 `.metadata`를 얻습니다.
+# * `TRITON_CACHE_DIR`에는 해시별 폴더에 단계별 파일과 `.json` 메타데이터가, `TRITON_KERNEL_DUMP=1`(+`TRITON_ALWAYS_COMPILE=1`)은
+#   덤프 폴더에 IR과 SASS를 씁니다. `TRITON_PRINT_AUTOTUNING=1`은 GPU에서 고른 Config를 출력합니다.
+# * 산술 강도가 분기점보다 작은 Softmax는 GB/s로, 큰 행렬곱은 TFLOP/s로 잽니다.
+# * FP16 결과는 FP32 기준값에 대한 **상대** 오차로 검사합니다. 고정 `atol`은 값이 큰 원소에서 올바른 결과를 거부합니다.

@@ -1,0 +1,200 @@
+"""Fast tests of the autograder's pieces (no grading run): layout, collect, sandbox, integrity, CSV."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from autograder import collect as col  # noqa: E402
+from autograder import integrity, sandbox  # noqa: E402
+from autograder.course import IGNORE, Course, release  # noqa: E402
+from autograder.fixture import ASSIGNMENT, make_course  # noqa: E402
+
+
+def _load_config(root: Path):
+    from traitlets.config.loader import PyFileConfigLoader
+
+    return PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+
+
+def test_nbgrader_config_matches_course_layout():
+    cfg = _load_config(ROOT)
+    course = Course.at(ROOT)
+    cd = cfg.CourseDirectory
+    assert Path(cd.root) == course.root
+    assert course.root / cd.source_directory == course.source
+    assert course.root / cd.release_directory == course.release
+    assert course.root / cd.submitted_directory == course.submitted
+    assert course.root / cd.autograded_directory == course.autograded
+    assert course.root / cd.feedback_directory == course.feedback
+    assert cd.db_url == course.db_url
+    assert list(cd.ignore) == IGNORE and "*.py" in cd.ignore
+
+
+def test_grading_outputs_are_ignored_by_git():
+    for rel in ("autograder/submitted/x/a.ipynb", "autograder/autograded/x", "autograder/feedback/x",
+                "autograder/gradebook.db", "autograder/work/x", "autograder/grades.csv", "autograder/logs/x"):
+        r = subprocess.run(["git", "check-ignore", "-q", rel], cwd=ROOT)
+        assert r.returncode == 0, f"{rel} is not ignored by git"
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory):
+    root = make_course(tmp_path_factory.mktemp("course"))
+    course = Course.at(root)
+    release(course, ASSIGNMENT)
+    return course
+
+
+def test_release_leaves_out_py_masters_and_solutions(released):
+    files = sorted(p.name for p in (released.release / ASSIGNMENT).iterdir())
+    assert files == ["01_counts.ipynb", "02_vectors.ipynb", "data.csv"]  # no *.py master
+    text = (released.release / ASSIGNMENT / "01_counts.ipynb").read_text()
+    assert "tiles = 54" not in text and "BEGIN HIDDEN TESTS" not in text and "raise NotImplementedError" in text
+
+
+@pytest.mark.parametrize("raw, want", [
+    ("alice", "alice"), ("Bob.Smith-2", "Bob.Smith-2"), ("../../etc", None), ("김철수", None),
+    ("a b", None), ("", None), (".hidden", None),
+])
+def test_sanitize_student_id(raw, want):
+    got = col.sanitize_student_id(raw)
+    assert got and "/" not in got and not got.startswith(".") and got.isascii()
+    if want is not None:
+        assert got == want
+    assert col.sanitize_student_id(raw) == got  # deterministic
+
+
+def test_sanitize_keeps_distinct_ids_distinct():
+    ids = ["김철수", "김영희", "a b", "a_b", "a/b"]
+    assert len({col.sanitize_student_id(s) for s in ids}) == len(ids)
+
+
+def _write(path: Path, nb: dict):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(nb))
+
+
+def test_collect_folder_layouts(released, tmp_path):
+    rel = released.release / ASSIGNMENT
+    nb1 = json.loads((rel / "01_counts.ipynb").read_text())
+    nb2 = json.loads((rel / "02_vectors.ipynb").read_text())
+    drop = tmp_path / "drop"
+    _write(drop / "alice" / "01_counts.ipynb", nb1)  # <student>/<notebook>.ipynb
+    _write(drop / "alice" / "Copy of 02_vectors.ipynb", nb2)  # Colab's name for a copy
+    _write(drop / "bob__01_counts.ipynb", nb1)  # <student>__<notebook>.ipynb
+    _write(drop / "bob__02_vectors (1).ipynb", nb2)
+    _write(drop / "김철수__whatever.ipynb", nb2)  # name unknown: identified by its cell ids
+    (drop / "mallory__01_counts.ipynb").write_text("not json")
+    report = col.collect(released, ASSIGNMENT, drop)
+    sub = released.submitted
+    assert sorted(report.collected["alice"]) == ["01_counts", "02_vectors"]
+    assert sorted(report.collected["bob"]) == ["01_counts", "02_vectors"]
+    kim = col.sanitize_student_id("김철수")
+    assert report.collected[kim] == ["02_vectors"]
+    assert (sub / kim / ASSIGNMENT / "02_vectors.ipynb").exists()
+    assert [Path(p).name for p, _ in report.skipped] == ["mallory__01_counts.ipynb"]
+
+
+def test_collect_single_notebook_assignment(tmp_path):
+    root = make_course(tmp_path / "c")
+    (root / "source" / ASSIGNMENT / "02_vectors.ipynb").unlink()
+    course = Course.at(root)
+    release(course, ASSIGNMENT)
+    drop = tmp_path / "drop"
+    nb = json.loads((course.release / ASSIGNMENT / "01_counts.ipynb").read_text())
+    _write(drop / "carol.ipynb", nb)
+    _write(drop / "Dave Lee.ipynb", nb)
+    report = col.collect(course, ASSIGNMENT, drop)
+    assert set(report.collected) == {"carol", col.sanitize_student_id("Dave Lee")}
+    assert (course.submitted / "carol" / ASSIGNMENT / "01_counts.ipynb").exists()
+
+
+def test_collect_lms_zip_via_nbgrader_zip_collect(released, tmp_path):
+    import zipfile
+
+    nb = (released.release / ASSIGNMENT / "01_counts.ipynb").read_text()
+    z = tmp_path / "lms.zip"
+    with zipfile.ZipFile(z, "w") as zf:
+        zf.writestr(f"{ASSIGNMENT}_erin_attempt_2026-12-01-10-00-00_01_counts.ipynb", nb)
+        zf.writestr(f"{ASSIGNMENT}_frank_attempt_2026-12-01-11-00-00_Copy of 01_counts.ipynb", nb)
+    report = col.collect(released, ASSIGNMENT, z)
+    assert report.collected.get("erin") == ["01_counts"]
+    assert report.collected.get("frank") == ["01_counts"]
+    assert (released.submitted / "frank" / ASSIGNMENT / "01_counts.ipynb").exists()
+
+
+def test_bwrap_argv_exposes_only_the_environment(tmp_path):
+    if sandbox.bwrap_path() is None:
+        pytest.skip("bubblewrap not installed")
+    argv = sandbox.bwrap_argv(str(tmp_path / "cwd"), str(tmp_path / "rt"), str(tmp_path / "handin"))
+    assert "--unshare-all" in argv and "--die-with-parent" in argv and "--clearenv" in argv
+    binds = [argv[i + 1] for i, a in enumerate(argv) if a in ("--bind", "--ro-bind")]
+    assert str(ROOT) not in binds  # never the repository root (source/, gradebook)
+    assert not any(b.startswith(str(ROOT / "source")) or b.startswith(str(ROOT / "autograder")) for b in binds)
+    assert str(ROOT / "gemm_lab") in binds
+    rw = [argv[i + 1] for i, a in enumerate(argv) if a == "--bind"]
+    assert rw == [str(tmp_path / "rt"), str(tmp_path / "handin")]
+
+
+def test_bwrap_sandbox_hides_the_repository(tmp_path):
+    if sandbox.bwrap_path() is None:
+        pytest.skip("bubblewrap not installed")
+    handin = tmp_path / "handin"
+    handin.mkdir()
+    (handin / "mine.txt").write_text("mine")
+    rt = tmp_path / "rt"
+    rt.mkdir()
+    probe = ("import os, socket, sys\n"
+             f"print(os.path.exists({str(ROOT / 'source')!r}), os.path.exists({str(ROOT / 'nbgrader_config.py')!r}),"
+             " sorted(os.listdir('.')))\n"
+             "import gemm_lab.calc\n"
+             "try:\n    socket.create_connection(('1.1.1.1', 53), timeout=2); print('net')\n"
+             "except OSError:\n    print('nonet')\n")
+    argv = sandbox.bwrap_argv(str(tmp_path / "elsewhere"), str(rt), str(handin))
+    out = subprocess.run(argv + [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:2] == ["False False ['mine.txt']", "nonet"]
+
+
+def _nb(cells):
+    return {"cells": cells}
+
+
+def _cell(src, **meta):
+    c = {"cell_type": "code", "source": src, "metadata": {}}
+    if meta:
+        c["metadata"]["nbgrader"] = meta
+    return c
+
+
+def test_integrity_zeroes_tests_after_tampering_only():
+    nb = _nb([
+        _cell("x = 1", solution=True, grade_id="a1"),
+        _cell("check(x)", grade=True, locked=True, grade_id="t1", points=1),
+        _cell("import numpy as np\nnp.allclose = lambda *a, **k: True"),  # student-added cell
+        _cell("y = 2", solution=True, grade_id="a2"),
+        _cell("check(y)", grade=True, locked=True, grade_id="t2", points=1),
+        _cell("import gemm_lab.grading as g\ng.check_value = None", grade=True, locked=True, grade_id="t3"),
+    ])
+    findings, zero = integrity.review_notebook(nb)
+    assert zero == ["t2", "t3"]
+    assert len(findings) == 1 and "MODULE_ATTR" in findings[0]  # locked/test cells are not scanned
+
+
+def test_integrity_review_only_findings_zero_nothing():
+    nb = _nb([
+        _cell("import sys\nsys.exit()\n!pip install x", solution=True, grade_id="a1"),
+        _cell("check(x)", grade=True, locked=True, grade_id="t1", points=1),
+    ])
+    findings, zero = integrity.review_notebook(nb)
+    assert zero == [] and findings and all(f.endswith("[검토만]") for f in findings)
+    nb["cells"][0]["source"] = "get_ipython().input_transformers_cleanup.append(lambda l: [])"
+    assert integrity.review_notebook(nb)[1] == ["t1"]

@@ -1,0 +1,134 @@
+"""The real pipeline end to end (nbgrader + bubblewrap, no mocks) on generated sample hand-ins.
+
+A tiny two-notebook assignment (autograder/fixture.py) is released, the sample hand-ins are generated
+from it by autograder/make_samples.py (the same generator as the committed samples), collected,
+graded in parallel and compared cell by cell with expected.csv; then what the hostile samples could
+reach is checked: checksums of source/, release/ and every hand-in before/after, and the evidence the
+snoop sample printed from inside its sandbox.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from autograder import grade as grade_mod  # noqa: E402
+from autograder import sandbox  # noqa: E402
+from autograder.__main__ import compare_with_expected, run_demo  # noqa: E402
+from autograder.course import Course, read_notebook, release  # noqa: E402
+from autograder.fixture import ASSIGNMENT, make_course  # noqa: E402
+from autograder.make_samples import SNOOP, make_samples  # noqa: E402
+from autograder.report import feedback, write_grades_csv  # noqa: E402
+
+
+def _tree_digest(*dirs: Path) -> dict[str, str]:
+    out = {}
+    for d in dirs:
+        for p in sorted(Path(d).rglob("*")):
+            if p.is_file():
+                out[str(p)] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+def _evidence(nb: dict) -> dict:
+    for cell in nb["cells"]:
+        for o in cell.get("outputs", []):
+            text = "".join(o.get("text", ""))
+            for line in text.splitlines():
+                if line.startswith("EVIDENCE "):
+                    return json.loads(line[len("EVIDENCE "):])
+    raise AssertionError("the snoop sample printed no evidence")
+
+
+def test_refuses_without_bwrap(monkeypatch):
+    monkeypatch.setattr(grade_mod, "bwrap_path", lambda: None)
+    with pytest.raises(grade_mod.SandboxMissing):
+        grade_mod.sandbox_mode(False)
+    with pytest.warns(UserWarning, match="UNSANDBOXED"):
+        assert grade_mod.sandbox_mode(True) == "none"
+
+
+@pytest.mark.slow
+def test_samples_graded_as_expected_and_contained(tmp_path):
+    if sandbox.bwrap_path() is None:
+        pytest.skip("bubblewrap not installed (apt-get install -y bubblewrap)")
+    course = Course.at(make_course(tmp_path / "course"))
+    release(course, ASSIGNMENT)
+    samples = make_samples(course, ASSIGNMENT, tmp_path / "samples")
+    state = {}
+
+    def before(demo: Course):
+        state["digest"] = _tree_digest(demo.source, demo.release, demo.submitted)
+        state["students"] = sorted(p.name for p in demo.submitted.iterdir())
+
+    def after(demo: Course):
+        problems = []
+        if _tree_digest(demo.source, demo.release, demo.submitted) != state["digest"]:
+            problems.append("source/, release/ or a hand-in changed during grading")
+        ev = _evidence(read_notebook(demo.autograded / "snoop" / ASSIGNMENT / "01_counts.ipynb"))
+        for key in ("read", "wrote", "net", "hidden_tests_seen"):
+            if ev[key]:
+                problems.append(f"snoop reached {key}: {ev[key]}")
+        others = [s for s in state["students"] if s != "snoop"]
+        for entry in ev["listed"]:
+            listing = entry.split(": ", 1)[1]
+            if any(f"'{w}'" in listing for w in ("source", "submitted", "gradebook.db", "release", *others)):
+                problems.append(f"snoop listed {entry}")
+        if any("nbgrader" in p or "pytest" in p for p in ev["procs"]):
+            problems.append(f"snoop saw grader processes: {ev['procs']}")
+        review = json.loads(demo.review_json.read_text())[ASSIGNMENT]
+        if not any("CellTimeout" in i for i in review["infinite_loop"]["incidents"].get("01_counts", [])):
+            problems.append("infinite_loop: no cell time-out recorded")
+        for s in ("os_exit", "kernel_crash"):
+            if not any("커널" in i for i in review[s]["incidents"].get("01_counts", [])):
+                problems.append(f"{s}: kernel death not recorded")
+        big = demo.autograded / "big_output" / ASSIGNMENT / "01_counts.ipynb"
+        if big.stat().st_size > 4_000_000:
+            problems.append(f"big_output: autograded notebook is {big.stat().st_size} bytes")
+        # grades CSV: one row per student + max; a column per notebook, total, review
+        rows = list(csv.reader(write_grades_csv(demo).open(encoding="utf-8")))
+        if rows[0] != ["student_id", f"{ASSIGNMENT}/01_counts", f"{ASSIGNMENT}/02_vectors", "total", "review"]:
+            problems.append(f"grades.csv header {rows[0]}")
+        by_student = {r[0]: r for r in rows[1:]}
+        if set(by_student) != set(state["students"]) | {"max"} or by_student["max"][3] != "9":
+            problems.append(f"grades.csv rows {sorted(by_student)}")
+        if by_student["full_marks"][3] != "8" or "tampering" not in by_student["tamper_compare"][4]:
+            problems.append(f"grades.csv content {by_student['full_marks']} {by_student['tamper_compare']}")
+        feedback(demo, ASSIGNMENT)
+        html = demo.feedback / "full_marks" / ASSIGNMENT / "01_counts.html"
+        if not html.exists() or "tiles" not in html.read_text(encoding="utf-8"):
+            problems.append("no HTML feedback for full_marks")
+        # merging twice (a re-run) must not change the result
+        problems += compare_with_expected(demo, ASSIGNMENT, samples)
+        return problems
+
+    t0 = time.monotonic()
+    bad = run_demo(ASSIGNMENT, repo=course, samples=samples, cell_timeout=30, notebook_timeout=180, jobs=2,
+                   hooks={"before_grading": before, "after_grading": after})
+    print(f"end-to-end: {time.monotonic() - t0:.0f}s")
+    assert bad == []
+
+
+@pytest.mark.slow
+def test_snoop_probe_does_find_things_when_not_sandboxed(tmp_path):
+    """The containment test above is not vacuous: unsandboxed, the same probe reaches the course."""
+    course = Course.at(make_course(tmp_path / "course"))
+    (course.root / "autograder").mkdir()
+    (course.gradebook).write_bytes(b"SQLite format 3\0")
+    cwd = course.root / "autograder" / "autograded" / "x" / ASSIGNMENT
+    cwd.mkdir(parents=True)
+    out = subprocess.run([sys.executable, "-c", SNOOP], cwd=cwd, capture_output=True, text=True, timeout=300)
+    line = next(x for x in out.stdout.splitlines() if x.startswith("EVIDENCE "))
+    ev = json.loads(line[len("EVIDENCE "):])
+    assert str(course.gradebook) in ev["read"] and str(course.gradebook) in ev["wrote"]
+    assert any(entry.startswith(str(course.source)) for entry in ev["listed"])
