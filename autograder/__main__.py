@@ -1,7 +1,7 @@
 """The instructor's commands (run from the repository root):
 
     python -m autograder release  [ASSIGNMENT ...]          nbgrader generate_assignment -> release/
-    python -m autograder collect  ASSIGNMENT FROM           import hand-ins (zip / folder, see collect.py)
+    python -m autograder collect  [ASSIGNMENT] FROM         import hand-ins (zip / folder, see collect.py)
     python -m autograder autograde [ASSIGNMENT ...] [--jobs N] [--cell-timeout S] [--notebook-timeout S]
     python -m autograder feedback [ASSIGNMENT ...]          HTML -> autograder/feedback/
     python -m autograder grades   [--out CSV]               grades CSV (+ prints the table)
@@ -46,11 +46,30 @@ def cmd_release(course, args):
 
 
 def cmd_collect(course, args):
+    """collect [ASSIGNMENT] FROM; without ASSIGNMENT: FROM/<assignment>/ for every assignment found
+    there (e.g. autograder/samples), or the only assignment in source/."""
     from .collect import collect
 
-    report = collect(course, args.assignment, args.source)
-    print(report.summary())
-    return 0 if report.collected else 1
+    if len(args.args) == 2:
+        jobs = [(args.args[0], Path(args.args[1]))]
+    elif len(args.args) == 1:
+        src = Path(args.args[0])
+        known = course.assignments()
+        jobs = [(a, src / a) for a in known if (src / a).is_dir()]
+        if not jobs and len(known) == 1:
+            jobs = [(known[0], src)]
+        if not jobs:
+            print(f"error: say which assignment: collect ASSIGNMENT {src} (known: {known})", file=sys.stderr)
+            return 2
+    else:
+        print("usage: collect [ASSIGNMENT] FROM", file=sys.stderr)
+        return 2
+    ok = True
+    for assignment, src in jobs:
+        report = collect(course, assignment, src)
+        print(f"{assignment}: {report.summary()}")
+        ok = ok and bool(report.collected)
+    return 0 if ok else 1
 
 
 def _grade_args(p):
@@ -90,7 +109,7 @@ def cmd_grades(course, args):
     print(f"wrote {path}")
 
 
-def run_demo(assignment: str, *, repo: Course, jobs=None, cell_timeout=30, notebook_timeout=300,
+def run_demo(assignment: str, *, repo: Course, jobs=None, cell_timeout=60, notebook_timeout=600,
              allow_unsandboxed=False, samples: Path | None = None, out=sys.stdout,
              keep: bool = False, hooks: dict | None = None) -> list[str]:
     """Grade the bundled samples of ``assignment`` in a scratch course; return the mismatches.
@@ -118,7 +137,10 @@ def run_demo(assignment: str, *, repo: Course, jobs=None, cell_timeout=30, noteb
     autograde(course, assignment, jobs=jobs, cell_timeout=cell_timeout, notebook_timeout=notebook_timeout,
               allow_unsandboxed=allow_unsandboxed)
     print(f"graded in {time.monotonic() - t0:.1f}s\n", file=out)
-    print(grade_table(course, [assignment]), file=out)
+    from .make_samples import read_expected
+
+    sampled = {nb for (_, nb, _) in read_expected(samples)[0]}
+    print(grade_table(course, [assignment], notebooks=sampled), file=out)
     bad = compare_with_expected(course, assignment, samples)
     if "after_grading" in hooks:
         bad += hooks["after_grading"](course) or []
@@ -185,8 +207,7 @@ def main(argv=None) -> int:
     p.add_argument("assignment", nargs="*")
     p.set_defaults(fn=cmd_release)
     p = sub.add_parser("collect")
-    p.add_argument("assignment")
-    p.add_argument("source")
+    p.add_argument("args", nargs="+", metavar="[ASSIGNMENT] FROM")
     p.set_defaults(fn=cmd_collect)
     p = sub.add_parser("autograde")
     p.add_argument("assignment", nargs="*")
@@ -202,7 +223,7 @@ def main(argv=None) -> int:
     p = sub.add_parser("demo")
     p.add_argument("assignment", nargs="?")
     _grade_args(p)
-    p.set_defaults(fn=cmd_demo, cell_timeout=30, notebook_timeout=300)
+    p.set_defaults(fn=cmd_demo, cell_timeout=60, notebook_timeout=600)
     args = ap.parse_args(argv)
     course = Course.at(args.course_root)
     try:

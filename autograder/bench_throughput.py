@@ -34,8 +34,17 @@ from autograder.make_samples import Notebook  # noqa: E402
 
 
 def _cpu() -> float:
+    """CPU seconds of this process's children (nbgrader, and the kernels it waited for)."""
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime
+
+
+def _machine_busy() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine so far (/proc/stat), other users included."""
+    fields = [float(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    hz = os.sysconf("SC_CLK_TCK")
+    idle = fields[3] + fields[4]
+    return (sum(fields) - idle) / hz, sum(fields) / hz
 
 
 def nbgrader_startup(reps: int = 3) -> float:
@@ -56,7 +65,7 @@ def sandboxed_kernel_start(reps: int = 3) -> float:
 
     async def once():
         km = SandboxKernelManager()
-        await km.start_kernel(cwd=str(tmp / "cwd"))
+        await km.start_kernel(cwd=str(tmp / "cwd"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         kc = km.client()
         kc.start_channels()
         await kc.wait_for_ready(timeout=120)
@@ -132,19 +141,21 @@ def main(argv=None) -> int:
         print(f"one hand-in alone: {one_wall:.1f}s wall, {one_cpu:.1f} CPU-s")
 
         students = [f"s{i:03d}" for i in range(1, args.n + 1)]
+        b0 = _machine_busy()
         c0, t0 = _cpu(), time.monotonic()
         rs = autograde(course, assignment, students=students, jobs=args.jobs, cell_timeout=args.cell_timeout,
                        quiet=True)
         wall, cpu = time.monotonic() - t0, _cpu() - c0
+        b1 = _machine_busy()
+        machine = (b1[0] - b0[0]) / max(1e-9, b1[1] - b0[1])
         failed = [x.student for x in rs if not x.ok]
         per = [x.seconds for x in rs]
         print(f"{args.n} hand-ins, {args.jobs} at a time: {wall:.0f}s wall ({wall / args.n:.1f}s per hand-in), "
               f"{cpu:.0f} CPU-s ({cpu / args.n:.1f} per hand-in); each took {min(per):.0f}-{max(per):.0f}s; "
               f"failed: {failed or 'none'}")
-        cores = min(args.jobs, os.cpu_count() or 1)
-        util = cpu / (wall * cores)
-        print(f"CPU utilisation {util:.0%} of {cores} cores -> "
-              + ("CPU-bound: more hand-ins at once will not help on this machine" if util > 0.8
+        print(f"machine CPU busy {machine:.0%} during the run (all processes, load average now "
+              f"{os.getloadavg()[0]:.1f}) -> "
+              + ("CPU-bound: more hand-ins at once will not help on this machine" if machine > 0.85
                  else "not CPU-bound: waits (kernel start-up, I/O) dominate; try more --jobs"))
         print(f"fixed cost per hand-in ~ nbgrader start-up {t_nbg:.1f}s + {nbs} x kernel start {t_k:.1f}s")
     finally:

@@ -26,9 +26,14 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nbgrader.plugins.zipcollect import FileNameCollectorPlugin
+if __package__ in (None, ""):  # run as a script: python autograder/collect.py [ASSIGNMENT] FROM
+    import sys
 
-from .course import Course, grade_ids, read_notebook, run_nbgrader
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from nbgrader.plugins.zipcollect import FileNameCollectorPlugin  # noqa: E402
+
+from autograder.course import Course, grade_ids, read_notebook, run_nbgrader  # noqa: E402
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -216,3 +221,11 @@ def collect(course: Course, assignment: str, source: str | Path) -> CollectRepor
             return collect_zip(course, assignment, zips)
         return collect_folder(course, assignment, source)
     raise FileNotFoundError(f"{source}: expected a .zip or a folder")
+
+
+if __name__ == "__main__":
+    import sys
+
+    from autograder.__main__ import main
+
+    raise SystemExit(main(["collect", *sys.argv[1:]]))

@@ -63,7 +63,11 @@ c.Autograde.autograde_preprocessors = [GuardedExecute, IgnorePattern, ClearMetad
 c.GuardedExecute.timeout = {cell_timeout}
 c.GuardedExecute.notebook_timeout = {notebook_timeout}
 c.GuardedExecute.startup_timeout = 120
+c.GuardedExecute.iopub_timeout = 10
+c.GuardedExecute.raise_on_iopub_timeout = False
 c.LimitOutput.max_lines = 200
+c.Application.log_format = "%(asctime)s [%(name)s | %(levelname)s] %(message)s"
+c.Application.log_datefmt = "%H:%M:%S"
 """
 
 
@@ -82,6 +86,7 @@ class HandInResult:
     incidents: dict = field(default_factory=dict)  # notebook -> list of strings (timeouts, kernel death)
     findings: dict = field(default_factory=dict)  # notebook -> list of integrity findings
     zeroed: dict = field(default_factory=dict)  # notebook -> grade_ids zeroed for review
+    withheld: dict = field(default_factory=dict)  # notebook -> points those cells had scored
 
 
 def sandbox_mode(allow_unsandboxed: bool = False) -> str:
@@ -239,17 +244,17 @@ def _merge(course: Course, res: HandInResult) -> None:
                     grade.auto_score = 0
                     grade.needs_manual_grade = grade.cell.cell_type == "markdown" or not res.ok
                 elif grade.name in zero:
+                    res.withheld[nb.name] = res.withheld.get(nb.name, 0.0) + float(sg.auto_score or 0.0)
                     grade.auto_score = 0
                     grade.needs_manual_grade = True
                 else:
                     grade.auto_score = sg.auto_score
                     grade.needs_manual_grade = sg.needs_manual_grade
-                grade.manual_score = None
+                # manual scores (formgrader) are kept across re-grading, as nbgrader itself does
             scomments = {c.name: c for c in snb.comments} if snb is not None else {}
             for comment in nb.comments:
                 sc = scomments.get(comment.name)
                 comment.auto_comment = sc.auto_comment if sc is not None else None
-                comment.manual_comment = None
             nb.flagged = bool(zero) or not res.ok
             if snb is not None:
                 nb.late_submission_penalty = snb.late_submission_penalty
@@ -263,7 +268,7 @@ def _write_review(course: Course, results: list[HandInResult]) -> None:
     for r in results:
         entry = {"ok": r.ok, "error": r.error, "log": os.path.relpath(r.log, course.root),
                  "seconds": round(r.seconds, 1), "incidents": r.incidents, "findings": r.findings,
-                 "zeroed": r.zeroed}
+                 "zeroed": r.zeroed, "withheld_points": r.withheld}
         data.setdefault(r.assignment, {})[r.student] = entry
     course.review_json.parent.mkdir(parents=True, exist_ok=True)
     course.review_json.write_text(json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True))

@@ -10,7 +10,8 @@ auto-graded or manual cell: student, notebook, grade_id, max_points, expected_po
 ``OUT/cases.csv`` one row per student: what it does and whether it must be flagged for review.
 
 "Groups": the test cells that follow an answer cell (up to the next answer cell) check that answer.
-The hostile cases only use the first notebook (in name order) to keep grading time down.
+Every case uses one notebook, the first (or ``--hostile-notebook``), to keep grading time down
+(``--full-all``: the full-marks sample covers every notebook).
 """
 
 from __future__ import annotations
@@ -133,14 +134,13 @@ class Notebook:
             raise ValueError(f"{self.name}: no answer code cell")
         return groups[0][0]
 
-    def after_first_group(self) -> tuple[int, list[str]]:
-        """Index just after the first group's last test cell, and that group's test ids."""
-        idx, ids = self.groups()[0]
-        last = idx
-        for j, cell in enumerate(self.release["cells"]):
-            if _meta(cell).get("grade_id") in ids:
-                last = j
-        return last + 1, ids
+    def after_first_test(self) -> tuple[int, str]:
+        """Index just after the first auto test cell that follows the first answer, and its grade_id."""
+        start = self.first_answer_index()
+        for j in range(start + 1, len(self.release["cells"])):
+            if is_auto_test(self.release["cells"][j]):
+                return j + 1, _meta(self.release["cells"][j])["grade_id"]
+        raise ValueError(f"{self.name}: no test cell after the first answer")
 
 
 # --------------------------------------------------------------------------- hostile code
@@ -221,14 +221,25 @@ for _pid in os.listdir("/proc"):
 print("EVIDENCE " + json.dumps(_ev))
 '''
 
-TAMPER_CHECKER = '''# sample: rewrites the checker so that every check passes
-import gemm_lab.grading as _g
-_yes = lambda *a, **k: True
-for _name in [n for n in dir(_g) if n.startswith("check_")]:
-    setattr(_g, _name, _yes)
-_g.fresh = lambda: _g
-import builtins
-builtins.AssertionError = type("AssertionError", (Exception,), {})
+TAMPER_CHECKER = '''# sample: replaces the grading package the test cells import by one whose checks always pass
+import sys, types
+import gemm_lab
+_fake = types.ModuleType("gemm_lab.grading")
+
+
+class _Yes:
+    def __getattr__(self, name):
+        return lambda *a, **k: True
+
+
+for _name in ("check_value", "check_table", "check_choice", "check_pairs", "check_vector_add",
+              "check_softmax", "check_matmul", "check_persistent"):
+    setattr(_fake, _name, lambda *a, **k: True)
+_fake.fresh = lambda: _Yes()
+sys.modules["gemm_lab.grading"] = _fake
+gemm_lab.grading = _fake
+fresh = _fake.fresh  # in case a setup cell imported it already
+check_value = check_table = check_choice = check_pairs = check_matmul = _fake.check_value
 '''
 
 TAMPER_COMPARE = '''# sample: neuters numpy/torch comparisons and empties every later cell
@@ -278,9 +289,13 @@ def _insert(nb: dict, index: int, src: str) -> dict:
 
 # --------------------------------------------------------------------------- cases
 
-def build_cases(notebooks: list[Notebook]):
-    """Yield (student, description, review_expected, {notebook: nb_json}, {nb: {grade_id: expected}})."""
-    first = notebooks[0]
+def build_cases(notebooks: list[Notebook], hostile: str | None = None, full_all: bool = False):
+    """Yield (student, description, review_expected, {notebook: nb_json}, {nb: {grade_id: expected}}).
+
+    ``hostile``: the notebook the one-notebook cases use (default: the first); ``full_all``: the
+    full-marks sample covers every notebook (tools/roundtrip.py already checks every master).
+    """
+    first = next(nb for nb in notebooks if nb.name == hostile) if hostile else notebooks[0]
     full_pts = {nb.name: {g: (p if auto else 0.0) for g, p, auto in nb.graded_cells()} for nb in notebooks}
     zero_pts = {nb.name: {g: 0.0 for g, _, _ in nb.graded_cells()} for nb in notebooks}
     f_full, f_zero = full_pts[first.name], zero_pts[first.name]
@@ -288,8 +303,11 @@ def build_cases(notebooks: list[Notebook]):
     def only_first(nb_json, expected):
         return {first.name: nb_json}, {first.name: expected}
 
-    yield ("full_marks", "all answers right (every notebook)", False,
-           {nb.name: nb.full() for nb in notebooks}, full_pts)
+    if full_all:
+        yield ("full_marks", "all answers right (every notebook)", False,
+               {nb.name: nb.full() for nb in notebooks}, full_pts)
+    else:
+        yield ("full_marks", "all answers right", False, *only_first(first.full(), f_full))
     yield ("blank", "the untouched release", False, *only_first(first.copy(), f_zero))
 
     wrong = first.copy()
@@ -341,30 +359,28 @@ def build_cases(notebooks: list[Notebook]):
     yield ("edited_locked", "blank answers, test and locked cells edited (restored)", False,
            *only_first(edited, f_zero))
 
-    cut, ids = first.after_first_group()
-    before = {g: (f_full[g] if g in ids else 0.0) for g in f_full}
+    # after the first test of the first answer: that test keeps its points, every later test is zero
+    cut, first_test_id = first.after_first_test()
+    before = {g: (f_full[g] if g == first_test_id else 0.0) for g in f_full}
     for student, desc, code in [
-        ("os_exit", "os._exit() after the first answer's tests", "import os\nos._exit(0)"),
-        ("kernel_crash", "a segfault (ctypes) after the first answer's tests",
-         "import ctypes\nctypes.string_at(0)"),
+        ("os_exit", "os._exit() after the first test cell", "import os\nos._exit(0)"),
+        ("kernel_crash", "a segfault (ctypes) after the first test cell", "import ctypes\nctypes.string_at(0)"),
     ]:
         yield (student, desc, False, *only_first(_insert(first.full(), cut, code), before))
 
     for student, desc, code in [
-        ("tamper_checker", "rewrites gemm_lab.grading checks, fresh() and AssertionError; answers blank",
-         TAMPER_CHECKER),
-        ("tamper_compare", "neuters numpy/torch comparisons, empties later cells; answers blank",
-         TAMPER_COMPARE),
+        ("tamper_checker", "swaps gemm_lab.grading in sys.modules for always-pass checks after the first "
+         "test cell; later answers wrong; later tests zeroed pending review", TAMPER_CHECKER),
+        ("tamper_compare", "neuters numpy/torch comparisons and empties later cells after the first test "
+         "cell; later answers wrong; later tests zeroed pending review", TAMPER_COMPARE),
     ]:
         nb = first.full()
-        # keep the first answer; blank the others (the tampering is what would earn their points)
-        blank_ids = {_meta(c).get("grade_id") for c in first.release["cells"] if is_solution(c)}
+        # keep the first answer; the others wrong (the tampering is what would earn their points)
         keep = _meta(nb["cells"][first.first_answer_index()]).get("grade_id")
-        rel = {(_meta(c).get("grade_id")): c for c in first.release["cells"] if _meta(c).get("grade_id")}
-        for k, cell in enumerate(nb["cells"]):
+        for cell in nb["cells"]:
             gid = _meta(cell).get("grade_id")
-            if gid in blank_ids and gid != keep:
-                nb["cells"][k] = copy.deepcopy(rel[gid])
+            if cell["cell_type"] == "code" and is_solution(cell) and gid != keep and gid in first.solutions:
+                cell["source"] = _wrong_source(first.solutions[gid])
         yield (student, desc, True, *only_first(_insert(nb, cut, code), before))
 
     yield ("snoop", "reads masters/gradebook/other hand-ins, writes the gradebook, opens sockets", True,
@@ -382,11 +398,12 @@ def fresh_release(course: Course, assignment: str, scratch: Path) -> Course:
 
 
 def make_samples(course: Course, assignment: str, out: Path, notebooks: list[str] | None = None,
-                 from_source: bool = False) -> Path:
+                 from_source: bool = False, hostile: str | None = None, full_all: bool = False) -> Path:
     """Write the samples; ``from_source``: release the masters afresh instead of reading release/."""
     if from_source:
         with tempfile.TemporaryDirectory(prefix="samples-", dir=course.root) as tmp:
-            return make_samples(fresh_release(course, assignment, Path(tmp) / "c"), assignment, out, notebooks)
+            return make_samples(fresh_release(course, assignment, Path(tmp) / "c"), assignment, out, notebooks,
+                                hostile=hostile, full_all=full_all)
     names = notebooks or course.notebooks(assignment, "release")
     if not names:
         raise FileNotFoundError(f"no release notebooks for {assignment} in {course.release}: "
@@ -401,7 +418,7 @@ def make_samples(course: Course, assignment: str, out: Path, notebooks: list[str
         shutil.rmtree(out)
     out.mkdir(parents=True)
     rows, case_rows = [], []
-    for student, desc, review, files, expected in build_cases(nbs):
+    for student, desc, review, files, expected in build_cases(nbs, hostile, full_all):
         for nb_name, nb_json in files.items():
             p = out / student / f"{nb_name}.ipynb"
             p.parent.mkdir(parents=True, exist_ok=True)
@@ -445,10 +462,14 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=None, help="default: autograder/samples/ASSIGNMENT")
     ap.add_argument("--from-source", action="store_true",
                     help="release source/ASSIGNMENT in a scratch course instead of reading release/")
+    ap.add_argument("--hostile-notebook", default=None,
+                    help="notebook for the one-notebook cases (default: the first; pick a quick one)")
+    ap.add_argument("--full-all", action="store_true", help="the full-marks sample covers every notebook")
     args = ap.parse_args(argv)
     course = Course.at(args.course_root)
     out = Path(args.out) if args.out else course.root / "autograder" / "samples" / args.assignment
-    make_samples(course, args.assignment, out, from_source=args.from_source)
+    make_samples(course, args.assignment, out, from_source=args.from_source, hostile=args.hostile_notebook,
+                 full_all=args.full_all)
     print(f"wrote {out}")
     return 0
 

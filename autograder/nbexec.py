@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from time import monotonic
 
-from nbclient.exceptions import DeadKernelError
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Integer
@@ -84,4 +84,11 @@ class GuardedExecute(Execute):
             self.log.warning("Kernel died in cell %s: remaining cells are not run", index)
             cell.outputs = list(cell.get("outputs", [])) + [
                 _stop_output("이 셀을 실행하는 중 커널이 종료되었습니다.")]
+            return cell, self.resources
+        except CellTimeoutError:
+            # the kernel did not come back after the interrupt: this cell fails, the next ones still run
+            self.log.warning("Cell %s timed out and the kernel did not settle", index)
+            cell.outputs = list(cell.get("outputs", [])) + [NotebookNode(
+                output_type="error", ename="CellTimeoutError", evalue="",
+                traceback=["CellTimeoutError: 셀 시간 제한을 넘었습니다."])]
             return cell, self.resources

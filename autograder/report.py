@@ -49,10 +49,14 @@ def review_flags(course: Course) -> dict[str, list[str]]:
             notes = out.setdefault(student, [])
             if not entry.get("ok", True):
                 notes.append(f"{assignment}: grader error")
-            for nb, ids in sorted(entry.get("zeroed", {}).items()):
-                notes.append(f"{assignment}/{nb}: tampering, {len(ids)} test cells zeroed for review")
             for nb, items in sorted(entry.get("findings", {}).items()):
-                if items and nb not in entry.get("zeroed", {}):
+                tamper = [f for f in items if not f.endswith("[검토만]")]
+                zeroed = entry.get("zeroed", {}).get(nb, [])
+                withheld = entry.get("withheld_points", {}).get(nb, 0)
+                if tamper:
+                    notes.append(f"{assignment}/{nb}: tampering ({len(tamper)} findings), "
+                                 f"{len(zeroed)} test cells zeroed for review ({_fmt(withheld)} pts withheld)")
+                elif items:
                     notes.append(f"{assignment}/{nb}: {len(items)} findings (review only)")
             for nb, items in sorted(entry.get("incidents", {}).items()):
                 tags = sorted({_incident_tag(i) for i in items})
@@ -92,9 +96,11 @@ def _fmt(v) -> str:
     return str(int(v)) if v == int(v) else f"{v:.2f}"
 
 
-def grade_table(course: Course, assignments: list[str] | None = None) -> str:
-    """The grade table as text (what ``make demo`` prints)."""
+def grade_table(course: Course, assignments: list[str] | None = None, notebooks: set | None = None) -> str:
+    """The grade table as text (what ``make demo`` prints); ``notebooks``: only these columns."""
     columns, table, maxima = scores(course, assignments)
+    if notebooks is not None:
+        columns = [c for c in columns if c.split("/", 1)[1] in notebooks]
     flags = review_flags(course)
     short = [c.split("/", 1)[1][:14] for c in columns]
     width = max([10] + [len(s) for s in table])
@@ -106,7 +112,7 @@ def grade_table(course: Course, assignments: list[str] | None = None) -> str:
         lines.append(f"{student:<{width}} " + " ".join(f"{_fmt(v):>14}" for v in vals)
                      + f" {_fmt(sum(vals)):>7}  {note}")
     lines.append(f"{'max':<{width}} " + " ".join(f"{_fmt(maxima[c]):>14}" for c in columns)
-                 + f" {_fmt(sum(maxima.values())):>7}")
+                 + f" {_fmt(sum(maxima[c] for c in columns)):>7}")
     return "\n".join(lines)
 
 

@@ -108,8 +108,11 @@ def bwrap_argv(cwd: str, runtime_dir: str, kernel_cwd_source: str, env: dict[str
     tmp_size = str(TMPFS_BYTES)
     argv += ["--proc", "/proc", "--dev", "/dev", "--size", tmp_size, "--tmpfs", "/tmp",
              "--size", tmp_size, "--tmpfs", "/home", "--dir", SANDBOX_HOME, "--tmpfs", "/run"]
-    for dev in sorted(glob.glob("/dev/nvidia*")):  # a GPU, where there is one
+    gpu_devs = sorted(glob.glob("/dev/nvidia*"))
+    for dev in gpu_devs:  # a GPU, where there is one (untested on a GPU host so far)
         argv += ["--dev-bind", dev, dev]
+    if gpu_devs:
+        argv += ["--ro-bind", "/sys", "/sys"]  # the CUDA driver reads PCI topology from sysfs
     for p in ro_paths if ro_paths is not None else environment_paths():
         argv += ["--ro-bind", p, p]
     argv += ["--bind", runtime_dir, runtime_dir, "--bind", kernel_cwd_source, cwd, "--chdir", cwd]

@@ -79,13 +79,13 @@ class Artifacts:
     """Every stage of one compiled kernel, and its metadata (shared bytes, warps, stages, ...)."""
 
     target: str
-    kernel: str
     ttir: str
     ttgir: str
     llir: str
     ptx: str
     cubin: bytes
     metadata: dict
+    kernel: str = ""
     config: dict = field(default_factory=dict)
 
     @property

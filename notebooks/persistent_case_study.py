@@ -73,6 +73,7 @@ except ImportError:  # 노트북 밖(python 스크립트)에서 실행할 때
 
 ON_GPU = runtime.on_gpu()
 INFO = runtime.describe()
+NOISE = 0.05  # results/README.md: 5% 안쪽의 차이는 잡음
 print("GPU에서 실행" if ON_GPU else "CPU에서 실행: 커널은 인터프리터로, 속도는 커밋된 H200 결과로 봅니다")
 print("블로그의 설정:", BLOG_CONFIG)
 
@@ -91,6 +92,8 @@ print("블로그의 설정:", BLOG_CONFIG)
 # %%
 COMMITTED = {name: results.load_csv(f"{name}.csv")
              for name in ("persistent_programs", "persistent_variants", "compiled_kernels")}
+if COMMITTED["persistent_variants"] is None:  # 첫 GPU 호출에서 짧게 잰 같은 표가 있으면 그것으로
+    COMMITTED["persistent_variants"] = results.load_csv("persistent_variants_quick.csv")
 for name, df in COMMITTED.items():
     if df is None:
         print(f"❌ results/{name}.csv 없음: 이 파일이 필요한 셀은 '결과 없음'이라고만 말합니다.")
@@ -404,6 +407,10 @@ if occ_mine:
               f"program마다 tile {sp.min_tiles}~{sp.max_tiles}개")
 
 # %% [markdown]
+# 표에서 이 GPU의 SM당 슬롯 수와 그것을 정하는 자원이 블로그의 RTX 5090과 같은지 보세요(레지스터 수는
+# 아키텍처와 triton 버전에 따라 달라집니다). 슬롯 수를 넘는 `programs_per_sm`에서는 Waves Per SM이 1을 넘습니다.
+# 1.9절에서 이 계산이 가장 빠른 `programs_per_sm`을 맞히는지 측정값으로 확인합니다.
+#
 # ## 1.9 grid 크기 조정: `programs_per_sm`
 #
 # 슬롯이 2개라면 program도 SM당 2개를 띄워야 합니다. 블로그는 grid 계산에 `programs_per_sm`을 곱했습니다:
@@ -470,8 +477,9 @@ else:
             print(f"{size}: 가장 빠른 programs_per_sm = {pps} (SM당 슬롯 수를 계산하지 못했거나 재지 않았습니다)")
             continue
         at_slots = sweep.loc[slots_here, size] / sweep[size].max()
-        print(f"{'✅' if at_slots >= 0.97 else '❌'} {size}: 가장 빠른 programs_per_sm = {pps}; "
-              f"1.8절에서 계산한 SM당 슬롯 수 {slots_here}에서 최고의 {at_slots:.2f}배 (잡음 3% 안쪽이면 ✅)")
+        print(f"{'✅' if at_slots >= 1 - NOISE else '❌'} {size}: 가장 빠른 programs_per_sm = {pps}; "
+              f"1.8절에서 계산한 SM당 슬롯 수 {slots_here}에서 최고의 {at_slots:.2f}배 "
+              f"(잡음 {NOISE:.0%} 안쪽이면 ✅)")
 
 # %% [markdown]
 # **읽는 법.** `programs_per_sm`이 SM당 block 슬롯 수(1.8절의 계산)에 이를 때까지는 빈 슬롯이 채워지며 빨라집니다.
@@ -578,8 +586,8 @@ else:
     print(("✅" if slower else "❌"), "H200에서도 programs_per_sm=1인 naive persistent가 naive tiled보다 느린가:", slower)
     for size in ratios.columns:
         best = ratios[size].max()
-        where = ("여전히 느리다 (블로그와 같음)" if best < 0.97 else
-                 "잡음(±3%) 안쪽까지 따라잡는다" if best <= 1.03 else "naive tiled를 넘는다")
+        where = ("여전히 느리다 (블로그와 같음)" if best < 1 - NOISE else
+                 f"잡음(±{NOISE:.0%}) 안쪽까지 따라잡는다" if best <= 1 + NOISE else "naive tiled를 넘는다")
         print(f"{size}: programs_per_sm을 늘리면 naive tiled의 {best:.2f}배 → {where}")
 
 # %% [markdown]
@@ -614,7 +622,8 @@ else:
 # 왜 틀렸는지가 다음 질문이 됩니다.
 #
 # 측정 조건은 H200(결과 파일) 또는 지금 GPU, fp16 입력·fp32 누산, `torch.matmul`과 **같은 실행에서** 잰
-# 비율입니다. 한 번씩 잰 값이므로 3% 안쪽의 차이는 잡음으로 봅니다.
+# 비율입니다. `results/README.md`에 따르면 torch.matmul 자신도 몇 초 사이에 수 % 흔들리므로, 5% 안쪽의
+# 차이는 잡음으로 봅니다(`NOISE`).
 
 # %%
 if ON_GPU:
@@ -755,7 +764,7 @@ if VAR is not None:
 # 평탄화해 소프트웨어 파이프라인이 tile 경계를 넘어 이어지게 합니다.
 #
 # > **예측 (측정 전에 적음).** 이 기법들은 이미 빠른 커널의 마지막 몇 %를 다룬다. epilogue subtiling을 켜고
-# > 끈 TMA persistent의 차이는 잡음 수준(±3%)이다.
+# > 끈 TMA persistent의 차이는 잡음 수준(±5%)이다.
 
 # %%
 if VAR is not None:
@@ -764,15 +773,18 @@ if VAR is not None:
         if tma is None:
             verdict(f"{size}³: epilogue subtiling", None)
             continue
-        sub = tma[tma["config"].str.contains("subtile")]
-        plain = tma[~tma["config"].str.contains("subtile")]
-        if sub.empty or plain.empty or sub["tflops"].isna().all() or plain["tflops"].isna().all():
-            verdict(f"{size}³: epilogue subtiling (둘 중 하나가 측정되지 않음: "
-                    f"{'; '.join(e for e in tma['error'].fillna('') if e)})", None)
-            continue
-        ratio = sub["tflops"].max() / plain["tflops"].max()
-        verdict(f"{size}³: epilogue subtiling의 효과가 ±3% 안쪽이다 (subtile / 없음 = {ratio:.3f})",
-                abs(ratio - 1) <= 0.03)
+        pairs = []
+        for _, r in tma[tma["config"].str.contains(" subtile")].iterrows():
+            twin = tma[tma["config"] == r["config"].replace(" subtile", "")]
+            if not twin.empty and r["tflops"] == r["tflops"] and twin["tflops"].iloc[0] == twin["tflops"].iloc[0]:
+                pairs.append((r["config"], r["tflops"] / twin["tflops"].iloc[0]))
+        if not pairs:
+            errors = "; ".join(e for e in tma["error"].fillna("") if e)
+            verdict(f"{size}³: epilogue subtiling (켜고 끈 두 설정이 모두 측정되지 않음{': ' + errors if errors else ''})",
+                    None)
+        for config, ratio in pairs:
+            verdict(f"{size}³, {config}: epilogue subtiling의 효과가 ±{NOISE:.0%} 안쪽이다 "
+                    f"(subtile / 없음 = {ratio:.3f})", abs(ratio - 1) <= NOISE)
     flat = rows_of(VAR, "persistent_grouped", None, "flatten")
     if flat is not None:
         for _, r in flat.iterrows():
@@ -842,5 +854,5 @@ for name, df in LIVE.items():
 # 4. GPU가 있다면 2.1의 grouped 변형을 `GROUP_M`을 바꿔 가며 8192³에서 재 보세요. 예측을 먼저 적으세요.
 # 5. (GPU, Hopper) TMA 커널에서 persistence만 빼 봅시다: `kernels.tma_persistent_matmul(a, b, programs_per_sm=P)`에
 #    program마다 tile이 하나씩만 돌아가도록 큰 `P`를 주면(`occupancy.persistent_grid`로 확인) grid = tile 수인
-#    보통의 tiled 커널이 됩니다. `gemm_lab.bench.do_bench_ms`로 둘을 재어 비교하고, 차이가 잡음(3%) 안쪽인지
+#    보통의 tiled 커널이 됩니다. `gemm_lab.bench.do_bench_ms`로 둘을 재어 비교하고, 차이가 잡음(5%) 안쪽인지
 #    보세요. 먼저 예측을 적으세요.

@@ -64,7 +64,7 @@ def test_samples_graded_as_expected_and_contained(tmp_path):
         pytest.skip("bubblewrap not installed (apt-get install -y bubblewrap)")
     course = Course.at(make_course(tmp_path / "course"))
     release(course, ASSIGNMENT)
-    samples = make_samples(course, ASSIGNMENT, tmp_path / "samples")
+    samples = make_samples(course, ASSIGNMENT, tmp_path / "samples", full_all=True)
     state = {}
 
     def before(demo: Course):
@@ -92,6 +92,10 @@ def test_samples_graded_as_expected_and_contained(tmp_path):
         for s in ("os_exit", "kernel_crash"):
             if not any("커널" in i for i in review[s]["incidents"].get("01_counts", [])):
                 problems.append(f"{s}: kernel death not recorded")
+        for s in ("tamper_checker", "tamper_compare"):
+            # the tampering did make later (blank) answers pass in the kernel: the policy withheld them
+            if not review[s]["withheld_points"].get("01_counts", 0) > 0:
+                problems.append(f"{s}: the tampering earned nothing, the sample proves nothing")
         big = demo.autograded / "big_output" / ASSIGNMENT / "01_counts.ipynb"
         if big.stat().st_size > 4_000_000:
             problems.append(f"big_output: autograded notebook is {big.stat().st_size} bytes")
@@ -132,3 +136,53 @@ def test_snoop_probe_does_find_things_when_not_sandboxed(tmp_path):
     ev = json.loads(line[len("EVIDENCE "):])
     assert str(course.gradebook) in ev["read"] and str(course.gradebook) in ev["wrote"]
     assert any(entry.startswith(str(course.source)) for entry in ev["listed"])
+
+
+COMMITTED = sorted(p.parent.name for p in (ROOT / "autograder" / "samples").glob("*/expected.csv"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", COMMITTED)
+def test_committed_samples_score_as_expected(assignment, tmp_path):
+    """`make demo`: the committed samples, graded from the current source/, score what expected.csv says.
+
+    Fails when the notebooks changed and the samples were not regenerated
+    (python autograder/make_samples.py ASSIGNMENT --from-source --hostile-notebook NAME).
+    """
+    if sandbox.bwrap_path() is None:
+        pytest.skip("bubblewrap not installed (apt-get install -y bubblewrap)")
+    if not (ROOT / "source" / assignment).is_dir():
+        pytest.skip(f"no source/{assignment}")
+    bad = run_demo(assignment, repo=Course.at(ROOT), cell_timeout=60, notebook_timeout=600, jobs=2)
+    assert bad == []
+
+
+@pytest.mark.slow
+def test_notebook_time_limit_stops_the_rest(tmp_path):
+    """With a notebook limit shorter than the cell limit, the looping cell is cut at the notebook limit
+    and every later cell is not run (its tests score zero), while the other notebook is still graded."""
+    if sandbox.bwrap_path() is None:
+        pytest.skip("bubblewrap not installed (apt-get install -y bubblewrap)")
+    from autograder.collect import collect
+    from autograder.grade import autograde
+
+    course = Course.at(make_course(tmp_path / "course"))
+    release(course, ASSIGNMENT)
+    samples = make_samples(course, ASSIGNMENT, tmp_path / "samples", full_all=True)
+    drop = tmp_path / "drop"
+    drop.mkdir()
+    for student in ("infinite_loop", "full_marks"):
+        (drop / student).symlink_to(samples / student)
+    collect(course, ASSIGNMENT, drop)
+    t0 = time.monotonic()
+    results = {r.student: r for r in autograde(course, ASSIGNMENT, cell_timeout=120, notebook_timeout=15)}
+    assert time.monotonic() - t0 < 110
+    assert results["infinite_loop"].ok
+    assert any("노트북 전체" in i for i in results["infinite_loop"].incidents["01_counts"])
+    from nbgrader.api import Gradebook
+
+    with Gradebook(course.db_url) as gb:
+        loop = gb.find_submission(ASSIGNMENT, "infinite_loop")
+        full = gb.find_submission(ASSIGNMENT, "full_marks")
+        assert [n.score for n in sorted(loop.notebooks, key=lambda n: n.name)] == [0.0, 0.0]
+        assert [n.score for n in sorted(full.notebooks, key=lambda n: n.name)] == [6.0, 2.0]

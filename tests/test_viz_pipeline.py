@@ -171,3 +171,11 @@ def test_jit_cache_key_rejects_bad_input():
         pipeline.jit_cache_key(matmul_kernel, 1, 2, target="sm_80")  # too few arguments
     with pytest.raises(TypeError):
         pipeline.JitCacheKey((), "", "sm_80", "").differences("not a key")
+
+
+def test_decisions_answer_key_is_consistent():
+    labels = [label for label, _, _ in pipeline.DECISIONS]
+    assert len(labels) == len(set(labels)) == 8
+    assert {stage for _, _, stage in pipeline.DECISIONS} == set(pipeline.STAGE_KEYS)  # every stage decides something
+    for _, text, _ in pipeline.DECISIONS:
+        assert text and not text.isascii()  # Korean statements for the notebooks

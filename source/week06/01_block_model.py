@@ -270,6 +270,9 @@ else:
 # 예: `offsets_10 = [[...], [...], [...]]`
 
 # %% nbgrader={"grade": false, "grade_id": "ex1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+# grid_10 = ...
+# offsets_10 = [[...], [...], [...]]
+# mask_10 = [[...], [...], [...]]
 ### BEGIN SOLUTION
 grid_10 = 3
 offsets_10 = [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]
@@ -346,6 +349,10 @@ def add_kernel(x_ptr,  # 첫 번째 입력의 포인터
                n_elements,  # 원소 수
                BLOCK_SIZE: tl.constexpr,  # 프로그램 하나가 맡는 원소 수
                ):
+    # TODO 1: pid = 이 프로그램 인스턴스의 번호 (axis=0)
+    # TODO 2: offsets = 이 프로그램이 맡는 BLOCK_SIZE개의 오프셋
+    # TODO 3: mask = 범위 안(offsets < n_elements)인 레인만 True
+    # TODO 4: x, y를 mask와 함께 tl.load → 더하기 → output_ptr + offsets에 mask와 함께 tl.store
     ### BEGIN SOLUTION
     pid = tl.program_id(axis=0)
     offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)

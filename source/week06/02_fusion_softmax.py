@@ -210,6 +210,10 @@ except ValueError as exc:
 
 # %% nbgrader={"grade": false, "grade_id": "ex1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 M, N = 4096, 1024
+# naive_steps = [[읽기, 쓰기], ...]  # 5행
+# naive_elems = ...; naive_elems_approx = ...; fused_elems = ...
+# naive_bytes = ...; fused_bytes = ...
+# naive_ms = ...; fused_ms = ...; speedup = ...
 ### BEGIN SOLUTION
 naive_steps = [
     [M * N, M],          # x.max(dim=1)
@@ -291,6 +295,9 @@ g.check_value("speedup", speedup, _key.speedup, rel=1e-3,
 #   `extra_sum_1000` (패딩 레인 때문에 `tl.sum(tl.exp(row - row_max))`에 더해지는 양)
 
 # %% nbgrader={"grade": false, "grade_id": "ex2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+# row_bytes = ...
+# block_1000 = ...; padded_1000 = ...
+# max_1000_zero = ...; extra_sum_1000 = ...
 ### BEGIN SOLUTION
 row_bytes = 1024 * 4
 block_1000 = 1024
@@ -365,6 +372,10 @@ def softmax_kernel(output_ptr, input_ptr,  # 출력과 입력의 포인터
                    n_rows, n_cols,  # 행렬의 모양
                    BLOCK_SIZE: tl.constexpr,  # next_power_of_2(n_cols)
                    ):
+    # TODO 1: row_idx = tl.program_id(0), row_start_ptr = input_ptr + row_idx * input_row_stride
+    # TODO 2: col_offsets = tl.arange(0, BLOCK_SIZE), mask, 한 행 읽기 (빈자리는 other=?)
+    # TODO 3: 최댓값 빼기 → tl.exp → tl.sum → 나누기 (모두 온칩에서)
+    # TODO 4: 출력 행의 포인터 (output_row_stride, output_col_stride) → tl.store(..., mask=mask)
     ### BEGIN SOLUTION
     row_idx = tl.program_id(0)
     row_start_ptr = input_ptr + row_idx * input_row_stride

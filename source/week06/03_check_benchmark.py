@@ -242,6 +242,9 @@ if measured is not None:
 # * `naive_percent`: `gbps_naive`가 가상 HBM 대역폭(1 × 10¹² Byte/s)의 몇 %인지
 
 # %% nbgrader={"grade": false, "grade_id": "ex1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+# gbps_fused = ...
+# gbps_naive = ...
+# naive_percent = ...
 ### BEGIN SOLUTION
 _t = softmax_traffic(4096, 1024)
 gbps_fused = 2 * 4096 * 1024 * 4 / (_t.fused_ms * 1e-3) / 1e9
@@ -298,6 +301,7 @@ g.check_value("naive_percent", naive_percent, 100 * _naive / _bw, rel=1e-3,
 # 6. `torch.cuda.synchronize()` 없이 `time.perf_counter()`로 앞뒤를 재면 커널 실행이 아니라 호출 시간만 잴 수 있다.
 
 # %% nbgrader={"grade": false, "grade_id": "ex3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+# true_statements = {...}
 ### BEGIN SOLUTION
 true_statements = {2, 3, 6}
 ### END SOLUTION

@@ -505,7 +505,8 @@ pd.DataFrame({
 
 # %% [markdown]
 # 올바른 검사는 **출력 크기에 맞춰 늘어나는** 허용 오차를 씁니다: 상대 오차(‖out − ref‖ / ‖ref‖)나, FP32 기준값
-# 대비 원소별 ulp 오차입니다. 채점기 `grading.check_matmul`도 이렇게 비교합니다.
+# 대비 원소별 ulp 오차입니다. 채점기 `grading.check_matmul`도 이렇게 비교합니다. (검사 방법은 ⑤ 노트북에서 더 자세히
+# 다루고 직접 작성해 봅니다.)
 
 # %%
 try:

@@ -206,7 +206,7 @@ g.check_value("reduction_pct", reduction_pct, _cmp8.reduction_pct, digits=2)
 # GPU가 없으면 `results/`에 커밋된 H200 측정값을 읽어 보여 줍니다 (숫자를 손으로 옮겨 적지 않습니다).
 
 # %%
-ORDERING_RESULTS = "matmul_ordering.csv"   # make bench가 GPU에서 쓰는 파일
+ORDERING_RESULTS = "group_order.csv"   # make bench가 GPU에서 쓰는 파일 (results/README.md)
 if runtime.on_gpu():
     import torch
     import triton
@@ -220,27 +220,33 @@ if runtime.on_gpu():
     for group_m in (1, 8):
         ms = triton.testing.do_bench(lambda: kernels.matmul(
             a, b, BLOCK_M=64, BLOCK_N=32, BLOCK_K=32, GROUP_M=group_m, num_warps=2, num_stages=5))
-        rows.append({"config": "64x32x32 s5 w2", "GROUP_M": group_m, "ms": ms,
+        rows.append({"tile": "64x32x32 s5 w2", "GROUP_M": group_m, "ms": ms,
                      "tflops": calc.tflops(size, size, size, ms)})
     measured = pd.DataFrame(rows)
     source = f"이 GPU에서 지금 측정: {torch.cuda.get_device_name()}, {size}³ FP16"
 else:
     measured = results.load_csv(ORDERING_RESULTS)
+    if measured is not None and "GROUP_M" in measured.columns:
+        measured = measured[measured["GROUP_M"].notna()]          # torch.matmul 행은 빼고 두 순서만
+        measured = measured.astype({"GROUP_M": int})
     source = f"results/{ORDERING_RESULTS} (커밋된 GPU 측정값)"
 if measured is None:
     print(f"GPU가 없고 커밋된 측정값(results/{ORDERING_RESULTS})도 없습니다. "
           "GPU에서 이 셀을 실행하면 두 순서의 TFLOP/s를 잽니다.")
 else:
     print(source)
-    display(measured)
+    shown = [c for c in ("gpu", "triton", "M", "N", "K", "tile", "config", "GROUP_M", "ms", "tflops")
+             if c in measured.columns]
+    display(measured[shown])
 
 # %%
-if measured is not None and {"config", "GROUP_M", "tflops"} <= set(measured.columns):
-    fig = viz_ordering.speed_figure(measured)
-    wide = measured.pivot_table(index="config", columns="GROUP_M", values="tflops", aggfunc="median")
+label = "tile" if measured is not None and "tile" in measured.columns else "config"
+if measured is not None and {label, "GROUP_M", "tflops"} <= set(measured.columns):
+    fig = viz_ordering.speed_figure(measured, x=label)
+    wide = measured.pivot_table(index=label, columns="GROUP_M", values="tflops", aggfunc="median")
     if 1 in wide.columns and 8 in wide.columns:
-        for config, r in wide.iterrows():
-            print(f"{config}: GROUP_M=8 / GROUP_M=1 = {r[8] / r[1]:.2f}배")
+        for tile, r in wide.iterrows():
+            print(f"{tile}: GROUP_M=8 / GROUP_M=1 = {r[8] / r[1]:.2f}배")
 
 # %% [markdown]
 # ## 정리

@@ -459,7 +459,7 @@ display(smem_table)
 # * **sm_75**: 파이프라이닝이 없고, 잡힌 양은 FMA 경로의 레이아웃 변환용 임시 공간입니다.
 #
 # 그래서 교재의 "64 KiB 한계" 판정(연습문제 2.2)은 sm_80에서는 한 단계 여유가 있고, sm_90에서는 정확합니다.
-# (H200에서 측정한 값도 같습니다: `../shared/facts`의 표, 03 노트북.)
+# (GPU에서 실제로 실행한 커널의 `metadata.shared`도 같습니다: 6절, 그리고 H200의 `results/compiled_kernels.csv`.)
 
 # %% [markdown]
 # ## 5. 캐시 키와 `@triton.autotune`의 경계 (6.3절)

@@ -122,9 +122,10 @@ print(f"교재 공식 {smem.textbook_smem(CONFIG):,} B | sm_80 {arts['sm_80'].me
 # ### 1.2 GPU에서: 실행한 커널의 `n_regs`와 `n_spills`
 #
 # 레지스터 수는 `ptxas`가 CUBIN을 만들 때 정해지고, Triton은 커널을 GPU에 적재할 때 그 값을 읽습니다. 그래서 GPU에서만 볼 수
-# 있습니다. H200에서는 128×256×64 설정을 500×600×300(정렬되지 않은 스트라이드)에 쓰면 레지스터가 넘쳐 178개가 스필되었습니다
-# (`../shared/facts`). GPU가 있으면 아래 셀이 세 후보를 이 GPU용으로 컴파일해 **GPU에 적재한 뒤** 레지스터 수를 읽습니다
-# (`compile_artifacts(..., target=None)`; 정렬된 경우와 500×600×300처럼 정렬되지 않은 경우).
+# 있습니다. GPU가 있으면 아래 셀이 세 후보를 이 GPU용으로 컴파일해 **GPU에 적재한 뒤** 레지스터 수를 읽습니다
+# (`compile_artifacts(..., target=None)`; 정렬된 경우와 500×600×300처럼 정렬되지 않은 경우). GPU가 없으면 H200에서 같은 표를
+# 만들어 커밋한 `results/compiled_kernels.csv`를 읽습니다. 정렬되지 않은 큰 타일에서 레지스터가 스레드당 상한(255개)에 닿고
+# 넘친 값이 로컬 메모리로 밀려나는(spill) 모습을 찾아보세요.
 
 # %%
 if runtime.on_gpu():
@@ -136,8 +137,17 @@ if runtime.on_gpu():
     print(runtime.describe()["device_name"], runtime.describe()["arch"])
     display(pd.DataFrame.from_dict(rows, orient="index"))
 else:
-    print("GPU가 없습니다: n_regs / n_spills는 GPU에 커널을 적재해야 알 수 있습니다(교차 컴파일로는 얻을 수 없음).")
-    print("교차 컴파일한 metadata의 n_regs:", arts["sm_80"].metadata.get("n_regs"))
+    print("GPU가 없습니다: n_regs / n_spills는 GPU에 커널을 적재해야 알 수 있습니다(교차 컴파일한 metadata의 n_regs:",
+          arts["sm_80"].metadata.get("n_regs"), ")")
+    compiled_csv = results.load_csv("compiled_kernels.csv")
+    if compiled_csv is None:
+        print("results/compiled_kernels.csv도 찾지 못했습니다. GPU에서는 여기서 세 후보의 n_regs / n_spills를 보여 줍니다.")
+    else:
+        first = compiled_csv.iloc[0]
+        print(f"results/compiled_kernels.csv — {first.get('gpu')}, triton {first.get('triton')}에서 측정:")
+        cols = [c for c in ("kernel", "config", "aligned", "target", "shared", "n_regs", "n_spills", "mma")
+                if c in compiled_csv.columns]
+        display(compiled_csv[compiled_csv["kernel"] == "matmul"][cols].reset_index(drop=True))
 
 # %% [markdown]
 # ## 2. 환경변수: 캐시, 덤프, 오토튜닝 출력
@@ -399,9 +409,9 @@ else:
 
 # %% [markdown]
 # 읽는 법: 4096³에서는 큰 타일(후보 2·3)이 cuBLAS에 가깝고 작은 타일(후보 1)은 이동량이 많아 느립니다(3절의 산술 강도 순서와
-# 같습니다). 500 × 600 × 300은 연산량이 작아 어느 커널도 GPU를 채우지 못하고, 큰 타일은 프로그램 수가 너무 적은 데다 스트라이드
-# 정렬이 맞지 않아 파이프라이닝도 없어 오히려 느립니다(04 노트북 4.2절). **측정값은 GPU·드라이버·버전마다 다르므로 그 조건과
-# 함께 기록합니다**(참고자료 5절 4번).
+# 같습니다). 500 × 600 × 300은 연산량이 작아 어느 커널도 GPU를 채우지 못하고, Triton의 세 설정 모두 `torch.matmul`에 한참
+# 못 미칩니다: 큰 타일일수록 프로그램 수가 적고, 스트라이드가 16바이트 배수가 아니라 파이프라이닝이 없으며(04 노트북 4.2절),
+# 레지스터가 넘칩니다(1.2절의 `n_spills`). **측정값은 GPU·드라이버·버전마다 다르므로 그 조건과 함께 기록합니다**(참고자료 5절 4번).
 
 # %% [markdown]
 # ## 5. FP16 결과를 올바르게 검사하기
@@ -435,10 +445,9 @@ display(spacing)
 print("이 결과의 |값|이 16 이상인 원소 비율:", f"{(ref32.abs() >= 16).float().mean().item():.1%}")
 
 # %% [markdown]
-# K = 300인 무작위 정규분포 입력의 출력은 크기가 수십까지 올라가고, 크기 32~64에서 FP16 간격은 0.03125입니다. 결과를 FP16으로
-# **반올림하는 것만으로** 최대 반 ulp(0.0156)의 오차가 생기고, 누산 순서가 다른 두 올바른 구현(Triton과 torch)은 1~2 ulp
-# 어긋날 수 있습니다. 그래서 고정된 `atol=1e-2`는 값이 큰 원소에서 **올바른 결과를 거부**합니다(H200에서도 같았습니다:
-# `../shared/facts`). 검사의 허용 오차는 값의 **크기에 비례**해야 합니다:
+# K = 300인 무작위 정규분포 입력의 출력은 크기가 수십까지 올라가고(위에 출력한 최대 |기준값|), 크기 32~64에서 FP16 간격은 위 표의
+# `2^(5−10)`입니다. 결과를 FP16으로 **반올림하는 것만으로** 최대 반 ulp의 오차가 생기고, 누산 순서가 다른 두 올바른 구현(Triton과 torch)은 1~2 ulp
+# 어긋날 수 있습니다. 그래서 고정된 `atol=1e-2`는 값이 큰 원소에서 **올바른 결과를 거부**합니다(GPU에서 실행해도 같습니다). 검사의 허용 오차는 값의 **크기에 비례**해야 합니다:
 
 # %%
 rel_fro = ((c5.float() - ref32).norm() / ref32.norm()).item()

@@ -1,0 +1,11 @@
+"""`make demo`: same as `python -m autograder demo ARGS` (see autograder/__main__.py)."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from autograder.__main__ import main  # noqa: E402
+
+if __name__ == "__main__":
+    raise SystemExit(main(["demo", *sys.argv[1:]]))
