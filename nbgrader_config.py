@@ -29,6 +29,14 @@ c.FileNameCollectorPlugin.named_regexp = (
     r".*_(?P<student_id>[^_/]+)_attempt_(?P<timestamp>[0-9\-]+)_(?P<file_id>.+\.ipynb)$"
 )
 
+# Feedback: nbgrader's default shows the hidden tests' source (restored at autograding) to students;
+# strip them (the failure message of a hidden test still says what went wrong).
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
+from nbgrader.preprocessors import ClearHiddenTests, GetGrades  # noqa: E402
+
+c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, ClearHiddenTests]
+c.ClearHiddenTests.enforce_metadata = False
+
 # Time limit per cell when autograding (the per-notebook limit is set by autograder/grade.py).
 c.Execute.timeout = 60
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

@@ -1,0 +1,1 @@
+"""The instructor side of GEMM Lab: collect, autograde (nbgrader in bubblewrap), feedback, grades."""

@@ -154,6 +154,9 @@ def collect_folder(course: Course, assignment: str, folder: Path) -> CollectRepo
 
 
 def _one(course, assignment, student, path, nb_stem, notebooks, report):
+    if path.is_symlink():
+        report.skipped.append((str(path), "a symbolic link (not copied: it could point at anything)"))
+        return
     bad = _valid_notebook(path)
     if bad:
         report.skipped.append((str(path), bad))

@@ -149,13 +149,13 @@ def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mo
     _copy_public_files(course.source / assignment, scratch / "source" / assignment)
     shutil.copy(snapshot, scratch / "gradebook.db")
     handin = course.submitted / student / assignment
-    shutil.copytree(handin, scratch / "submitted" / student / assignment)
+    shutil.copytree(handin, scratch / "submitted" / student / assignment, symlinks=True)
     (scratch / "nbgrader_config.py").write_text(_SCRATCH_CONFIG.format(
         root=str(scratch), db_url=f"sqlite:///{scratch / 'gradebook.db'}", ignore=IGNORE,
         cell_timeout=int(cell_timeout), notebook_timeout=int(notebook_timeout)))
     # The kernel's working directory: the student's own files + the assignment's public files.
     kernel_cwd = scratch / "kernel_cwd"
-    shutil.copytree(handin, kernel_cwd)
+    shutil.copytree(handin, kernel_cwd, symlinks=True)  # a link stays a link (dangling in the sandbox)
     if (course.release / assignment).is_dir():
         _copy_public_files(course.release / assignment, kernel_cwd)
     runtime_dir = Path(tempfile.mkdtemp(prefix="glrt-", dir="/tmp"))  # short: ipc socket paths

@@ -13,6 +13,7 @@ nbgrader_config.py). Differences from nbgrader's Execute:
 
 from __future__ import annotations
 
+import math
 import os
 from time import monotonic
 
@@ -59,13 +60,13 @@ class GuardedExecute(Execute):
         timeout = super()._get_timeout(cell)
         if self._deadline is None:
             return timeout
-        left = max(1, int(self._deadline - monotonic()))
+        left = max(1, math.ceil(self._deadline - monotonic()))  # ends at or after the deadline
         return left if timeout is None else min(timeout, left)
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type != "code" or not cell.source.strip():
             return super().preprocess_cell(cell, resources, index)
-        if self._stop_reason is None and self._deadline is not None and monotonic() >= self._deadline:
+        if self._stop_reason is None and self._deadline is not None and self._deadline - monotonic() < 1:
             self._stop_reason = "notebook_timeout"
             self.log.warning("Notebook time limit (%ss) reached: remaining cells are not run",
                              self.notebook_timeout)

@@ -93,6 +93,7 @@ def test_collect_folder_layouts(released, tmp_path):
     _write(drop / "bob__02_vectors (1).ipynb", nb2)
     _write(drop / "김철수__whatever.ipynb", nb2)  # name unknown: identified by its cell ids
     (drop / "mallory__01_counts.ipynb").write_text("not json")
+    (drop / "trudy__01_counts.ipynb").symlink_to(released.source / ASSIGNMENT / "01_counts.ipynb")
     report = col.collect(released, ASSIGNMENT, drop)
     sub = released.submitted
     assert sorted(report.collected["alice"]) == ["01_counts", "02_vectors"]
@@ -100,7 +101,8 @@ def test_collect_folder_layouts(released, tmp_path):
     kim = col.sanitize_student_id("김철수")
     assert report.collected[kim] == ["02_vectors"]
     assert (sub / kim / ASSIGNMENT / "02_vectors.ipynb").exists()
-    assert [Path(p).name for p, _ in report.skipped] == ["mallory__01_counts.ipynb"]
+    assert [Path(p).name for p, _ in report.skipped] == ["mallory__01_counts.ipynb", "trudy__01_counts.ipynb"]
+    assert not (sub / "trudy").exists()  # a link to the master is not followed
 
 
 def test_collect_single_notebook_assignment(tmp_path):

@@ -112,6 +112,8 @@ def test_samples_graded_as_expected_and_contained(tmp_path):
         html = demo.feedback / "full_marks" / ASSIGNMENT / "01_counts.html"
         if not html.exists() or "tiles" not in html.read_text(encoding="utf-8"):
             problems.append("no HTML feedback for full_marks")
+        elif "HIDDEN TESTS" in html.read_text(encoding="utf-8") or "tiles (hidden)" in html.read_text(encoding="utf-8"):
+            problems.append("the feedback shows the hidden tests")
         # merging twice (a re-run) must not change the result
         problems += compare_with_expected(demo, ASSIGNMENT, samples)
         return problems

@@ -43,7 +43,7 @@ if "google.colab" in sys.modules or "KAGGLE_KERNEL_RUN_TYPE" in os.environ:
 
 from gemm_lab import runtime
 
-runtime.check_environment()'''.format(url=REPO_URL)
+runtime.check_environment();'''.format(url=REPO_URL)
 
 
 def masters(root: Path = ROOT) -> list[Path]:

@@ -362,7 +362,7 @@ def check_value(name, got, expected, *, rel=None, abs=None, digits=None, sig=Non
     result = _compare(got, expected, spec)
     if result is None:
         ok(name, _plain(got))
-        return True
+        return None
     path, reason = result
     known = _match_mistake(got, mistakes, spec)
     label = f"{name}{path}" if path else name
@@ -550,7 +550,7 @@ def check_table(name, got, expected_df, *, digits=None, rel=None, abs=None, sig=
                 path, reason = result
                 fail(name, f"{where}{path}: {reason}", hint)
     print(f"✅ {name}: 표 {len(rows)}행 × {len(cols)}열 모두 맞습니다")
-    return True
+    return None
 
 
 # --------------------------------------------------------------------------- choices and pairs
@@ -652,7 +652,7 @@ def check_choice(name, got, expected_set, *, accept=None, hint=None, reveal=Fals
         fail(name, bad.args[0], hint)
     if got_keys == exp_keys:
         ok(name, _plain(got))
-        return True
+        return None
     extra = got_keys - exp_keys
     missing = exp_keys - got_keys
     shown = fmt(sorted(got_keys, key=_STR) if not int_mode else sorted(got_keys))
@@ -721,7 +721,7 @@ def check_pairs(name, got, expected_list, *, hint=None, reveal=False, item_name=
                 text += f" ({item_name}=0 ~ {i - 1}은 맞습니다.)"
             fail(name, text, hint)
     print(f"✅ {name}: 좌표 {len(exp)}개 모두 맞습니다")
-    return True
+    return None
 
 
 _seal.seal(__name__)

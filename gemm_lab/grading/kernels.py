@@ -355,7 +355,7 @@ def _run_cases(kernel, launch, cases, extra_for, seed, dtype_name, ref_fn, hint=
         runs += len(extra_for(case))
     what = f"{len(cases)}개 경우" if runs == len(cases) else f"{len(cases)}개 경우 × 실행 {runs}번"
     print(f"✅ {kernel}: {what} 모두 통과 (여백 오염·미기록 원소 없음, 기준값과 일치)")
-    return True
+    return None
 
 
 # --------------------------------------------------------------------------- references
