@@ -10,10 +10,11 @@ STAMP := $(VENV)/.installed
 JOBS ?= 2
 ASSIGNMENTS := $(notdir $(wildcard source/week*))
 FROM ?= autograder/samples
+ASSIGNMENT ?=
 
 .DEFAULT_GOAL := help
 .PHONY: help setup sandbox-deps demo test test-fast lint notebooks release check-release \
-        collect autograde feedback grades bench lab clean
+        collect autograde feedback grades bench examples lab clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -33,7 +34,7 @@ sandbox-deps: ## install bubblewrap (the autograder's sandbox) when it is missin
 	@command -v bwrap >/dev/null 2>&1 && echo "sandbox: $$(bwrap --version)"
 
 demo: setup ## the main job: build the release, autograde the sample hand-ins, print the grade table
-	@if [ -f autograder/demo.py ]; then $(PY) autograder/demo.py; else $(PY) -m gemm_lab.calc_demo; fi
+	$(PY) autograder/demo.py
 
 test: setup ## the whole test suite (CPU only; notebooks, nbgrader round trip, autograder samples)
 	$(PY) -m ruff check gemm_lab tests tools autograder
@@ -54,8 +55,8 @@ release: notebooks ## nbgrader generate_assignment for every assignment into rel
 check-release: setup ## fail when release/ is stale, holds a solution, or a notebook has outputs
 	$(PY) tools/release.py --check $(ASSIGNMENTS)
 
-collect: setup ## import hand-ins: make collect FROM=<LMS zip or folder of <student>.ipynb>
-	$(PY) autograder/collect.py $(FROM)
+collect: setup ## import hand-ins: make collect [ASSIGNMENT=week07] FROM=<LMS zip or folder>
+	$(PY) autograder/collect.py $(ASSIGNMENT) $(FROM)
 
 autograde: setup ## grade every collected hand-in (sandboxed, in parallel)
 	$(PY) autograder/autograde.py --jobs $(JOBS)
@@ -68,6 +69,10 @@ grades: setup ## grades CSV: one row per student, a column per notebook and the 
 
 bench: setup ## GPU benchmark sweep on whatever GPU is here; writes results/
 	$(PY) -m gemm_lab.bench --out results
+	$(PY) scripts/results_tables.py
+
+examples: setup ## print every worked example and exercise answer of the seeds (gemm_lab.calc)
+	$(PY) -m gemm_lab.calc_demo
 
 lab: setup ## open JupyterLab on the notebooks
 	$(VENV)/bin/jupyter lab notebooks

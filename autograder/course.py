@@ -66,7 +66,7 @@ class Course:
     @property
     def review_json(self) -> Path:
         """Integrity findings and grader incidents, per student and notebook (written by autograde)."""
-        return self.root / "autograder" / "review.json"
+        return self.root / "autograder" / "logs" / "review.json"
 
     def assignments(self) -> list[str]:
         """Assignments that have master notebooks in source/ (sorted)."""

@@ -16,7 +16,7 @@ Design (why the gradebook stays consistent and the secrets stay secret):
    it (it holds them too), not source/, not other hand-ins; no network.
 4. When a scratch run ends, this process copies its autograded notebooks into autograder/autograded/
    and its scores into the main gradebook (one transaction per hand-in), scans the student's code for
-   tampering (gemm_lab.grading.integrity) and records what it found in autograder/review.json.
+   tampering (gemm_lab.grading.integrity) and records what it found in autograder/logs/review.json.
 """
 
 from __future__ import annotations
@@ -195,6 +195,14 @@ def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mo
 
 def _merge(course: Course, res: HandInResult) -> None:
     """Copy one scratch run's notebooks and scores into autograder/ (called from one thread only)."""
+    from sqlalchemy.exc import SAWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SAWarning)  # nbgrader's own ORM use in update_or_create_submission
+        _merge_unwarned(course, res)
+
+
+def _merge_unwarned(course: Course, res: HandInResult) -> None:
     from nbgrader.api import Gradebook, MissingEntry
 
     scratch = course.work / "grade" / res.assignment / res.student

@@ -156,7 +156,7 @@ def across_targets(kernel="matmul", config_name=next(iter(CONFIGS)), targets=("s
     return pd.DataFrame(rows).set_index("target")
 
 
-display(across_targets("matmul", list(CONFIGS)[1]))
+display(across_targets("matmul", list(CONFIGS)[0]))
 
 # %% [markdown]
 # ## 4. 두 조합의 차이
