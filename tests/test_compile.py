@@ -4,7 +4,7 @@ import pytest
 
 from gemm_lab import compile as C
 from gemm_lab import runtime
-from gemm_lab.calc.roofline import BLOG_CONFIG, SEED_CONFIGS
+from gemm_lab.calc.roofline import BLOG_CONFIG, SEED_CONFIGS, TileConfig
 from gemm_lab.calc.smem import compiler_smem
 
 # measured in facts/h200-measurements-2026-12.md (cross-compiled, triton 3.7.1; sm_90 also on an H200)
@@ -55,6 +55,18 @@ def test_sm80_uses_mma_sync_and_sm75_falls_back_to_fma():
     s75 = a75.summary()
     assert s75["mma"] == "fma" and s75["cp.async"] == 0  # no tensor cores, no pipelining on sm_75
     assert a75.shared == compiler_smem(config, "sm_75") == 8_192
+
+
+# the calculator's compiler rule beyond the seed configs: T4, unaligned pointers, a 2-stage wgmma tile
+@pytest.mark.parametrize(("arch", "config", "aligned"), [
+    ("sm_75", SEED_CONFIGS[1], True),
+    ("sm_80", SEED_CONFIGS[1], False),
+    ("sm_90", SEED_CONFIGS[2], False),
+    ("sm_90", TileConfig(128, 256, 16, 2, 8), True),
+], ids=["sm75-cand2", "sm80-cand2-unaligned", "sm90-cand3-unaligned", "sm90-128x256x16-s2"])
+def test_compiler_rule_of_calc_smem_matches_the_compiler(arch, config, aligned):
+    art = C.compile_artifacts("matmul", config, target=arch, aligned=aligned)
+    assert art.shared == compiler_smem(config, arch, aligned=aligned)
 
 
 def test_unaligned_sizes_disable_pipelining():
