@@ -2,6 +2,7 @@
 
     python autograder/make_samples.py week07            # writes autograder/samples/week07/
     python autograder/make_samples.py ASSIGNMENT --course-root DIR --out DIR
+    python autograder/make_samples.py week06 --from-source --full-all --cases lean   # the committed week06
 
 Every sample is built from the release notebook (what a student starts from) and the master's
 solutions, matched by grade_id, so the samples stay valid when the notebooks change. Layout (what
@@ -266,7 +267,7 @@ def _wrong_source(solution: str) -> str:
 
 
 ALT_HELPER = '''def _alt(v):
-    """The same answer in another valid format (54 -> 54.0, 40.0 -> 40, tuple <-> list)."""
+    """The same answer in another valid format (54 -> 54.0, 40.0 -> 40, tuple <-> list, rows -> array)."""
     import numbers
     if isinstance(v, bool):
         return v
@@ -278,6 +279,11 @@ ALT_HELPER = '''def _alt(v):
         return list(v)
     if isinstance(v, list) and all(isinstance(x, numbers.Number) for x in v):
         return tuple(v)
+    if (isinstance(v, list) and v and all(isinstance(r, list) and r for r in v)
+            and len({len(r) for r in v}) == 1
+            and all(isinstance(x, numbers.Number) for r in v for x in r)):
+        import numpy
+        return numpy.array(v)  # rows of numbers (offsets, masks) as one 2-D array
     return v
 '''
 
@@ -327,7 +333,7 @@ def build_cases(notebooks: list[Notebook], hostile: str | None = None, full_all:
                 conv = "\n".join(f"{n} = _alt({n})" for n in names)
                 alt["cells"].insert(i + 1 + offset, _code(ALT_HELPER + conv))
                 offset += 1
-    yield ("other_formats", "right answers in other valid formats (int/float, tuple/list)", False,
+    yield ("other_formats", "right answers in other valid formats (int/float, tuple/list, rows/array)", False,
            *only_first(alt, f_full))
 
     at = first.first_answer_index() + 1
@@ -397,13 +403,25 @@ def fresh_release(course: Course, assignment: str, scratch: Path) -> Course:
     return scratch_course
 
 
+CASES = ("full_marks", "blank", "all_wrong", "other_formats", "raises", "infinite_loop", "big_output", "sys_exit",
+         "memory_hog", "deleted_test", "edited_locked", "os_exit", "kernel_crash", "tamper_checker",
+         "tamper_compare", "snoop")
+# a lean set (grading time): scores, formats, one cell that raises, one tampering that must be flagged
+LEAN_CASES = ("full_marks", "blank", "all_wrong", "other_formats", "raises", "tamper_checker")
+
+
 def make_samples(course: Course, assignment: str, out: Path, notebooks: list[str] | None = None,
-                 from_source: bool = False, hostile: str | None = None, full_all: bool = False) -> Path:
-    """Write the samples; ``from_source``: release the masters afresh instead of reading release/."""
+                 from_source: bool = False, hostile: str | None = None, full_all: bool = False,
+                 cases: tuple[str, ...] | list[str] | None = None) -> Path:
+    """Write the samples; ``from_source``: release the masters afresh instead of reading release/;
+    ``cases``: only these students (names from ``CASES``; default: all)."""
+    unknown = sorted(set(cases or ()) - set(CASES))
+    if unknown:
+        raise ValueError(f"unknown sample cases {unknown}; known: {', '.join(CASES)}")
     if from_source:
         with tempfile.TemporaryDirectory(prefix="samples-", dir=course.root) as tmp:
             return make_samples(fresh_release(course, assignment, Path(tmp) / "c"), assignment, out, notebooks,
-                                hostile=hostile, full_all=full_all)
+                                hostile=hostile, full_all=full_all, cases=cases)
     names = notebooks or course.notebooks(assignment, "release")
     if not names:
         raise FileNotFoundError(f"no release notebooks for {assignment} in {course.release}: "
@@ -413,12 +431,20 @@ def make_samples(course: Course, assignment: str, out: Path, notebooks: list[str
         master = course.source / assignment / f"{name}.ipynb"
         nbs.append(Notebook(name, read_notebook(course.release / assignment / f"{name}.ipynb"),
                             read_notebook(master)))
+    return write_samples(nbs, out, hostile=hostile, full_all=full_all, cases=cases)
+
+
+def write_samples(nbs: list[Notebook], out: Path, hostile: str | None = None, full_all: bool = False,
+                  cases: tuple[str, ...] | list[str] | None = None) -> Path:
+    """Write the cases built from ``nbs`` (release + master solutions) to ``out`` (replaced)."""
     out = Path(out)
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
     rows, case_rows = [], []
     for student, desc, review, files, expected in build_cases(nbs, hostile, full_all):
+        if cases and student not in cases:
+            continue
         for nb_name, nb_json in files.items():
             p = out / student / f"{nb_name}.ipynb"
             p.parent.mkdir(parents=True, exist_ok=True)
@@ -465,11 +491,16 @@ def main(argv=None) -> int:
     ap.add_argument("--hostile-notebook", default=None,
                     help="notebook for the one-notebook cases (default: the first; pick a quick one)")
     ap.add_argument("--full-all", action="store_true", help="the full-marks sample covers every notebook")
+    ap.add_argument("--cases", default=None,
+                    help="comma-separated students to write (default: all; 'lean': " + ",".join(LEAN_CASES) + ")")
     args = ap.parse_args(argv)
+    cases = None
+    if args.cases:
+        cases = LEAN_CASES if args.cases == "lean" else tuple(c.strip() for c in args.cases.split(",") if c.strip())
     course = Course.at(args.course_root)
     out = Path(args.out) if args.out else course.root / "autograder" / "samples" / args.assignment
     make_samples(course, args.assignment, out, from_source=args.from_source, hostile=args.hostile_notebook,
-                 full_all=args.full_all)
+                 full_all=args.full_all, cases=cases)
     print(f"wrote {out}")
     return 0
 

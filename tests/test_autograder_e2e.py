@@ -143,20 +143,76 @@ def test_snoop_probe_does_find_things_when_not_sandboxed(tmp_path):
 COMMITTED = sorted(p.parent.name for p in (ROOT / "autograder" / "samples").glob("*/expected.csv"))
 
 
+def test_every_assignment_has_committed_samples_and_the_demo_grades_them():
+    """Issue 6: the sample hand-ins include week 6; `make demo` (no arguments) grades every sampled assignment."""
+    from autograder.demo import sampled_assignments
+
+    assert {"week06", "week07"} <= set(COMMITTED)
+    assert sampled_assignments(Course.at(ROOT)) == [a for a in COMMITTED if (ROOT / "source" / a).is_dir()]
+
+
+def _committed_options(folder: Path) -> dict:
+    """The make_samples options the committed folder was written with (see its README command)."""
+    with (folder / "cases.csv").open(encoding="utf-8") as f:
+        cases = [row["student"] for row in csv.DictReader(f)]
+    (hostile,) = {p.stem for p in (folder / "blank").glob("*.ipynb")}
+    return {"cases": cases, "hostile": hostile, "full_all": len(list((folder / "full_marks").glob("*.ipynb"))) > 1}
+
+
+@pytest.mark.parametrize("assignment", COMMITTED)
+def test_committed_samples_are_current(assignment, tmp_path):
+    """The committed expected.csv (points per graded cell, derived from the master) and review flags are what
+    the generator writes from today's source/: a notebook change that moves points or grade ids without
+    regenerating the samples fails here in a second (the slow test below then checks the actual grading).
+    The expected scores depend only on the cells' nbgrader metadata and order, which a release keeps, so the
+    masters stand in for the release here (no nbgrader run)."""
+    from autograder.make_samples import Notebook, read_expected, write_samples
+
+    if not (ROOT / "source" / assignment).is_dir():
+        pytest.skip(f"no source/{assignment}")
+    folder = ROOT / "autograder" / "samples" / assignment
+    opts = _committed_options(folder)
+    masters = sorted((ROOT / "source" / assignment).glob("*.ipynb"))
+    nbs = [Notebook(p.stem, read_notebook(p), read_notebook(p)) for p in masters]
+    fresh = write_samples(nbs, tmp_path / "s", **opts)
+    want_exp, want_review = read_expected(fresh)
+    got_exp, got_review = read_expected(folder)
+    assert got_exp == want_exp, (
+        f"autograder/samples/{assignment} is stale: python autograder/make_samples.py {assignment} --from-source "
+        f"--hostile-notebook {opts['hostile']}{' --full-all' if opts['full_all'] else ''} --cases {','.join(opts['cases'])}")
+    assert got_review == want_review
+    with (fresh / "expected.csv").open(encoding="utf-8") as f:
+        max_points = {(r["student"], r["notebook"], r["grade_id"]): r["max_points"] for r in csv.DictReader(f)}
+    with (folder / "expected.csv").open(encoding="utf-8") as f:
+        assert {(r["student"], r["notebook"], r["grade_id"]): r["max_points"] for r in csv.DictReader(f)} == max_points
+    # every hand-in the expected scores speak of is there, and nothing else
+    handed_in = {(p.parent.name, p.stem) for p in folder.glob("*/*.ipynb")}
+    assert handed_in == {(s, nb) for (s, nb, _) in got_exp}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment", COMMITTED)
 def test_committed_samples_score_as_expected(assignment, tmp_path):
     """`make demo`: the committed samples, graded from the current source/, score what expected.csv says.
 
     Fails when the notebooks changed and the samples were not regenerated
-    (python autograder/make_samples.py ASSIGNMENT --from-source --hostile-notebook NAME).
+    (the command test_committed_samples_are_current prints).
     """
     if sandbox.bwrap_path() is None:
         pytest.skip("bubblewrap not installed (apt-get install -y bubblewrap)")
     if not (ROOT / "source" / assignment).is_dir():
         pytest.skip(f"no source/{assignment}")
-    bad = run_demo(assignment, repo=Course.at(ROOT), cell_timeout=60, notebook_timeout=600, jobs=2)
-    assert bad == []
+    import io
+
+    from autograder.demo import run_all
+    from autograder.make_samples import read_expected
+
+    printed = io.StringIO()
+    bad = run_all([assignment], repo=Course.at(ROOT), cell_timeout=60, notebook_timeout=600, jobs=2, out=printed)
+    assert bad == {assignment: []}, printed.getvalue()
+    table = printed.getvalue().split("\n\n", 1)[1]
+    rows = {line.split()[0]: line.split() for line in table.splitlines()[3:]}
+    assert set(rows) == {s for (s, _, _) in read_expected(ROOT / "autograder" / "samples" / assignment)[0]} | {"max"}
 
 
 @pytest.mark.slow

@@ -9,6 +9,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
 import build_notebooks  # noqa: E402
+
 import release  # noqa: E402
 
 LABS = sorted(p for p in build_notebooks.masters() if p.parts[-2] == "notebooks")
