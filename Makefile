@@ -6,6 +6,8 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
+# nbgrader calls scripts of its environment (alembic) by name
+export PATH := $(abspath $(VENV))/bin:$(PATH)
 STAMP := $(VENV)/.installed
 JOBS ?= 2
 ASSIGNMENTS := $(notdir $(wildcard source/week*))

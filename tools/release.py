@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -28,7 +29,9 @@ def generate(root: Path, assignment: str, db_url: str | None = None) -> None:
            "--log-level=WARN"]
     if db_url:
         cmd.append(f"--CourseDirectory.db_url={db_url}")
-    subprocess.run(cmd, cwd=root, check=True)
+    # nbgrader runs the `alembic` script of its own environment: put that environment's bin first
+    env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    subprocess.run(cmd, cwd=root, check=True, env=env)
 
 
 def _canonical(path: Path) -> str:

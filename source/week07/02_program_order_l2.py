@@ -26,7 +26,7 @@
 # 마지막 5절의 속도 측정만 GPU가 필요합니다. GPU가 없으면 `results/`에 커밋된 H200 측정값을 보여 줍니다.
 # 나머지는 모두 계산과 그림이라 CPU에서 돌아갑니다.
 #
-# 점수: 연습문제 2.1 (6점) + 설명 (2점) = 8점.
+# 점수: 예제 확인 (3점) + 연습문제 2.1 (6점) + 설명 (2점) = 11점.
 
 # %% nbgrader={"grade": false, "grade_id": "imports", "locked": true, "schema_version": 3, "solution": false, "task": false}
 from gemm_lab import runtime  # triton보다 먼저: GPU가 없으면 해석기를 켭니다
@@ -82,6 +82,30 @@ print(ordering.format_order_grid(9, 9, 3, n_programs=9, rows=3))
 # 출력 블록 `C[pid_m, pid_n]` 하나를 끝까지 계산하려면 A의 `pid_m`번째 블록 행 전체(K 방향 타일 9개)와
 # B의 `pid_n`번째 블록 열 전체(K 방향 타일 9개)가 필요합니다. 그러니 한 무리의 프로그램이 쓰는 고유 입력 타일
 # 수는 **(서로 다른 `pid_m` 수 + 서로 다른 `pid_n` 수) × 9**입니다.
+#
+# ### 예제 확인: 직접 세어 보기 (3점)
+# 위의 두 표(pid 0–8의 좌표)를 보고, 처음 9개 프로그램이 쓰는 고유 입력 타일 수를 행 우선 순서
+# `ex_rm_tiles`와 그룹 순서(GROUP_SIZE_M = 3) `ex_grouped_tiles`에, 감소율(%)을 `ex_reduction_pct`에 적으세요.
+# 계산기를 부르지 말고 식으로 세어 보세요. 답은 바로 아래 계산기 결과로 확인할 수 있습니다.
+
+# %% nbgrader={"grade": false, "grade_id": "ex0_answer_9x9", "locked": false, "schema_version": 3, "solution": true, "task": false}
+### BEGIN SOLUTION
+ex_rm_tiles = (1 + 9) * 9
+ex_grouped_tiles = (3 + 3) * 9
+ex_reduction_pct = (ex_rm_tiles - ex_grouped_tiles) / ex_rm_tiles * 100
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "ex0_tiles_90_to_54", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+"""Worked example 1: unique input tiles of the first 9 programs on a 9x9 grid, row-major vs GROUP_SIZE_M=3."""
+from gemm_lab.grading import fresh
+g = fresh()
+_cmp9 = calc.compare_orders(9, 9, 9, 3, 9)
+g.check_value("ex_rm_tiles", ex_rm_tiles, _cmp9.row_major,
+              hint="A 블록 행 1개와 B 블록 열 9개가 각각 K 방향 타일 9개씩 필요합니다")
+g.check_value("ex_grouped_tiles", ex_grouped_tiles, _cmp9.grouped)
+### BEGIN HIDDEN TESTS
+g.check_value("ex_reduction_pct", ex_reduction_pct, _cmp9.reduction_pct, digits=1)
+### END HIDDEN TESTS
 
 # %%
 cmp9 = calc.compare_orders(9, 9, 9, 3, 9)
