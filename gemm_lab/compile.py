@@ -201,6 +201,7 @@ def _as_jit(fn, memo: dict) -> JITFunction:
     new = types.FunctionType(py.__code__, globs, py.__name__, py.__defaults__, py.__closure__)
     new.__module__, new.__qualname__, new.__doc__ = py.__module__, py.__qualname__, py.__doc__
     new.__kwdefaults__ = py.__kwdefaults__
+    new.__annotations__ = dict(py.__annotations__)  # tl.constexpr marks: binding/launching needs them
     jf = JITFunction(new)
     memo[id(py)] = jf
     for name, val in py.__globals__.items():

@@ -373,17 +373,15 @@ def jit_cache_key(kernel, *args, target: str = "sm_80", **kwargs) -> JitCacheKey
     # isort: split
     from triton.backends.compiler import GPUTarget
     from triton.backends.nvidia.compiler import CUDABackend
-    from triton.runtime.jit import JITFunction, create_function_from_signature
+    from triton.runtime.jit import create_function_from_signature
 
     from gemm_lab.compile import as_jit_function, compiler_mode
 
     arch = _arch_number(target)
-    if isinstance(kernel, JITFunction):
-        binder_fn = kernel
-    elif callable(getattr(kernel, "fn", None)):  # an interpreter-wrapped kernel: same signature, annotations kept
-        binder_fn = JITFunction(kernel.fn)
-    else:
-        raise TypeError(f"kernel must be a @triton.jit function, got {type(kernel).__name__}")
+    try:
+        binder_fn = as_jit_function(kernel)
+    except TypeError:
+        raise TypeError(f"kernel must be a @triton.jit function, got {type(kernel).__name__}") from None
     backend = CUDABackend(GPUTarget("cuda", arch, 32))
     binder = create_function_from_signature(binder_fn.signature, binder_fn.params, backend)
     try:
@@ -392,7 +390,7 @@ def jit_cache_key(kernel, *args, target: str = "sm_80", **kwargs) -> JitCacheKey
         raise TypeError(f"arguments do not match the kernel's signature: {exc}") from None
     parsed = backend.parse_options(dict(options))
     with compiler_mode():  # the source hash walks the helpers the kernel calls (interpreter-wrapped on a CPU)
-        source = as_jit_function(kernel).cache_key
+        source = binder_fn.cache_key
     return JitCacheKey(
         specialization=tuple(tuple(s) if isinstance(s, (list, tuple)) else (s,) for s in specialization),
         options=parsed.hash(),
