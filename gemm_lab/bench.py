@@ -11,7 +11,8 @@ Command line (on a GPU machine; writes CSV + PNG files into --out)::
 
 Parts (``--only``): ``sweep`` (matmul.csv + matmul.png), ``persistent`` (persistent_programs.csv,
 persistent_variants.csv), ``group`` (group_order.csv), ``compiled`` (compiled_kernels.csv),
-``tma_configs`` (tma_configs.csv: a search over the TMA kernel's options), ``softmax`` (softmax.csv).
+``tma_configs`` (tma_configs.csv: a search over the TMA kernel's options), ``softmax`` (softmax.csv),
+``host`` (host_overhead.csv: CPU time of each launcher and of its pieces).
 The CSV schemas are in results/README.md.
 """
 
@@ -47,6 +48,15 @@ def do_bench_ms(fn, warmup: int = DEFAULT_WARMUP_MS, rep: int = DEFAULT_REP_MS) 
     """Median time of ``fn()`` in milliseconds (triton.testing.do_bench: CUDA events, L2 flushed)."""
     require_gpu()
     return float(triton.testing.do_bench(fn, warmup=warmup, rep=rep, return_mode="median"))
+
+
+def graph_bench_ms(fn, rep: int = 50) -> float:
+    """Median GPU time of ``fn()`` in milliseconds, replayed from a CUDA graph
+    (triton.testing.do_bench_cudagraph): no Python launcher or launch cost in the time, and no L2 flush
+    between calls, so inputs that fit in L2 stay there. The kernel's own time, for shapes where
+    ``do_bench_ms`` measures the host instead."""
+    require_gpu()
+    return float(triton.testing.do_bench_cudagraph(fn, rep=rep, return_mode="median"))
 
 
 def tflops(M: int, N: int, K: int, ms: float) -> float:
@@ -138,28 +148,34 @@ def host_us(fn, n: int = 20) -> float:
     return dt
 
 
-def _measure(fn, a, b, out, ref, warmup, rep):
-    """(ms, rel_err, host_us, error string) for one kernel on one shape."""
+def _measure(fn, a, b, out, ref, warmup, rep, graph=False):
+    """(ms, rel_err, host_us, graph_ms, error string) for one kernel on one shape; graph_ms is NaN
+    unless ``graph``."""
+    nan = float("nan")
     try:
-        out.fill_(float("nan"))
+        out.fill_(nan)
         fn(a, b, out)
         torch.cuda.synchronize()
         err = K.relative_error(out, ref)
         ms = do_bench_ms(lambda: fn(a, b, out), warmup, rep)
-        return ms, err, host_us(lambda: fn(a, b, out)), ""
+        gms = graph_bench_ms(lambda: fn(a, b, out), min(rep, 50)) if graph else nan
+        return ms, err, host_us(lambda: fn(a, b, out)), gms, ""
     except Exception as exc:  # OutOfResources and friends: record, don't stop the sweep
         torch.cuda.synchronize()
         msg = str(exc).strip().splitlines()
-        return float("nan"), float("nan"), float("nan"), f"{exc.__class__.__name__}: {(msg[0] if msg else '')[:160]}"
+        return nan, nan, nan, nan, f"{exc.__class__.__name__}: {(msg[0] if msg else '')[:160]}"
 
 
 def bench_shape(M, N, Kd, dtype="fp16", menu=None, warmup=DEFAULT_WARMUP_MS, rep=DEFAULT_REP_MS, seed=0,
-                paired: bool = True, torch_repeats: int = 3) -> list[dict]:
+                paired: bool = True, torch_repeats: int = 3, graph: bool = False) -> list[dict]:
     """One row per kernel for one shape; the first row is torch.matmul.
 
-    ``paired=True``: torch.matmul is timed again right before every kernel and the kernel's
-    ``ratio_to_torch`` uses that neighbouring time (clock drift between the two is then small); the
-    torch row reports the median of all its timings. ``torch_ms`` holds the paired torch time.
+    ``paired=True``: torch.matmul is timed again right before every kernel (``torch_ms`` holds that
+    neighbouring time), so torch.matmul is measured all through the shape's run; ``ratio_to_torch`` is
+    the median of all those torch times / the kernel's time (the torch row reports that median). A single
+    neighbouring time is not used for the ratio: on the H200 one of them was 24 % off the median.
+    ``graph=True`` adds ``graph_ms`` (CUDA-graph replay: GPU time without launch overhead, L2 not
+    flushed), ``graph_tflops`` and ``graph_ratio_to_torch`` (median torch graph time / the kernel's).
     """
     require_gpu()
     a, b = random_inputs(M, N, Kd, dtype, seed)
@@ -170,38 +186,58 @@ def bench_shape(M, N, Kd, dtype="fp16", menu=None, warmup=DEFAULT_WARMUP_MS, rep
     def torch_time():
         return do_bench_ms(lambda: torch.matmul(a, b, out=out), warmup, rep)
 
+    def torch_graph_time():
+        return graph_bench_ms(lambda: torch.matmul(a, b, out=out), min(rep, 50)) if graph else float("nan")
+
     t_torch = [torch_time()]
+    g_torch = [torch_graph_time()]
     torch_err = K.relative_error(torch.matmul(a, b), ref)
     rows = []
     for kernel, config, fn in menu if menu is not None else matmul_menu():
         pair = torch_time() if paired else None
-        ms, err, hus, msg = _measure(fn, a, b, out, ref, warmup, rep)
+        gpair = torch_graph_time()
+        ms, err, hus, gms, msg = _measure(fn, a, b, out, ref, warmup, rep, graph)
         if pair is not None:
             t_torch.append(pair)
+        g_torch.append(gpair)
         rows.append(dict(env, M=M, N=N, K=Kd, dtype=dtype, kernel=kernel, config=config, ms=ms,
-                         tflops=tflops(M, N, Kd, ms), rel_err=err, host_us=hus, error=msg, torch_ms=pair))
+                         tflops=tflops(M, N, Kd, ms), rel_err=err, host_us=hus, error=msg, torch_ms=pair,
+                         graph_ms=gms))
     while len(t_torch) < torch_repeats:
         t_torch.append(torch_time())
     ts = sorted(t_torch)
-    torch_ms = ts[len(ts) // 2] if len(ts) % 2 else 0.5 * (ts[len(ts) // 2 - 1] + ts[len(ts) // 2])
+    torch_ms = _median(ts)
     rows.insert(0, dict(env, M=M, N=N, K=Kd, dtype=dtype, kernel="torch.matmul", config="cuBLAS", ms=torch_ms,
                         tflops=tflops(M, N, Kd, torch_ms), rel_err=torch_err,
                         host_us=host_us(lambda: torch.matmul(a, b, out=out)),
                         error=f"torch.matmul timings (ms) min {ts[0]:.4f} max {ts[-1]:.4f} n {len(ts)}",
-                        torch_ms=torch_ms))
+                        torch_ms=torch_ms, graph_ms=_median(g_torch)))
     for r in rows:
-        base = r["torch_ms"] if r["torch_ms"] is not None else torch_ms
-        r["ratio_to_torch"] = base / r["ms"] if r["ms"] == r["ms"] else float("nan")
+        r["ratio_to_torch"] = torch_ms / r["ms"]
+        if graph:
+            r["graph_tflops"] = tflops(M, N, Kd, r["graph_ms"])
+            r["graph_ratio_to_torch"] = rows[0]["graph_ms"] / r["graph_ms"]
+        else:
+            del r["graph_ms"]
     return rows
 
 
+def _median(xs) -> float:
+    ts = sorted(xs)
+    if not ts:
+        return float("nan")
+    return ts[len(ts) // 2] if len(ts) % 2 else 0.5 * (ts[len(ts) // 2 - 1] + ts[len(ts) // 2])
+
+
 SWEEP_COLUMNS = ["gpu", "compute_capability", "torch", "triton", "date", "M", "N", "K", "dtype", "kernel", "config",
-                 "ms", "tflops", "ratio_to_torch", "torch_ms", "rel_err", "host_us", "error"]
+                 "ms", "tflops", "ratio_to_torch", "torch_ms", "rel_err", "host_us", "graph_ms", "graph_tflops",
+                 "graph_ratio_to_torch", "error"]
 
 
 def sweep(shapes=None, dtypes=("fp16",), menu=None, warmup=DEFAULT_WARMUP_MS, rep=DEFAULT_REP_MS, log=True,
-          csv_path: str | None = None, png_path: str | None = None):
-    """The main matmul sweep: a DataFrame with the columns documented in results/README.md.
+          csv_path: str | None = None, png_path: str | None = None, graph: bool = True):
+    """The main matmul sweep: a DataFrame with the columns documented in results/README.md
+    (``graph``: also the CUDA-graph GPU time of every kernel, see ``bench_shape``).
     With ``csv_path`` (and ``png_path``) the table is rewritten after every shape, so an interrupted
     run keeps what it measured."""
     import pandas as pd
@@ -211,10 +247,11 @@ def sweep(shapes=None, dtypes=("fp16",), menu=None, warmup=DEFAULT_WARMUP_MS, re
     for dtype in dtypes:
         for M, N, Kd in shapes:
             t = time.time()
-            part = bench_shape(M, N, Kd, dtype, menu, warmup, rep)
+            part = bench_shape(M, N, Kd, dtype, menu, warmup, rep, graph=graph)
             rows += part
             if csv_path:
-                pd.DataFrame(rows)[SWEEP_COLUMNS].to_csv(csv_path, index=False)
+                df = pd.DataFrame(rows)
+                df[[c for c in SWEEP_COLUMNS if c in df.columns]].to_csv(csv_path, index=False)
                 if png_path:
                     plot_sweep(pd.DataFrame(rows), png_path)
             if log:
@@ -222,7 +259,8 @@ def sweep(shapes=None, dtypes=("fp16",), menu=None, warmup=DEFAULT_WARMUP_MS, re
                 print(f"[bench] {dtype} {M}x{N}x{Kd}: torch {part[0]['tflops']:.1f} TFLOP/s; best "
                       f"{best['kernel'] if best else '-'} {best['ratio_to_torch'] if best else float('nan'):.3f}x "
                       f"({time.time() - t:.1f} s)", flush=True)
-    return pd.DataFrame(rows)[SWEEP_COLUMNS]
+    df = pd.DataFrame(rows)
+    return df[[c for c in SWEEP_COLUMNS if c in df.columns]]
 
 
 # ------------------------------------------------------------------------------ case-study tables
@@ -353,6 +391,70 @@ def bench_tma_configs(sizes=(4096, 8192), warmup=25, rep=150, options_list=None)
     return pd.DataFrame(rows)
 
 
+def bench_host_overhead(size: int = 1024, n: int = 200):
+    """CPU microseconds per call of each launcher and of its pieces (input checks, tensor descriptors,
+    Triton's own launch of the compiled kernel), at one shape: where the time of a launch-bound small
+    matmul goes. Measured at 1024^3, where every kernel is faster on the GPU than its launch on the host,
+    so the launch queue never fills."""
+    import pandas as pd
+
+    from gemm_lab.kernels.matmul import check_tile, validate_matmul
+    from gemm_lab.kernels.persistent import num_programs
+    from gemm_lab.kernels.persistent_tma import TensorDescriptor
+
+    require_gpu()
+    env = env_info()
+    a, b = random_inputs(size, size, size)
+    out = torch.empty((size, size), device=a.device, dtype=a.dtype)
+    M = N = Kd = size
+    tile = dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, GROUP_M=8, num_warps=4, num_stages=4)
+    grid = (triton.cdiv(M, 128) * triton.cdiv(N, 128),)
+    strides = (a.stride(0), a.stride(1), b.stride(0), b.stride(1), out.stride(0), out.stride(1))
+
+    def matmul_direct():
+        K.matmul_kernel[grid](a, b, out, M, N, Kd, *strides, BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=32,
+                              GROUP_SIZE_M=8, ACTIVATION="", num_warps=4, num_stages=4)
+
+    def matmul_checks():
+        validate_matmul(a, b, out, None)
+        check_tile(128, 128, 32, 8, 4, 4)
+
+    tma = best_tma_options()
+    bm, bn, bk = tma["BLOCK_M"], tma["BLOCK_N"], tma["BLOCK_K"]
+
+    def descriptors():
+        return (TensorDescriptor.from_tensor(a, [bm, bk]), TensorDescriptor.from_tensor(b, [bk, bn]),
+                TensorDescriptor.from_tensor(out, [bm, bn]))
+
+    descs = descriptors()
+    P = num_programs(M, N, bm, bn, 1)
+
+    def tma_direct():
+        K.tma_persistent_kernel[(P,)](
+            *descs, M, N, Kd, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, NUM_PROGRAMS=P, A_TRANS=False,
+            B_TRANS=False, EPILOGUE_SUBTILE=False, FLATTEN=bool(tma["flatten"]), WARP_SPECIALIZE=False,
+            ACTIVATION="", num_warps=tma["num_warps"], num_stages=tma["num_stages"])
+
+    jobs = [
+        ("torch.matmul", "cuBLAS", lambda: torch.matmul(a, b, out=out)),
+        ("matmul (launcher)", _cfg_name(128, 128, 32, 4, 4, 8), lambda: K.matmul(a, b, out=out, **tile)),
+        ("matmul: input checks only", "", matmul_checks),
+        ("matmul: matmul_kernel[grid](...) only", _cfg_name(128, 128, 32, 4, 4, 8), matmul_direct),
+        ("autotuned (launcher)", "autotune", lambda: K.matmul_autotuned(a, b, out=out)),
+        ("persistent naive (launcher)", _cfg_name(128, 64, 32, 4, 4, extra=" grid=1xSMs"),
+         lambda: K.persistent_matmul(a, b, variant="naive", out=out)),
+        ("persistent_tma (launcher)", tma_name(tma), lambda: K.tma_persistent_matmul(a, b, out=out, **tma)),
+        ("persistent_tma: three TensorDescriptor.from_tensor only", "", descriptors),
+        ("persistent_tma: tma_persistent_kernel[grid](...) only", tma_name(tma), tma_direct),
+    ]
+    rows = []
+    for what, config, fn in jobs:
+        fn()  # compile / autotune outside the timing
+        torch.cuda.synchronize()
+        rows.append(dict(env, M=M, N=N, K=Kd, dtype="fp16", call=what, config=config, host_us=host_us(fn, n)))
+    return pd.DataFrame(rows)
+
+
 def bench_softmax(shapes=((4096, 1024), (4096, 4096), (4096, 16384)), warmup=DEFAULT_WARMUP_MS, rep=DEFAULT_REP_MS):
     """Fused softmax vs torch.softmax vs the naive five-pass version (fp32), in GB/s of 2MN elements."""
     import pandas as pd
@@ -374,25 +476,31 @@ def bench_softmax(shapes=((4096, 1024), (4096, 4096), (4096, 16384)), warmup=DEF
 
 # ------------------------------------------------------------------------------ plot
 def plot_sweep(df, path: str, dtype: str = "fp16") -> str:
-    """TFLOP/s of every kernel on the square shapes (log-2 x axis), torch.matmul dashed; saved as PNG."""
+    """TFLOP/s of every kernel on the square shapes (log-2 x axis), torch.matmul dashed; saved as PNG.
+    With a ``graph_tflops`` column a second panel shows the CUDA-graph GPU times (no launch overhead)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     sq = df[(df.M == df.N) & (df.N == df.K) & (df.dtype == dtype)]
-    fig, ax = plt.subplots(figsize=(9, 5.5))
-    for (kernel, config), g in sq.groupby(["kernel", "config"], sort=False):
-        g = g.sort_values("M")
-        style = dict(color="black", linestyle="--", linewidth=2.2) if kernel == "torch.matmul" else {}
-        ax.plot(g.M, g.tflops, marker="o", label=f"{kernel} ({config})", **style)
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("M = N = K")
-    ax.set_ylabel("TFLOP/s (2MNK / median time)")
+    panels = [("tflops", "do_bench: median time per call, L2 flushed (launch included when host-bound)")]
+    if "graph_tflops" in sq.columns and sq["graph_tflops"].notna().any():
+        panels.append(("graph_tflops", "CUDA graph replay: GPU time only, L2 warm"))
+    fig, axes = plt.subplots(1, len(panels), figsize=(9 * len(panels), 5.5), squeeze=False)
+    for ax, (col, title) in zip(axes[0], panels, strict=True):
+        for (kernel, config), g in sq.groupby(["kernel", "config"], sort=False):
+            g = g.sort_values("M")
+            style = dict(color="black", linestyle="--", linewidth=2.2) if kernel == "torch.matmul" else {}
+            ax.plot(g.M, g[col], marker="o", label=f"{kernel} ({config})", **style)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("M = N = K")
+        ax.set_ylabel("TFLOP/s (2MNK / median time)")
+        ax.set_title(title, fontsize=10)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7, loc="upper left")
     first = df.iloc[0]
-    ax.set_title(f"{dtype} matmul on {first.gpu} (torch {first.torch}, triton {first.triton}, {first.date})")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left")
+    fig.suptitle(f"{dtype} matmul on {first.gpu} (torch {first.torch}, triton {first.triton}, {first.date})")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -400,7 +508,7 @@ def plot_sweep(df, path: str, dtype: str = "fp16") -> str:
 
 
 # ------------------------------------------------------------------------------ CLI
-PARTS = ("compiled", "tma_configs", "sweep", "persistent", "group", "softmax")
+PARTS = ("compiled", "tma_configs", "sweep", "persistent", "group", "softmax", "host")
 
 
 def main(argv=None) -> int:
@@ -463,6 +571,9 @@ def main(argv=None) -> int:
     if "softmax" in parts:
         bench_softmax(warmup=warmup, rep=rep).to_csv(os.path.join(args.out, "softmax.csv"), index=False)
         print(f"[bench] softmax.csv ({time.time() - t0:.0f} s)", flush=True)
+    if "host" in parts:
+        bench_host_overhead().to_csv(os.path.join(args.out, "host_overhead.csv"), index=False)
+        print(f"[bench] host_overhead.csv ({time.time() - t0:.0f} s)", flush=True)
     return 0
 
 

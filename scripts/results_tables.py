@@ -23,17 +23,70 @@ def md(df: pd.DataFrame, floatfmt: str = "{:.3f}") -> str:
     return "\n".join(lines)
 
 
-def ratio_table(df: pd.DataFrame, shapes: list[tuple[int, int, int]], dtype: str = "fp16") -> pd.DataFrame:
+def ratio_table(df: pd.DataFrame, shapes: list[tuple[int, int, int]], dtype: str = "fp16",
+                prefix: str = "") -> pd.DataFrame:
+    """TFLOP/s (ratio to torch.matmul) per kernel and shape; prefix "graph_" for the CUDA-graph times."""
     df = df[df.dtype == dtype]
     rows = {}
     for M, N, K in shapes:
         part = df[(df.M == M) & (df.N == N) & (df.K == K)]
         for _, r in part.iterrows():
             key = (r.kernel, r.config)
-            rows.setdefault(key, {})[f"{M}×{N}×{K}"] = (f"{r.tflops:.0f} ({r.ratio_to_torch:.2f})"
-                                                       if r.ms == r.ms else "fails")
+            ms, tf, ratio = r[prefix + "ms"], r[prefix + "tflops"], r[prefix + "ratio_to_torch"]
+            rows.setdefault(key, {})[f"{M}×{N}×{K}"] = f"{tf:.0f} ({ratio:.2f})" if ms == ms else "fails"
     out = pd.DataFrame([{"kernel": k, "config": c, **v} for (k, c), v in rows.items()])
     return out.fillna("")
+
+
+def _ratio(df: pd.DataFrame, size: int, kernel: str, config: str | None = None, col: str = "ratio_to_torch"):
+    part = df[(df.M == size) & (df.N == size) & (df.K == size) & (df.dtype == "fp16") & (df.kernel == kernel)]
+    if config is not None:
+        part = part[part.config == config]
+    part = part.dropna(subset=[col])
+    return None if part.empty else part.sort_values(col).iloc[-1]
+
+
+def targets_table(results: str) -> str:
+    """Issue 3's targets, read from every CSV that measured them (one column per file)."""
+    files = [f for f in ("matmul.csv", "matmul_run1.csv", "persistent_variants.csv") if
+             os.path.exists(os.path.join(results, f))]
+    if not files:
+        return ""
+    frames = {f: pd.read_csv(os.path.join(results, f)) for f in files}
+    rows = []
+
+    def add(what, target, fn):
+        row = {"target": what, "wanted": target}
+        for f, df in frames.items():
+            row[f"`{f}`"] = fn(df)
+        rows.append(row)
+
+    def cell(r, col="ratio_to_torch"):
+        return "" if r is None else f"{r[col]:.2f}"
+
+    def best_persistent(df, size, col="ratio_to_torch"):
+        kernels = [k for k in df.kernel.unique() if k.startswith("persistent")]
+        cands = [c for c in (_ratio(df, size, k, col=col) for k in kernels) if c is not None]
+        return max(cands, key=lambda c: c[col]) if cands else None
+
+    add("autotuned / torch.matmul, 4096³", "≥ 0.90", lambda df: cell(_ratio(df, 4096, "autotuned")))
+    add("autotuned / torch.matmul, 8192³", "≥ 0.95", lambda df: cell(_ratio(df, 8192, "autotuned")))
+    for size in (4096, 8192):
+        def best(df, size=size):
+            r = best_persistent(df, size)
+            return "" if r is None else f"{r.ratio_to_torch:.2f} ({r.kernel} {r.config})"
+        add(f"best persistent variant / torch.matmul, {size}³", "> autotuned, ≥ 0.95 (4096³); moonshot > 1",
+            best)
+    for size in (4096, 8192):
+        def graph(df, size=size):
+            if "graph_ratio_to_torch" not in df:
+                return "not measured"
+            r = best_persistent(df, size, "graph_ratio_to_torch")
+            a = _ratio(df, size, "autotuned", col="graph_ratio_to_torch")
+            return "" if r is None else (f"{r.graph_ratio_to_torch:.2f} ({r.kernel}); autotuned "
+                                         f"{cell(a, 'graph_ratio_to_torch')}")
+        add(f"same, CUDA-graph GPU time, {size}³", "", graph)
+    return md(pd.DataFrame(rows))
 
 
 def section(results: str) -> str:
@@ -43,11 +96,28 @@ def section(results: str) -> str:
         df = pd.read_csv(path)
         shapes = sorted({(int(r.M), int(r.N), int(r.K)) for r in df[df.dtype == "fp16"].itertuples()},
                         key=lambda s: (s[0] != s[1] or s[1] != s[2], s[0] * s[1] * s[2]))
+        parts.append("### Issue 3's targets (ratio to torch.matmul in the same run)\n\n" + targets_table(results))
         parts.append("### Main sweep (`matmul.csv`): TFLOP/s (ratio to torch.matmul, same run)\n\n"
                      + md(ratio_table(df, shapes)))
-        if (df.dtype == "bf16").any():
-            bshapes = sorted({(int(r.M), int(r.N), int(r.K)) for r in df[df.dtype == "bf16"].itertuples()})
+        bshapes = sorted({(int(r.M), int(r.N), int(r.K)) for r in df[df.dtype == "bf16"].itertuples()})
+        if bshapes:
             parts.append("bf16:\n\n" + md(ratio_table(df, bshapes, "bf16")))
+        if "graph_ms" in df.columns:
+            parts.append("### Main sweep, GPU time only (`matmul.csv`, CUDA-graph replay, L2 warm): TFLOP/s "
+                         "(ratio to torch.matmul's graph time)\n\n" + md(ratio_table(df, shapes, prefix="graph_")))
+            if bshapes:
+                parts.append("bf16:\n\n" + md(ratio_table(df, bshapes, "bf16", prefix="graph_")))
+            host = df[df.dtype == "fp16"].pivot_table(index=["kernel", "config"], values="host_us", aggfunc="median",
+                                                      sort=False).reset_index()
+            parts.append("CPU time of one launch (`host_us`, median over the sweep's fp16 shapes), µs:\n\n"
+                         + md(host, "{:.0f}"))
+    path = os.path.join(results, "matmul_run1.csv")
+    if os.path.exists(path):
+        df = pd.read_csv(path)
+        shapes = sorted({(int(r.M), int(r.N), int(r.K)) for r in df[df.dtype == "fp16"].itertuples()},
+                        key=lambda s: (s[0] != s[1] or s[1] != s[2], s[0] * s[1] * s[2]))
+        parts.append("### The same sweep, an earlier run of the same day (`matmul_run1.csv`, do_bench only)\n\n"
+                     + md(ratio_table(df, shapes)))
     for name, title in (("persistent_variants.csv", "Persistent variants (`persistent_variants.csv`)"),
                         ("persistent_variants_quick.csv", "Persistent variants, first call "
                                                           "(`persistent_variants_quick.csv`, one torch time per shape)")):
@@ -85,6 +155,11 @@ def section(results: str) -> str:
         df = pd.read_csv(path)
         t = df[["kernel", "config", "aligned", "shared", "n_regs", "n_spills", "mma"]]
         parts.append("### Compiled on the H200 (`compiled_kernels.csv`)\n\n" + md(t))
+    path = os.path.join(results, "host_overhead.csv")
+    if os.path.exists(path):
+        df = pd.read_csv(path)
+        parts.append("### Where a launch's CPU time goes (`host_overhead.csv`, µs per call)\n\n"
+                     + md(df[["call", "config", "host_us"]], "{:.1f}"))
     path = os.path.join(results, "softmax.csv")
     if os.path.exists(path):
         df = pd.read_csv(path)

@@ -63,3 +63,34 @@ def test_plot_sweep_writes_png(tmp_path):
     with open(path, "rb") as fh:
         assert fh.read(8) == b"\x89PNG\r\n\x1a\n"
     assert not math.isnan(rows[0]["tflops"])
+
+
+def test_plot_sweep_draws_the_graph_panel(tmp_path):
+    # synthetic rows (no measurement): with graph_tflops the figure gets a second panel
+    rows = []
+    for kernel in ("torch.matmul", "autotuned"):
+        for s in (512, 1024):
+            rows.append(dict(gpu="TestGPU", compute_capability="0.0", torch="t", triton="x", date="2026-01-01",
+                             M=s, N=s, K=s, dtype="fp16", kernel=kernel, config="c", ms=1.0,
+                             tflops=bench.tflops(s, s, s, 1.0), graph_ms=0.5, graph_tflops=bench.tflops(s, s, s, 0.5)))
+    one = bench.plot_sweep(pd.DataFrame(rows).drop(columns=["graph_ms", "graph_tflops"]), str(tmp_path / "one.png"))
+    two = bench.plot_sweep(pd.DataFrame(rows), str(tmp_path / "two.png"))
+    from matplotlib.image import imread
+
+    assert imread(two).shape[1] > 1.5 * imread(one).shape[1]
+
+
+def test_results_readme_tables_are_current():
+    """results/README.md's Results section is exactly what scripts/results_tables.py makes of the
+    committed CSVs (run `python scripts/results_tables.py` after adding measurements)."""
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("results_tables", root / "scripts" / "results_tables.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    readme = (root / "results" / "README.md").read_text()
+    generated = mod.section(str(root / "results"))
+    assert generated.strip() in readme
+    assert "### Issue 3's targets" in generated and "### Main sweep" in generated

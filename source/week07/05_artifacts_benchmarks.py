@@ -370,7 +370,8 @@ for dev in (VIRTUAL_DEVICE, DEVICES["h200"]):
 
 # %%
 SHAPES = [(4096, 4096, 4096), (500, 600, 300)]
-COLUMNS = ["M", "N", "K", "kernel", "config", "ms", "tflops", "ratio_to_torch", "rel_err"]
+COLUMNS = ["M", "N", "K", "kernel", "config", "ms", "tflops", "ratio_to_torch", "rel_err", "host_us", "graph_ms",
+           "graph_ratio_to_torch"]
 
 
 def pick(df, shapes=SHAPES):
@@ -386,7 +387,7 @@ if runtime.on_gpu():
     menu = [m for m in bench.matmul_menu() if m[0] == "tutorial03"]  # the three seed configs, GROUP_M=8
     rows = []
     for M, N, K in SHAPES:
-        rows += bench.bench_shape(M, N, K, menu=menu)
+        rows += bench.bench_shape(M, N, K, menu=menu, graph=True)
     measured = pd.DataFrame(rows)
     print(f"{measured['gpu'].iloc[0]}에서 지금 측정 (torch {measured['torch'].iloc[0]}, triton {measured['triton'].iloc[0]}):")
     display(pick(measured))
@@ -406,6 +407,24 @@ else:
     if committed_softmax is not None:
         print("results/softmax.csv (같은 GPU, FP32, GB/s = 2MN × 4 B / 시간):")
         display(committed_softmax[["M", "N", "kernel", "ms", "gbps", "rel_err"]])
+
+# %% [markdown]
+# `host_us`는 커널 한 번을 띄우는 데 드는 **CPU 시간**(Python 런처의 입력 검사 + Triton의 launch)이고, `graph_ms`는 같은 커널을
+# CUDA graph로 묶어 재생한 **GPU 시간**입니다(런처 비용 없음, L2 캐시를 비우지 않음). `do_bench`는 매 호출 전에 L2를 비우는
+# 커널을 먼저 띄우므로 짧은 런처 시간은 그 뒤에 가려지지만, 런처가 그보다 오래 걸리면 `ms`에 **CPU 시간이 섞입니다**.
+# 아래 셀은 위 표에서 런처가 커널보다 오래 걸리는 행을 표시합니다: 그런 크기에서는 `graph_ms`가 커널 자체의 시간입니다.
+
+# %%
+table = measured if runtime.on_gpu() else committed
+if table is not None and {"host_us", "graph_ms"} <= set(table.columns):
+    shown = pick(table)
+    for r in shown.itertuples():
+        launch_bound = r.host_us * 1e-3 > r.graph_ms
+        print(f"{r.M}×{r.N}×{r.K} {r.kernel:13s} {str(r.config):22s} do_bench {r.ms * 1e3:7.1f} µs | "
+              f"GPU(graph) {r.graph_ms * 1e3:7.1f} µs | 런처 CPU {r.host_us:6.1f} µs"
+              + ("  ← 런처(CPU)가 커널(GPU)보다 오래 걸림: ms는 커널만의 시간이 아님" if launch_bound else ""))
+else:
+    print("host_us·graph_ms 열이 있는 측정값이 없습니다 (GPU에서 `make bench`로 만듭니다).")
 
 # %% [markdown]
 # 읽는 법: 4096³에서는 큰 타일(후보 2·3)이 cuBLAS에 가깝고 작은 타일(후보 1)은 이동량이 많아 느립니다(3절의 산술 강도 순서와
