@@ -745,7 +745,8 @@ if VAR is not None:
         host_ms = best_tma.get("host_us", float("nan")) / 1000
         if host_ms == host_ms and host_ms > 0.5 * best_tma["ms"]:
             print(f"   주의: launch 한 번의 CPU 시간 {host_ms:.3f} ms가 커널 시간 {best_tma['ms']:.3f} ms에 가깝습니다 "
-                  "(host에서 tensor descriptor를 만드는 비용). 이 크기의 측정값에는 launch 비용이 섞였을 수 있습니다.")
+                  "(Python launcher의 입력 검사와 Triton의 launch: results/host_overhead.csv). "
+                  "이 크기의 측정값에는 launch 비용이 섞였을 수 있습니다.")
         if pointer is not None:
             gain = best_tma["tflops"] / pointer["tflops"].max()
             verdict(f"{size}³: pointer 기반 persistent의 최고보다 10% 이상 빠르다 ({gain:.2f}배)", gain >= 1.10)
@@ -798,8 +799,9 @@ if VAR is not None:
             print(f"참고 — {r['M']}³ grouped persistent {r['config']}: {r['ratio_to_torch']:.2f}× torch.matmul")
 
 # %% [markdown]
-# 예측이 빗나간 크기가 있다면 먼저 잡음을 의심하세요: 4096³에서 TMA 커널 한 번은 0.2 ms 남짓인데, launcher가
-# host에서 tensor descriptor 세 개를 만드는 시간(`host_us` 열)이 그와 비슷해서 작은 크기의 측정은 흔들립니다.
+# 예측이 빗나간 크기가 있다면 먼저 잡음을 의심하세요: `torch.matmul` 자신도 같은 실행 안에서 몇 % 흔들리고
+# (`results/README.md`), 커널이 짧을수록 launcher의 CPU 시간(`host_us` 열: 입력 검사와 Triton의 launch — host에서
+# tensor descriptor 세 개를 만드는 것은 그중 작은 부분입니다, `results/host_overhead.csv`)이 측정에 섞이기 쉽습니다.
 # 8192³처럼 커널이 긴 크기를 더 믿으세요. 그다음 이유를 추측해 보세요. 힌트: subtiling이 없으면 128×256 fp16 C tile 전체(64 KiB)를
 # shared memory에 한 번에 쌓아 저장하고, subtiling이 있으면 그 절반씩 두 번 저장합니다. 파이프라인 버퍼
 # (`smem.textbook_smem`으로 128×256×64, 3 stages를 계산해 보세요)와 합치면 shared memory 한계(227 KiB)에 얼마나
