@@ -94,3 +94,41 @@ def test_results_readme_tables_are_current():
     generated = mod.section(str(root / "results"))
     assert generated.strip() in readme
     assert "### Issue 3's targets" in generated and "### Main sweep" in generated
+
+
+def test_bench_shape_ratio_uses_the_median_torch_time(monkeypatch):
+    """bench_shape's bookkeeping with scripted timings (no measurement): the ratio divides the median of all
+    torch.matmul times of the shape (not the neighbouring one), the graph columns likewise; kernels really run
+    (interpreter) so rel_err is real."""
+    torch_times = iter([1.0, 1.2, 5.0])  # first, neighbour of k1, neighbour of k2 (an outlier)
+    torch_graph = iter([0.9, 0.95, 0.9])
+    kernel_graph = iter([0.5, 0.45])
+
+    def fake_do_bench(fn, warmup=0, rep=0):
+        fn()
+        return next(torch_times) if "torch" in fn.__code__.co_names else 0.5  # torch.matmul's lambda vs a kernel's
+
+    monkeypatch.setattr(bench, "require_gpu", lambda: None)
+    monkeypatch.setattr(bench, "do_bench_ms", fake_do_bench)
+    monkeypatch.setattr(bench, "graph_bench_ms",
+                        lambda fn, rep=0: next(torch_graph if "torch" in fn.__code__.co_names else kernel_graph))
+    monkeypatch.setattr(bench, "host_us", lambda fn, n=20: 1.0)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    menu = [("k1", "c", lambda a, b, out: K.matmul(a, b, out=out, BLOCK_M=16, BLOCK_N=16, BLOCK_K=16)),
+            ("k2", "c", lambda a, b, out: K.matmul(a, b, out=out, BLOCK_M=16, BLOCK_N=16, BLOCK_K=16))]
+    rows = bench.bench_shape(20, 24, 40, "fp16", menu, graph=True)
+    assert [r["kernel"] for r in rows] == ["torch.matmul", "k1", "k2"]
+    torch_row = rows[0]
+    assert torch_row["ms"] == 1.2  # median of 1.0, 1.2, 5.0
+    assert torch_row["torch_ms"] == torch_row["ms"]
+    assert rows[2]["torch_ms"] == 5.0  # the neighbour is kept for inspection ...
+    for r in rows[1:]:
+        assert r["ratio_to_torch"] == pytest.approx(1.2 / 0.5)  # ... but not used for the ratio
+        assert r["rel_err"] < 1e-2
+    assert torch_row["graph_ms"] == 0.9  # median of the torch graph times 0.9, 0.9, 0.95
+    assert rows[1]["graph_ratio_to_torch"] == pytest.approx(0.9 / 0.5)
+    assert rows[2]["graph_ratio_to_torch"] == pytest.approx(0.9 / 0.45)
+    assert rows[1]["graph_tflops"] == pytest.approx(bench.tflops(20, 24, 40, 0.5))
+    monkeypatch.setattr(bench, "do_bench_ms", lambda fn, warmup=0, rep=0: 1.0)
+    plain = bench.bench_shape(20, 24, 40, "fp16", menu[:1], paired=False)
+    assert "graph_ms" not in plain[1] and plain[1]["torch_ms"] is None and plain[1]["ratio_to_torch"] == 1.0
