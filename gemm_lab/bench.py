@@ -235,32 +235,35 @@ SWEEP_COLUMNS = ["gpu", "compute_capability", "torch", "triton", "date", "M", "N
 
 
 def sweep(shapes=None, dtypes=("fp16",), menu=None, warmup=DEFAULT_WARMUP_MS, rep=DEFAULT_REP_MS, log=True,
-          csv_path: str | None = None, png_path: str | None = None, graph: bool = True):
+          csv_path: str | None = None, png_path: str | None = None, graph: bool = True, jobs=None):
     """The main matmul sweep: a DataFrame with the columns documented in results/README.md
     (``graph``: also the CUDA-graph GPU time of every kernel, see ``bench_shape``).
+    ``jobs``: ((M, N, K), dtype) pairs in the order to measure them; default every shape in every dtype.
     With ``csv_path`` (and ``png_path``) the table is rewritten after every shape, so an interrupted
     run keeps what it measured."""
     import pandas as pd
 
+    def table():
+        df = pd.DataFrame(rows)
+        return df[[c for c in SWEEP_COLUMNS if c in df.columns]]
+
     shapes = shapes or [(s, s, s) for s in SQUARE_SIZES] + list(EXTRA_SHAPES)
+    jobs = jobs if jobs is not None else [(shape, dtype) for dtype in dtypes for shape in shapes]
     rows = []
-    for dtype in dtypes:
-        for M, N, Kd in shapes:
-            t = time.time()
-            part = bench_shape(M, N, Kd, dtype, menu, warmup, rep, graph=graph)
-            rows += part
-            if csv_path:
-                df = pd.DataFrame(rows)
-                df[[c for c in SWEEP_COLUMNS if c in df.columns]].to_csv(csv_path, index=False)
-                if png_path:
-                    plot_sweep(pd.DataFrame(rows), png_path)
-            if log:
-                best = max((r for r in part[1:] if r["ms"] == r["ms"]), key=lambda r: r["tflops"], default=None)
-                print(f"[bench] {dtype} {M}x{N}x{Kd}: torch {part[0]['tflops']:.1f} TFLOP/s; best "
-                      f"{best['kernel'] if best else '-'} {best['ratio_to_torch'] if best else float('nan'):.3f}x "
-                      f"({time.time() - t:.1f} s)", flush=True)
-    df = pd.DataFrame(rows)
-    return df[[c for c in SWEEP_COLUMNS if c in df.columns]]
+    for (M, N, Kd), dtype in jobs:
+        t = time.time()
+        part = bench_shape(M, N, Kd, dtype, menu, warmup, rep, graph=graph)
+        rows += part
+        if csv_path:
+            table().to_csv(csv_path, index=False)
+            if png_path:
+                plot_sweep(table(), png_path)
+        if log:
+            best = max((r for r in part[1:] if r["ms"] == r["ms"]), key=lambda r: r["tflops"], default=None)
+            print(f"[bench] {dtype} {M}x{N}x{Kd}: torch {part[0]['tflops']:.1f} TFLOP/s; best "
+                  f"{best['kernel'] if best else '-'} {best['ratio_to_torch'] if best else float('nan'):.3f}x "
+                  f"({time.time() - t:.1f} s)", flush=True)
+    return table()
 
 
 # ------------------------------------------------------------------------------ case-study tables
@@ -534,46 +537,36 @@ def main(argv=None) -> int:
     rep = args.rep or rep
     parts = args.only or [q for q in PARTS if q != "tma_configs"]
     t0 = time.time()
+
+    def save(df, name):
+        df.to_csv(os.path.join(args.out, name), index=False)
+        print(f"[bench] {name} ({time.time() - t0:.0f} s)", flush=True)
+        return df
+
     if "compiled" in parts:
-        compiled_kernels_table().to_csv(os.path.join(args.out, "compiled_kernels.csv"), index=False)
-        print(f"[bench] compiled_kernels.csv ({time.time() - t0:.0f} s)", flush=True)
+        save(compiled_kernels_table(), "compiled_kernels.csv")
     if "tma_configs" in parts:
-        df = bench_tma_configs(warmup=min(warmup, 25), rep=min(rep, 150))
-        df.to_csv(os.path.join(args.out, "tma_configs.csv"), index=False)
+        df = save(bench_tma_configs(warmup=min(warmup, 25), rep=min(rep, 150)), "tma_configs.csv")
         print(df[["M", "config", "ms", "tflops", "ratio_to_torch", "error"]].to_string(), flush=True)
     if "persistent" in parts:
-        bench_persistent_programs(warmup=warmup, rep=rep).to_csv(
-            os.path.join(args.out, "persistent_programs.csv"), index=False)
-        print(f"[bench] persistent_programs.csv ({time.time() - t0:.0f} s)", flush=True)
+        save(bench_persistent_programs(warmup=warmup, rep=rep), "persistent_programs.csv")
     if "group" in parts:
-        bench_group_order(warmup=warmup, rep=rep).to_csv(os.path.join(args.out, "group_order.csv"), index=False)
-        print(f"[bench] group_order.csv ({time.time() - t0:.0f} s)", flush=True)
+        save(bench_group_order(warmup=warmup, rep=rep), "group_order.csv")
     if "sweep" in parts:
         # the shapes the targets are about first, so that a run cut short still has them
         sizes = (4096, 1024) if args.quick else (4096, 8192, 2048, 1024, 512)
         shapes = [(s, s, s) for s in sizes[:1]] + [EXTRA_SHAPES[0]] + [(s, s, s) for s in sizes[1:]]
         shapes += list(EXTRA_SHAPES[1:])
         jobs = [(shape, "fp16") for shape in shapes] + ([] if args.quick else [((4096, 4096, 4096), "bf16")])
-        import pandas as pd
-
-        frames = []
-        csv, png = os.path.join(args.out, "matmul.csv"), os.path.join(args.out, "matmul.png")
-        for shape, dtype in jobs:
-            frames.append(sweep([shape], (dtype,), warmup=warmup, rep=rep))
-            df = pd.concat(frames, ignore_index=True)
-            df.to_csv(csv, index=False)
-            plot_sweep(df, png)
+        sweep(jobs=jobs, warmup=warmup, rep=rep, csv_path=os.path.join(args.out, "matmul.csv"),
+              png_path=os.path.join(args.out, "matmul.png"))
         print(f"[bench] matmul.csv + matmul.png ({time.time() - t0:.0f} s)", flush=True)
     if "persistent" in parts:
-        bench_persistent_variants(warmup=warmup, rep=rep).to_csv(
-            os.path.join(args.out, "persistent_variants.csv"), index=False)
-        print(f"[bench] persistent_variants.csv ({time.time() - t0:.0f} s)", flush=True)
+        save(bench_persistent_variants(warmup=warmup, rep=rep), "persistent_variants.csv")
     if "softmax" in parts:
-        bench_softmax(warmup=warmup, rep=rep).to_csv(os.path.join(args.out, "softmax.csv"), index=False)
-        print(f"[bench] softmax.csv ({time.time() - t0:.0f} s)", flush=True)
+        save(bench_softmax(warmup=warmup, rep=rep), "softmax.csv")
     if "host" in parts:
-        bench_host_overhead().to_csv(os.path.join(args.out, "host_overhead.csv"), index=False)
-        print(f"[bench] host_overhead.csv ({time.time() - t0:.0f} s)", flush=True)
+        save(bench_host_overhead(), "host_overhead.csv")
     return 0
 
 

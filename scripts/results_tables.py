@@ -23,6 +23,17 @@ def md(df: pd.DataFrame, floatfmt: str = "{:.3f}") -> str:
     return "\n".join(lines)
 
 
+def _read(results: str, name: str) -> pd.DataFrame | None:
+    path = os.path.join(results, name)
+    return pd.read_csv(path) if os.path.exists(path) else None
+
+
+def _shapes(df: pd.DataFrame, dtype: str = "fp16") -> list[tuple[int, int, int]]:
+    """The (M, N, K) of ``dtype`` rows: squares first, each group by size."""
+    return sorted({(int(r.M), int(r.N), int(r.K)) for r in df[df.dtype == dtype].itertuples()},
+                  key=lambda s: (s[0] != s[1] or s[1] != s[2], s[0] * s[1] * s[2]))
+
+
 def ratio_table(df: pd.DataFrame, shapes: list[tuple[int, int, int]], dtype: str = "fp16",
                 prefix: str = "") -> pd.DataFrame:
     """TFLOP/s (ratio to torch.matmul) per kernel and shape; prefix "graph_" for the CUDA-graph times."""
@@ -38,21 +49,19 @@ def ratio_table(df: pd.DataFrame, shapes: list[tuple[int, int, int]], dtype: str
     return out.fillna("")
 
 
-def _ratio(df: pd.DataFrame, size: int, kernel: str, config: str | None = None, col: str = "ratio_to_torch"):
+def _ratio(df: pd.DataFrame, size: int, kernel: str, col: str = "ratio_to_torch"):
+    """The row of ``kernel`` at size³ (fp16) with the highest ``col``, or None."""
     part = df[(df.M == size) & (df.N == size) & (df.K == size) & (df.dtype == "fp16") & (df.kernel == kernel)]
-    if config is not None:
-        part = part[part.config == config]
     part = part.dropna(subset=[col])
     return None if part.empty else part.sort_values(col).iloc[-1]
 
 
 def targets_table(results: str) -> str:
     """Issue 3's targets, read from every CSV that measured them (one column per file)."""
-    files = [f for f in ("matmul.csv", "matmul_run1.csv", "persistent_variants.csv") if
-             os.path.exists(os.path.join(results, f))]
-    if not files:
+    frames = {f: _read(results, f) for f in ("matmul.csv", "matmul_run1.csv", "persistent_variants.csv")}
+    frames = {f: df for f, df in frames.items() if df is not None}
+    if not frames:
         return ""
-    frames = {f: pd.read_csv(os.path.join(results, f)) for f in files}
     rows = []
 
     def add(what, target, fn):
@@ -91,15 +100,12 @@ def targets_table(results: str) -> str:
 
 def section(results: str) -> str:
     parts = []
-    path = os.path.join(results, "matmul.csv")
-    if os.path.exists(path):
-        df = pd.read_csv(path)
-        shapes = sorted({(int(r.M), int(r.N), int(r.K)) for r in df[df.dtype == "fp16"].itertuples()},
-                        key=lambda s: (s[0] != s[1] or s[1] != s[2], s[0] * s[1] * s[2]))
+    df = _read(results, "matmul.csv")
+    if df is not None:
+        shapes, bshapes = _shapes(df), _shapes(df, "bf16")
         parts.append("### Issue 3's targets (ratio to torch.matmul in the same run)\n\n" + targets_table(results))
         parts.append("### Main sweep (`matmul.csv`): TFLOP/s (ratio to torch.matmul, same run)\n\n"
                      + md(ratio_table(df, shapes)))
-        bshapes = sorted({(int(r.M), int(r.N), int(r.K)) for r in df[df.dtype == "bf16"].itertuples()})
         if bshapes:
             parts.append("bf16:\n\n" + md(ratio_table(df, bshapes, "bf16")))
         if "graph_ms" in df.columns:
@@ -111,37 +117,30 @@ def section(results: str) -> str:
                                                       sort=False).reset_index()
             parts.append("CPU time of one launch (`host_us`, median over the sweep's fp16 shapes), µs:\n\n"
                          + md(host, "{:.0f}"))
-    path = os.path.join(results, "matmul_run1.csv")
-    if os.path.exists(path):
-        df = pd.read_csv(path)
-        shapes = sorted({(int(r.M), int(r.N), int(r.K)) for r in df[df.dtype == "fp16"].itertuples()},
-                        key=lambda s: (s[0] != s[1] or s[1] != s[2], s[0] * s[1] * s[2]))
+    df = _read(results, "matmul_run1.csv")
+    if df is not None:
         parts.append("### The same sweep, an earlier run of the same day (`matmul_run1.csv`, do_bench only)\n\n"
-                     + md(ratio_table(df, shapes)))
+                     + md(ratio_table(df, _shapes(df))))
     for name, title in (("persistent_variants.csv", "Persistent variants (`persistent_variants.csv`)"),
                         ("persistent_variants_quick.csv", "Persistent variants, first call "
                                                           "(`persistent_variants_quick.csv`, one torch time per shape)")):
-        path = os.path.join(results, name)
-        if os.path.exists(path):
-            df = pd.read_csv(path)
-            shapes = sorted({(int(r.M), int(r.N), int(r.K)) for r in df.itertuples()})
-            parts.append(f"### {title}: TFLOP/s (ratio to torch.matmul)\n\n" + md(ratio_table(df, shapes)))
-    path = os.path.join(results, "persistent_programs.csv")
-    if os.path.exists(path):
-        df = pd.read_csv(path)
+        df = _read(results, name)
+        if df is not None:
+            parts.append(f"### {title}: TFLOP/s (ratio to torch.matmul)\n\n" + md(ratio_table(df, _shapes(df))))
+    df = _read(results, "persistent_programs.csv")
+    if df is not None:
         t = df[["M", "kernel", "config", "ms", "tflops", "ratio_to_torch", "ratio_to_tiled"]]
         parts.append("### Naive persistent kernel, grid = p × SMs (`persistent_programs.csv`)\n\n" + md(t))
-    path = os.path.join(results, "group_order.csv")
-    if os.path.exists(path):
-        df = pd.read_csv(path).dropna(subset=["GROUP_M"])
+    df = _read(results, "group_order.csv")
+    if df is not None:
+        df = df.dropna(subset=["GROUP_M"])
         t = df.pivot_table(index="tile", columns="GROUP_M", values="tflops").reset_index()
         t.columns = ["tile", "TFLOP/s G=1", "TFLOP/s G=8"]
         sp = df.groupby("tile")["speedup_G8_over_G1"].first()
         t["G8 / G1 speed"] = [sp[x] for x in t.tile]
         parts.append(f"### GROUP_M = 1 vs 8 at {int(df.M.iloc[0])}³ (`group_order.csv`)\n\n" + md(t, "{:.2f}"))
-    path = os.path.join(results, "tma_configs.csv")
-    if os.path.exists(path):
-        df = pd.read_csv(path)
+    df = _read(results, "tma_configs.csv")
+    if df is not None:
         best = (df[df.kernel != "torch.matmul"].dropna(subset=["ms"]).sort_values("tflops", ascending=False)
                 .groupby("M").head(5))
         t = best[["M", "config", "ms", "tflops", "ratio_to_torch"]]
@@ -150,19 +149,16 @@ def section(results: str) -> str:
         parts.append("### TMA persistent kernel: the five best options per size (`tma_configs.csv`)\n\n" + md(t)
                      + "\n\ntorch.matmul in that run:\n\n" + md(torch_rows)
                      + "\n\nOptions that did not run:\n\n" + md(fails.drop_duplicates("config")))
-    path = os.path.join(results, "compiled_kernels.csv")
-    if os.path.exists(path):
-        df = pd.read_csv(path)
+    df = _read(results, "compiled_kernels.csv")
+    if df is not None:
         t = df[["kernel", "config", "aligned", "shared", "n_regs", "n_spills", "mma"]]
         parts.append("### Compiled on the H200 (`compiled_kernels.csv`)\n\n" + md(t))
-    path = os.path.join(results, "host_overhead.csv")
-    if os.path.exists(path):
-        df = pd.read_csv(path)
+    df = _read(results, "host_overhead.csv")
+    if df is not None:
         parts.append("### Where a launch's CPU time goes (`host_overhead.csv`, µs per call)\n\n"
                      + md(df[["call", "config", "host_us"]], "{:.1f}"))
-    path = os.path.join(results, "softmax.csv")
-    if os.path.exists(path):
-        df = pd.read_csv(path)
+    df = _read(results, "softmax.csv")
+    if df is not None:
         parts.append("### Softmax, fp32 (`softmax.csv`)\n\n" + md(df[["M", "N", "kernel", "ms", "gbps"]], "{:.4g}"))
     return "\n\n".join(parts) + "\n"
 

@@ -51,33 +51,55 @@ def test_tma_name():
     assert name == "128x256x64 s3 w8 G8 subtile ws"
 
 
-def test_plot_sweep_writes_png(tmp_path):
-    # synthetic rows only to exercise the plotting code (no number here is a measurement)
+def _synthetic_sweep() -> list[dict]:
+    """Rows shaped like a sweep's, only to exercise the plotting code (no number here is a measurement)."""
     rows = []
     for kernel in ("torch.matmul", "autotuned"):
         for s in (512, 1024):
             rows.append(dict(gpu="TestGPU", compute_capability="0.0", torch="t", triton="x", date="2026-01-01",
                              M=s, N=s, K=s, dtype="fp16", kernel=kernel, config="c", ms=1.0,
-                             tflops=bench.tflops(s, s, s, 1.0), ratio_to_torch=1.0))
-    path = bench.plot_sweep(pd.DataFrame(rows), str(tmp_path / "m.png"))
+                             tflops=bench.tflops(s, s, s, 1.0), ratio_to_torch=1.0, graph_ms=0.5,
+                             graph_tflops=bench.tflops(s, s, s, 0.5)))
+    return rows
+
+
+def test_plot_sweep_writes_png(tmp_path):
+    rows = _synthetic_sweep()
+    path = bench.plot_sweep(pd.DataFrame(rows).drop(columns=["graph_ms", "graph_tflops"]), str(tmp_path / "m.png"))
     with open(path, "rb") as fh:
         assert fh.read(8) == b"\x89PNG\r\n\x1a\n"
     assert not math.isnan(rows[0]["tflops"])
 
 
 def test_plot_sweep_draws_the_graph_panel(tmp_path):
-    # synthetic rows (no measurement): with graph_tflops the figure gets a second panel
-    rows = []
-    for kernel in ("torch.matmul", "autotuned"):
-        for s in (512, 1024):
-            rows.append(dict(gpu="TestGPU", compute_capability="0.0", torch="t", triton="x", date="2026-01-01",
-                             M=s, N=s, K=s, dtype="fp16", kernel=kernel, config="c", ms=1.0,
-                             tflops=bench.tflops(s, s, s, 1.0), graph_ms=0.5, graph_tflops=bench.tflops(s, s, s, 0.5)))
-    one = bench.plot_sweep(pd.DataFrame(rows).drop(columns=["graph_ms", "graph_tflops"]), str(tmp_path / "one.png"))
-    two = bench.plot_sweep(pd.DataFrame(rows), str(tmp_path / "two.png"))
+    # with graph_tflops the figure gets a second panel
+    df = pd.DataFrame(_synthetic_sweep())
+    one = bench.plot_sweep(df.drop(columns=["graph_ms", "graph_tflops"]), str(tmp_path / "one.png"))
+    two = bench.plot_sweep(df, str(tmp_path / "two.png"))
     from matplotlib.image import imread
 
     assert imread(two).shape[1] > 1.5 * imread(one).shape[1]
+
+
+def test_sweep_measures_jobs_in_order_and_rewrites_the_csv(tmp_path, monkeypatch):
+    # bench_shape replaced by synthetic rows: checks sweep's bookkeeping, not a measurement
+    written = []
+
+    def fake_shape(M, N, Kd, dtype, menu, warmup, rep, graph):
+        return [dict(r, M=M, N=N, K=Kd, dtype=dtype) for r in _synthetic_sweep() if r["M"] == 512]
+
+    def fake_plot(df, path):
+        written.append(len(pd.read_csv(tmp_path / "m.csv")))
+        return path
+
+    monkeypatch.setattr(bench, "bench_shape", fake_shape)
+    monkeypatch.setattr(bench, "plot_sweep", fake_plot)
+    jobs = [((64, 64, 64), "fp16"), ((32, 48, 16), "fp16"), ((64, 64, 64), "bf16")]
+    df = bench.sweep(jobs=jobs, csv_path=str(tmp_path / "m.csv"), png_path=str(tmp_path / "m.png"), log=False)
+    assert written == [2, 4, 6]  # the CSV holds every shape measured so far when the plot is drawn
+    assert list(zip(df.M[::2], df.dtype[::2], strict=True)) == [(64, "fp16"), (32, "fp16"), (64, "bf16")]
+    assert list(df.columns) == [c for c in bench.SWEEP_COLUMNS if c in df.columns]
+    assert "ratio_to_torch" in df.columns and "graph_tflops" in df.columns
 
 
 def test_results_readme_tables_are_current():

@@ -513,6 +513,18 @@ def _align(specs, aligned):
     return [(shape, ("aligned",) * 3) for shape, layouts in specs if "transposed" not in layouts]
 
 
+def _mm_case(M, N, K, la, lb, lc) -> dict:
+    """One C = A @ B case: a [M, K] and b [K, N] inputs and a [M, N] output in the given view layouts."""
+    case = {
+        "inputs": [_View("a", (M, K), la), _View("b", (K, N), lb)],
+        "output": _View("c", (M, N), lc),
+        "gen": _mm_gen,
+        "nan_hint": _NAN_HINT_MM,
+    }
+    case["diagnose"] = _diag_matmul(case)
+    return case
+
+
 def _matmul_cases(hidden, noncontiguous, extra_shapes=(), aligned=False):
     specs = [
         ((64, 64, 64), ("packed", "packed", "packed")),
@@ -528,17 +540,7 @@ def _matmul_cases(hidden, noncontiguous, extra_shapes=(), aligned=False):
         if noncontiguous:
             specs += [((45, 37, 29), ("transposed", "transposed", "padded"))]
     specs += [(s, ("padded", "padded", "padded")) for s in extra_shapes]
-    cases = []
-    for (M, N, K), (la, lb, lc) in _align(specs, aligned):
-        case = {
-            "inputs": [_View("a", (M, K), la), _View("b", (K, N), lb)],
-            "output": _View("c", (M, N), lc),
-            "gen": _mm_gen,
-            "nan_hint": _NAN_HINT_MM,
-        }
-        case["diagnose"] = _diag_matmul(case)
-        cases.append(case)
-    return cases
+    return [_mm_case(M, N, K, la, lb, lc) for (M, N, K), (la, lb, lc) in _align(specs, aligned)]
 
 
 def check_matmul(launch, *, hidden=False, noncontiguous=True, dtype="float16", shapes=(), seed=0,
@@ -570,13 +572,7 @@ def check_persistent(launch, *, hidden=False, noncontiguous=True, dtype="float16
             specs += [((45, 37, 29), ("transposed", "transposed", "padded"))]
     cases = []
     for (M, N, K), (la, lb, lc) in _align(specs, aligned):
-        case = {
-            "inputs": [_View("a", (M, K), la), _View("b", (K, N), lb)],
-            "output": _View("c", (M, N), lc),
-            "gen": _mm_gen,
-            "nan_hint": _NAN_HINT_MM,
-        }
-        case["diagnose"] = _diag_matmul(case)
+        case = _mm_case(M, N, K, la, lb, lc)
         case["unwritten_hint"] = (
             "프로그램 수가 타일 수보다 적으면 각 프로그램이 for tile_id in range(pid, num_tiles, NUM_PROGRAMS)로 "
             "여러 타일을 돌아야 합니다 (num_programs를 커널에 넘겼는지, 타일 좌표를 tile_id로 계산하는지 확인하세요)."
