@@ -192,3 +192,15 @@ def capability() -> tuple[int, int] | None:
     if not on_gpu():
         return None
     return torch.cuda.get_device_capability()
+
+
+GRADING_ENV = "GEMM_LAB_GRADING"
+
+
+def grading_mode() -> bool:
+    """True while the autograder runs the notebook (it sets ``GEMM_LAB_GRADING=1`` in the kernel).
+
+    Demonstration cells that carry no points read it to skip their expensive interpreter runs; no
+    graded cell may depend on what such a cell computes. Students never see it set.
+    """
+    return os.environ.get(GRADING_ENV, "").strip().lower() in _TRUE
