@@ -30,6 +30,7 @@ from .roofline import BLOG_CONFIG, SEED_CONFIGS, TileConfig, roofline_table
 from .smem import best_fitting, compiler_smem, fits, smem_verdicts, textbook_smem
 from .softmax import block_offsets, effective_gbps, naive_softmax_passes, softmax_traffic
 from .tiling import cdiv, edge_tile, k_tail, padding_error, tile_grid
+from .waves import WaveQuantization, wave_quantization  # noqa: F401  (tile and wave quantization)
 
 __all__ = [
     "autotune", "devices", "occupancy", "ordering", "roofline", "smem", "softmax", "tiling",
