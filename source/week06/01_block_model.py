@@ -25,6 +25,21 @@
 # CPU 해석기는 프로그램 인스턴스를 NumPy로 하나씩 차례로 실행하므로 **동작과 마스크 확인에만** 쓰고 시간 비교에는 쓰지 않습니다.
 #
 # 점수: 연습 1 (4점), 연습 2 (2점, 서술), 연습 3 (2점, 서술), 연습 4 (6점, 코딩) — 모두 14점.
+# 연습 4의 커널 테스트는 채점기가 **CPU 해석기 실행**과 **sm_75/80/90 교차 컴파일**(실제 Triton 컴파일러)을 모두
+# 통과해야 점수를 줍니다: 해석기에서만 돌고 컴파일되지 않는 커널은 Colab T4에서도 돌지 않기 때문입니다.
+#
+# ## 읽을거리
+# * Triton Tutorial 01 — Vector Addition: <https://triton-lang.org/main/getting-started/tutorials/01-vector-add.html>
+# * Triton Programming Guide, Chapter 1 (Introduction — 블록 프로그램 vs 스칼라 스레드):
+#   <https://triton-lang.org/main/programming-guide/chapter-1/introduction.html>
+# * Debugging Triton (해석기, `tl.device_print`): <https://triton-lang.org/main/programming-guide/chapter-3/debugging.html>
+# * API: `tl.load` <https://triton-lang.org/main/python-api/generated/triton.language.load.html>,
+#   `tl.store` <https://triton-lang.org/main/python-api/generated/triton.language.store.html>,
+#   `tl.arange` <https://triton-lang.org/main/python-api/generated/triton.language.arange.html>
+# * CUDA C++ Programming Guide — Programming Model (Thread Hierarchy):
+#   <https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#programming-model>
+# * Triton 논문 (Tillet, Kung, Cox, MAPL 2019): <https://doi.org/10.1145/3315508.3329973>
+#   (PDF: <https://www.eecs.harvard.edu/~htk/publication/2019-mapl-tillet-kung-cox.pdf>)
 
 # %% nbgrader={"grade": false, "grade_id": "imports", "locked": true, "schema_version": 3, "solution": false, "task": false}
 from gemm_lab import runtime  # triton보다 먼저: GPU가 없으면 CPU 해석기를 켭니다
@@ -36,6 +51,7 @@ import triton.language as tl
 
 from gemm_lab.calc.softmax import block_offsets
 from gemm_lab.calc.tiling import cdiv
+from gemm_lab.runtime import grading_mode
 from gemm_lab.viz import blocks as viz
 
 DEVICE = runtime.device()
@@ -224,13 +240,49 @@ print("BLOCK_SIZE = 3 (2의 거듭제곱 아님):", first_error_line(
     lambda: add_kernel_no_mask[(triton.cdiv(N_DEMO, 3),)](x_small, y_small, out_small, N_DEMO, BLOCK_SIZE=3)))
 
 # %% [markdown]
-# ## 6. 측정: Triton 덧셈 vs `x + y` (GPU에서만)
+# ## 6. 해석기로 커널 디버깅하기
+#
+# `TRITON_INTERPRET=1`(GPU가 없으면 이 노트북이 켜 둡니다)에서는 커널 본문이 **보통의 Python**으로 한 프로그램씩 차례로
+# 실행되고, 블록은 NumPy 배열입니다. 그래서 다음 도구를 그대로 쓸 수 있습니다 (Debugging Triton 문서, 읽을거리).
+#
+# * `print(...)`: 커널 안에서 블록 전체를 찍습니다. 아래 셀처럼 `pid`별로 `offsets`, `mask`, 읽은 값을 봅니다.
+# * `import pdb; pdb.set_trace()` (또는 `breakpoint()`): 커널 안에서 멈추고 변수를 살펴봅니다 (해석기에서만).
+# * `tl.device_print("이름", 블록)`: 해석기와 **GPU 모두에서** 동작하는 출력 (GPU에서는 스레드마다 한 줄씩 나옵니다).
+#   `tl.static_print`는 컴파일 시점(모양·자료형)만 찍습니다.
+#
+# 해석기가 **못 하는 것**도 알아 두세요: (1) 마스크 없는 범위 밖 접근을 잡지 못합니다(4절). (2) 실행시간은 GPU 성능과
+# 무관합니다. (3) `tl.dot`은 NumPy 행렬곱이라 FP32 입력도 TF32가 아니라 정확히 계산되고, **bf16 `tl.dot`은 비트 패턴을
+# 정수처럼 곱해 틀린 값**을 냅니다(triton 이슈 #11584): bf16 커널은 GPU에서만 검증할 수 있습니다. (4) 컴파일러가 거부하는
+# 코드(예: 16보다 작은 블록의 `tl.dot`)도 돌려 버립니다 — 그래서 채점기는 커널을 실제 컴파일러로 교차 컴파일까지 합니다.
+
+# %%
+@triton.jit
+def debug_kernel(x_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask, other=0.0)
+    tl.device_print("x", x)  # 해석기와 GPU 모두에서 동작
+
+
+if runtime.INTERPRET:
+    debug_kernel[(triton.cdiv(6, 4),)](torch.arange(6, dtype=torch.float32, device=DEVICE), 6, BLOCK_SIZE=4)
+else:
+    print("GPU에서는 tl.device_print가 스레드마다 한 줄씩 찍으므로 여기서는 건너뜁니다 (해석기에서 실행해 보세요).")
+
+# %% [markdown]
+# ## 7. 측정: Triton 덧셈 vs `x + y` (GPU에서만)
 #
 # 덧셈 한 번은 `x`, `y`를 한 번 읽고 `out`을 한 번 쓰는 것이 전부(원소당 3 × 4 Byte)라 묶을(fusion) 연산이 없습니다.
 # 그래서 Triton으로 써도 PyTorch 기본 연산과 속도가 비슷합니다 — 차이가 커지는 경우는 다음 노트북(③)의 Softmax입니다.
+# 시간은 `gemm_lab.bench.do_bench_ms`(`triton.testing.do_bench`, `return_mode="median"`)가 돌려주는 **중앙값(median)**이고,
+# GPU 이름과 컴퓨트 능력(compute capability)을 함께 적습니다.
 
 # %%
-if runtime.on_gpu():
+if grading_mode():
+    print("(채점 중: 시연 셀은 건너뜁니다)")
+elif runtime.on_gpu():
+    from gemm_lab import bench
     from gemm_lab.kernels import vector_add
 
     size = 1 << 24
@@ -238,14 +290,17 @@ if runtime.on_gpu():
     b = torch.randn(size, device="cuda")
     rows = []
     for name, fn in (("torch x + y", lambda: a + b), ("Triton vector_add", lambda: vector_add(a, b))):
-        ms = triton.testing.do_bench(fn, return_mode="median")
-        rows.append({"kernel": name, "ms": ms, "GB/s": 3 * size * a.element_size() / ms / 1e6})
+        ms = bench.do_bench_ms(fn)
+        rows.append({"kernel": name, "ms (중앙값)": ms, "GB/s": bench.gbps(3 * size * a.element_size(), ms)})
+    env = bench.env_info()
+    print(f"GPU: {env['gpu']}, compute capability {env['compute_capability']}, torch {env['torch']}, "
+          f"triton {env['triton']}")
     display(pd.DataFrame(rows).set_index("kernel").round(3))
 else:
     print("GPU가 없어 측정을 건너뜁니다: CPU 해석기의 실행시간은 GPU 성능과 무관합니다.")
 
 # %% [markdown]
-# ## 7. 정리
+# ## 8. 정리
 #
 # * Triton 커널의 한 실행 단위는 **프로그램 인스턴스**이고, 그 안의 변수는 길이 `BLOCK_SIZE`인 블록입니다.
 #   블록 안의 스레드 배치와 메모리 접근 병합(coalescing)은 컴파일러가 맡습니다.
@@ -283,20 +338,20 @@ mask_10 = [[True, True, True, True], [True, True, True, True], [True, True, Fals
 """grid_10 is cdiv(10, 4)."""
 from gemm_lab.grading import fresh
 g = fresh()
-g.check_value("grid_10", grid_10, cdiv(10, 4))
+g.check_value("grid_10", grid_10, g.calc.cdiv(10, 4))
 
 # %% nbgrader={"grade": true, "grade_id": "ex1_offsets_10_4", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 """offsets_10 lists pid * 4 + tl.arange(0, 4) for pid = 0, 1, 2."""
 from gemm_lab.grading import fresh
 g = fresh()
-_expected = block_offsets(10, 4)
+_expected = g.calc.block_offsets(10, 4)
 g.check_pairs("offsets_10", offsets_10, [list(o) for o in _expected["offsets"]], item_name="pid")
 
 # %% nbgrader={"grade": true, "grade_id": "ex1_masks_10_4", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 """mask_10 is offsets < 10 for every pid (the last block switches two lanes off)."""
 from gemm_lab.grading import fresh
 g = fresh()
-_expected = block_offsets(10, 4)
+_expected = g.calc.block_offsets(10, 4)
 g.check_value("mask_10의 행 수 (= grid)", len(mask_10), len(_expected))
 ### BEGIN HIDDEN TESTS
 g.check_pairs("mask_10", mask_10, [[bool(m) for m in row] for row in _expected["mask"]], item_name="pid")
@@ -332,9 +387,12 @@ g.check_pairs("mask_10", mask_10, [[bool(m) for m in row] for row in _expected["
 # ## 연습 4. 마스크가 있는 `add_kernel` 직접 작성하기 (6점, 코딩)
 #
 # 아래 `add_kernel`의 TODO를 채우세요. 호출 함수 `launch(x, y, out)`는 주어져 있습니다(수정하지 마세요).
-# 채점기는 `launch`를 무작위 길이(2의 거듭제곱이 아닌 길이 포함)와 **숨겨진 길이**로 호출하고, 입력과 출력을
-# 독이 든 여백(poisoned margins) 안의 view로 넘겨 `out`이 `x + y`와 같은지, 그리고 여백이 그대로인지 확인합니다.
-# GPU가 없으면 CPU 해석기에서 실행됩니다.
+# 채점기는 여러분의 `add_kernel`을 **채점기 자신이 가진 `launch`와 같은 호출 코드**로 무작위 길이(2의 거듭제곱이 아닌
+# 길이 포함)와 **숨겨진 길이**에 실행하고, 입력과 출력을 독이 든 여백(poisoned margins) 안의 view로 넘겨 `out`이
+# `x + y`와 같은지, 여백이 그대로인지 확인합니다. GPU가 없으면 CPU 해석기에서 실행됩니다.
+#
+# **점수 조건:** 커널 테스트(3점 + 3점)는 (1) 해석기 실행 결과가 맞고 (2) 커널이 sm_75/sm_80/sm_90용으로 **실제 컴파일**되며
+# (3) `tl.load`·`tl.store`가 마스크를 쓸 때만 점수를 받습니다. 해석기에서만 돌고 컴파일러가 거부하는 코드는 0점입니다.
 #
 # * TODO 1: `pid = tl.program_id(axis=0)`
 # * TODO 2: `offsets` — 이 프로그램이 맡는 `BLOCK_SIZE`개의 오프셋
@@ -376,12 +434,12 @@ def launch(x, y, out):
 """The student's add_kernel matches x + y on random lengths, margins untouched."""
 from gemm_lab.grading import fresh
 g = fresh()
-g.check_vector_add(launch)
+g.check_vector_add(add_kernel)
 
 # %% nbgrader={"grade": true, "grade_id": "ex4_vector_add_hidden", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 """The student's add_kernel matches x + y on hidden lengths (1, one past a block, a large odd length)."""
 from gemm_lab.grading import fresh
 g = fresh()
 ### BEGIN HIDDEN TESTS
-g.check_vector_add(launch, hidden=True)
+g.check_vector_add(add_kernel, hidden=True)
 ### END HIDDEN TESTS

@@ -24,6 +24,18 @@
 # HBM 1 TB/s)로 계산하고, 커널은 GPU가 없으면 CPU 해석기에서 실행합니다. 실제 GPU 측정은 다음 노트북(⑤)에서 합니다.
 #
 # 점수: 연습 1 (8점), 연습 2 (4점), 연습 3 (2점, 서술), 연습 4 (6점, 코딩) — 모두 20점.
+# 연습 4의 커널 테스트는 **CPU 해석기 실행**과 **sm_75/80/90 교차 컴파일**(실제 Triton 컴파일러)이 모두 통과해야 점수를 받습니다.
+#
+# ## 읽을거리
+# * Triton Tutorial 02 — Fused Softmax: <https://triton-lang.org/main/getting-started/tutorials/02-fused-softmax.html>
+# * Triton Tutorial 01 — Vector Addition (6주차 ①②): <https://triton-lang.org/main/getting-started/tutorials/01-vector-add.html>
+# * Triton Programming Guide, Chapter 1: <https://triton-lang.org/main/programming-guide/chapter-1/introduction.html>
+# * API: `tl.load`(`other`) <https://triton-lang.org/main/python-api/generated/triton.language.load.html>,
+#   `tl.max` <https://triton-lang.org/main/python-api/generated/triton.language.max.html>,
+#   `tl.sum` <https://triton-lang.org/main/python-api/generated/triton.language.sum.html>,
+#   `triton.next_power_of_2` <https://triton-lang.org/main/python-api/generated/triton.next_power_of_2.html>
+# * NVIDIA Matrix Multiplication Background §2 (Math and Memory Bounds — 메모리 병목의 뜻):
+#   <https://docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication/index.html>
 
 # %% nbgrader={"grade": false, "grade_id": "imports", "locked": true, "schema_version": 3, "solution": false, "task": false}
 from gemm_lab import runtime  # triton보다 먼저: GPU가 없으면 CPU 해석기를 켭니다
@@ -236,8 +248,7 @@ speedup = naive_ms / fused_ms
 """naive_steps holds the reads and writes (elements) of the five naive_softmax steps."""
 from gemm_lab.grading import fresh
 g = fresh()
-_key = softmax_traffic(4096, 1024)
-_steps = naive_softmax_passes(4096, 1024)
+_steps = g.calc.naive_softmax_passes(4096, 1024)
 g.check_value("naive_steps의 행 수", len(naive_steps), len(_steps))
 ### BEGIN HIDDEN TESTS
 _expected = _steps.set_index("step")[["reads", "writes"]]
@@ -248,7 +259,7 @@ g.check_table("naive_steps", naive_steps, _expected, row_name="{}단계")
 """naive_elems = 8MN + 4M, naive_elems_approx = 8MN, fused_elems = 2MN at 4096 x 1024."""
 from gemm_lab.grading import fresh
 g = fresh()
-_key = softmax_traffic(4096, 1024)
+_key = g.calc.softmax_traffic(4096, 1024)
 g.check_value("fused_elems", fused_elems, _key.fused_elems)
 ### BEGIN HIDDEN TESTS
 g.check_value("naive_elems", naive_elems, _key.naive_elems,
@@ -260,7 +271,7 @@ g.check_value("naive_elems_approx", naive_elems_approx, _key.naive_elems_approx)
 """naive_bytes and fused_bytes are the element totals times 4 bytes."""
 from gemm_lab.grading import fresh
 g = fresh()
-_key = softmax_traffic(4096, 1024)
+_key = g.calc.softmax_traffic(4096, 1024)
 g.check_value("fused_bytes", fused_bytes, _key.fused_bytes)
 ### BEGIN HIDDEN TESTS
 g.check_value("naive_bytes", naive_bytes, _key.naive_bytes, rel=1e-3)
@@ -270,7 +281,7 @@ g.check_value("naive_bytes", naive_bytes, _key.naive_bytes, rel=1e-3)
 """naive_ms and fused_ms are the bytes over 1 TB/s, in milliseconds."""
 from gemm_lab.grading import fresh
 g = fresh()
-_key = softmax_traffic(4096, 1024)
+_key = g.calc.softmax_traffic(4096, 1024)
 g.check_value("fused_ms", fused_ms, _key.fused_ms, rel=1e-3,
                     mistakes={_key.fused_ms * 1e-3: "초(s)로 답했습니다. 밀리초(ms)로 바꾸세요."})
 ### BEGIN HIDDEN TESTS
@@ -282,7 +293,7 @@ g.check_value("naive_ms", naive_ms, _key.naive_ms, rel=1e-3,
 """speedup = naive_ms / fused_ms (about 4)."""
 from gemm_lab.grading import fresh
 g = fresh()
-_key = softmax_traffic(4096, 1024)
+_key = g.calc.softmax_traffic(4096, 1024)
 g.check_value("speedup", speedup, _key.speedup, rel=1e-3,
                     mistakes={1 / _key.speedup: "fused_ms / naive_ms로 나눴습니다. 느린 쪽 ÷ 빠른 쪽입니다."})
 
@@ -310,32 +321,30 @@ extra_sum_1000 = 24.0
 """row_bytes is N x 4 bytes (4 KiB) for N = 1024 FP32."""
 from gemm_lab.grading import fresh
 g = fresh()
-g.check_value("row_bytes", row_bytes, softmax_traffic(4096, 1024).row_bytes,
+g.check_value("row_bytes", row_bytes, g.calc.softmax_traffic(4096, 1024).row_bytes,
                     mistakes={1024: "원소 수입니다. 원소당 4 Byte를 곱하세요.", 4: "KiB 단위입니다. Byte로 답하세요."})
 
 # %% nbgrader={"grade": true, "grade_id": "ex2_block_and_padding_1000", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 """block_1000 is next_power_of_2(1000) and padded_1000 the masked lanes."""
 from gemm_lab.grading import fresh
 g = fresh()
-_tail = k_tail(1000, triton.next_power_of_2(1000))
+_block = 1 << (1000 - 1).bit_length()  # next_power_of_2(1000)
+_tail = g.calc.k_tail(1000, _block)
 g.check_value("block_1000", block_1000, _tail.read + _tail.padded)
 ### BEGIN HIDDEN TESTS
 g.check_value("padded_1000", padded_1000, _tail.padded)
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "ex2_other_zero_effect", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-"""With other=0.0 an all-negative row of 1000 gets max 0.0 and 24 extra in its exp-sum (run, not typed)."""
+"""With other=0.0 an all-negative row of 1000 gets max 0.0 (the padding) and one exp(0 - 0) = 1 per padded lane."""
 from gemm_lab.grading import fresh
 g = fresh()
-_row = -1.0 - 4.0 * torch.rand(1000, device=DEVICE)
-_m0, _s0, _ = row_stats(_row, 0.0)
-_mi, _si, _ = row_stats(_row, float("-inf"))
-g.check_value("max_1000_zero", max_1000_zero, _m0, abs=1e-6)
+_other = 0.0  # the wrong padding value of the question: every real element is below it
+_tail = g.calc.k_tail(1000, 1 << (1000 - 1).bit_length())
+g.check_value("max_1000_zero", max_1000_zero, _other, abs=1e-6)
 ### BEGIN HIDDEN TESTS
-_extra = _s0 - torch.exp(_row).sum().item()
-g.check_value("extra_sum_1000", extra_sum_1000, _extra, rel=1e-3,
-                    hint="패딩 레인 하나가 exp(0 − 0) = 1을 더합니다.")
-g.check_value("extra_sum_1000 (레인 수와 같음)", extra_sum_1000, k_tail(1000, 1024).padded, rel=1e-3)
+g.check_value("extra_sum_1000", extra_sum_1000, _tail.padded * 1.0, rel=1e-3,
+              hint="패딩 레인 하나가 exp(0 − 0) = 1을 더합니다 (3절에서 실행해 본 값).")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -356,8 +365,12 @@ g.check_value("extra_sum_1000 (레인 수와 같음)", extra_sum_1000, k_tail(10
 # ## 연습 4. 결합 Softmax 커널 직접 작성하기 (6점, 코딩)
 #
 # 아래 `softmax_kernel`의 TODO를 채우세요. 프로그램 하나가 행 하나를 맡습니다. 호출 함수 `launch(x, out)`는 주어져
-# 있습니다(수정하지 마세요). 채점기는 무작위 모양과 **숨겨진 모양**(2의 거듭제곱이 아닌 `N`, 한 행짜리 행렬 등)의
-# 입력을 독이 든 여백 안의 view로 넘기고, `out`이 `torch.softmax(x, dim=1)`과 같은지, 여백이 그대로인지 확인합니다.
+# 있습니다(수정하지 마세요). 채점기는 여러분의 `softmax_kernel`을 **자기가 가진 같은 호출 코드**로 무작위 모양과
+# **숨겨진 모양**(2의 거듭제곱이 아닌 `N`, 한 행짜리 행렬 등)에 실행하고, 입력을 독이 든 여백 안의 view로 넘겨
+# `out`이 `torch.softmax(x, dim=1)`과 같은지, 여백이 그대로인지 확인합니다.
+#
+# **점수 조건:** 커널 테스트(3점 + 3점)는 해석기 실행 결과가 맞고, 커널이 sm_75/sm_80/sm_90용으로 **실제 컴파일**되며,
+# `tl.load`가 마스크를 쓸 때만 점수를 받습니다.
 #
 # * TODO 1: 행 번호 `row_idx`와 행의 시작 포인터 `row_start_ptr` (스트라이드 사용)
 # * TODO 2: 열 오프셋 `col_offsets`, 마스크 `mask`, 한 행 읽기 (`other`에 주의!)
@@ -405,12 +418,12 @@ def launch(x, out):
 """The student's softmax_kernel matches torch.softmax on random shapes, margins untouched."""
 from gemm_lab.grading import fresh
 g = fresh()
-g.check_softmax(launch)
+g.check_softmax(softmax_kernel)
 
 # %% nbgrader={"grade": true, "grade_id": "ex4_softmax_hidden", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 """The student's softmax_kernel matches torch.softmax on hidden shapes (one row, N = 128, N = 100, N = 3)."""
 from gemm_lab.grading import fresh
 g = fresh()
 ### BEGIN HIDDEN TESTS
-g.check_softmax(launch, hidden=True)
+g.check_softmax(softmax_kernel, hidden=True)
 ### END HIDDEN TESTS

@@ -25,6 +25,17 @@
 # GPU 성능과 무관하므로 비교에 쓰지 않습니다.
 #
 # 점수: 연습 1 (3점), 연습 2 (2점, 서술), 연습 3 (2점) — 모두 7점.
+#
+# ## 읽을거리
+# * Triton Tutorial 02 — Fused Softmax (Unit Test, Benchmark 절):
+#   <https://triton-lang.org/main/getting-started/tutorials/02-fused-softmax.html>
+# * API: `triton.testing.do_bench` <https://triton-lang.org/main/python-api/generated/triton.testing.do_bench.html>,
+#   `torch.allclose` <https://pytorch.org/docs/stable/generated/torch.allclose.html>
+# * CUDA C++ Programming Guide — Asynchronous Concurrent Execution:
+#   <https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#asynchronous-concurrent-execution>
+# * Debugging Triton (해석기로 정확도 먼저 확인하기): <https://triton-lang.org/main/programming-guide/chapter-3/debugging.html>
+# * NVIDIA Matrix Multiplication Background §2 (Math and Memory Bounds):
+#   <https://docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication/index.html>
 
 # %% nbgrader={"grade": false, "grade_id": "imports", "locked": true, "schema_version": 3, "solution": false, "task": false}
 from gemm_lab import runtime  # triton보다 먼저: GPU가 없으면 CPU 해석기를 켭니다
@@ -42,6 +53,7 @@ from gemm_lab.calc.devices import DEVICES, VIRTUAL_DEVICE_FP32
 from gemm_lab.calc.softmax import effective_gbps, softmax_traffic
 from gemm_lab.calc.tiling import k_tail
 from gemm_lab.kernels import naive_softmax, relative_error, softmax
+from gemm_lab.runtime import grading_mode
 
 DEVICE = runtime.device()
 print("커널이 실행될 장치:", DEVICE, "(CPU 해석기)" if runtime.INTERPRET else "")
@@ -59,20 +71,23 @@ for n_cols in (1024, 781):
     print(f"N = {n_cols:4d}: BLOCK_SIZE = {triton.next_power_of_2(n_cols)}, 행마다 마스크로 끄는 레인 {tail.padded}개")
 
 # %%
-torch.manual_seed(0)
-x = torch.randn(1823, 781, device=DEVICE, dtype=torch.float32)
-start = time.perf_counter()
-y_triton = softmax(x)  # gemm_lab.kernels.softmax: Tutorial 02의 결합 커널
-seconds = time.perf_counter() - start
-y_torch = torch.softmax(x, dim=-1)
-y_naive = naive_softmax(x)
-for name, y in (("naive_softmax", y_naive), ("Triton softmax", y_triton)):
-    ok = torch.allclose(y, y_torch)
-    print(("✅" if ok else "❌"), f"{name} vs torch.softmax: torch.allclose = {ok}, "
-          f"최대 오차 {(y - y_torch).abs().max().item():.2e}")
-print(f"(Triton softmax 한 번에 {seconds:.1f} s — "
-      + ("CPU 해석기가 1823개 프로그램을 하나씩 실행한 시간이라 성능과 무관합니다)" if runtime.INTERPRET
-         else "첫 호출이라 JIT 컴파일이 들어 있을 수 있습니다)"))
+if grading_mode():
+    print("(채점 중: 시연 셀은 건너뜁니다)")
+else:
+    torch.manual_seed(0)
+    x = torch.randn(1823, 781, device=DEVICE, dtype=torch.float32)
+    start = time.perf_counter()
+    y_triton = softmax(x)  # gemm_lab.kernels.softmax: Tutorial 02의 결합 커널
+    seconds = time.perf_counter() - start
+    y_torch = torch.softmax(x, dim=-1)
+    y_naive = naive_softmax(x)
+    for name, y in (("naive_softmax", y_naive), ("Triton softmax", y_triton)):
+        ok = torch.allclose(y, y_torch)
+        print(("✅" if ok else "❌"), f"{name} vs torch.softmax: torch.allclose = {ok}, "
+              f"최대 오차 {(y - y_torch).abs().max().item():.2e}")
+    print(f"(Triton softmax 한 번에 {seconds:.1f} s — "
+          + ("CPU 해석기가 1823개 프로그램을 하나씩 실행한 시간이라 성능과 무관합니다)" if runtime.INTERPRET
+             else "첫 호출이라 JIT 컴파일이 들어 있을 수 있습니다)"))
 
 # %% [markdown]
 # ## 2. 커널 호출은 비동기다 (⑤)
@@ -83,7 +98,9 @@ print(f"(Triton softmax 한 번에 {seconds:.1f} s — "
 # 불러오기)이 들어가므로 그 시간도 빼야 합니다. GPU가 있으면 아래에서 세 가지를 직접 비교합니다.
 
 # %%
-if runtime.on_gpu():
+if grading_mode():
+    print("(채점 중: 시연 셀은 건너뜁니다)")
+elif runtime.on_gpu():
     xg = torch.randn(65536, 4096, device="cuda")  # 1 GiB: 커널 시간이 호출 시간보다 확실히 길도록
     triton_first = time.perf_counter()
     softmax(xg)  # 이 프로세스의 첫 호출: 컴파일(또는 캐시 로드) 포함
@@ -116,9 +133,14 @@ else:
 # 3. 어림값으로 `warmup`(ms) 동안 돌릴 횟수와 `rep`(ms) 동안 잴 횟수를 정하고, 워밍업 실행을 먼저 합니다.
 # 4. 잴 때마다 **L2 캐시를 비우고**(큰 버퍼를 덮어씀) CUDA 이벤트로 한 번씩 시간을 기록한 뒤, 마지막에 한 번만 동기화합니다.
 # 5. 기록들의 통계(`return_mode`: 평균·중앙값 등, `quantiles`로 백분위)를 ms로 돌려줍니다.
+#
+# 주의: 설치된 Triton의 `do_bench`는 `return_mode`를 주지 않으면 **평균(mean)**을 돌려줍니다(아래 시그니처의 기본값).
+# 평균은 가끔 끼어드는 느린 측정 하나에 끌려가므로, 이 과정의 측정은 모두 `gemm_lab.bench.do_bench_ms`를 거쳐
+# `return_mode="median"`, 즉 **중앙값(median)**을 씁니다. `results/`의 CSV도 중앙값입니다.
 
 # %%
 print("do_bench", inspect.signature(triton.testing.do_bench))
+print("return_mode의 기본값:", inspect.signature(triton.testing.do_bench).parameters["return_mode"].default)
 
 # %% [markdown]
 # ## 4. 실효 대역폭(GB/s) (⑤)
@@ -142,8 +164,9 @@ for name, ms, moved in (("결합 커널", demo.fused_ms, demo.fused_bytes), ("na
 # %% [markdown]
 # ## 5. 측정: naive, torch, Triton, torch.compile (GPU)
 #
-# `M = 4096, N = 1024` FP32에서 네 구현을 `do_bench`로 재고 실효 대역폭을 장치의 HBM 대역폭(`gemm_lab.calc.devices`)과
-# 비교합니다. 튜토리얼 문서의 그래프(다른 GPU에서 측정)와 섞어 비교하지 않도록 GPU 이름과 버전을 함께 기록합니다.
+# `M = 4096, N = 1024` FP32에서 네 구현을 `gemm_lab.bench`로 재고(시간은 **중앙값(median)**) 실효 대역폭을 장치의 HBM
+# 대역폭(`gemm_lab.calc.devices`)과 비교합니다. 튜토리얼 문서의 그래프(다른 GPU에서 측정)와 섞어 비교하지 않도록 GPU 이름,
+# 컴퓨트 능력(compute capability)과 버전을 함께 기록합니다.
 
 # %%
 def device_entry(name):
@@ -169,7 +192,10 @@ def share_of_bandwidth(table):
     return table
 
 
-if runtime.on_gpu():
+measured = None
+if grading_mode():
+    print("(채점 중: 시연 셀은 건너뜁니다)")
+elif runtime.on_gpu():
     from gemm_lab import bench
 
     # naive_softmax, torch.softmax, Triton softmax: do_bench 중앙값, GB/s = 2MN × 4 Byte / 시간
@@ -203,7 +229,9 @@ if measured is not None:
     measured = share_of_bandwidth(measured)
     for gpu, grp in measured.groupby("gpu"):
         dev = device_entry(gpu)
-        print(f"GPU: {gpu}, torch {', '.join(sorted(set(grp['torch'])))}, triton {', '.join(sorted(set(grp['triton'])))}, "
+        cc = ", ".join(sorted({str(v) for v in grp["compute_capability"]})) if "compute_capability" in grp else "?"
+        print(f"GPU: {gpu} (compute capability {cc}), torch {', '.join(sorted(set(grp['torch'])))}, "
+              f"triton {', '.join(sorted(set(grp['triton'])))}, "
               + (f"HBM 대역폭 {dev.bandwidth_gbs:,.0f} GB/s ({dev.name})" if dev else "HBM 대역폭: 표에 없는 GPU"))
     display(measured.set_index(["gpu", "M", "N", "kernel"])[["ms", "gbps", "HBM 대역폭 대비 %"]]
             .rename(columns={"ms": "ms (중앙값)", "gbps": "실효 GB/s"}).round(3))
@@ -256,20 +284,20 @@ naive_percent = gbps_naive / 1000 * 100
 """gbps_fused = 2MN x 4 B / fused_ms (the whole bandwidth of the virtual device)."""
 from gemm_lab.grading import fresh
 g = fresh()
-_key = softmax_traffic(4096, 1024)
-g.check_value("gbps_fused", gbps_fused, effective_gbps(4096, 1024, _key.fused_ms), rel=1e-3)
+_key = g.calc.softmax_traffic(4096, 1024)
+g.check_value("gbps_fused", gbps_fused, g.calc.effective_gbps(4096, 1024, _key.fused_ms), rel=1e-3)
 
 # %% nbgrader={"grade": true, "grade_id": "ex1_gbps_naive", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 """gbps_naive = 2MN x 4 B / naive_ms, and its share of the 1 TB/s peak."""
 from gemm_lab.grading import fresh
 g = fresh()
-_key = softmax_traffic(4096, 1024)
-_naive = effective_gbps(4096, 1024, _key.naive_ms)
+_key = g.calc.softmax_traffic(4096, 1024)
+_naive = g.calc.effective_gbps(4096, 1024, _key.naive_ms)
 g.check_value("gbps_naive", gbps_naive, _naive, rel=1e-3,
-                    mistakes={effective_gbps(4096, 1024, _key.naive_ms) * _key.speedup:
+                    mistakes={_naive * _key.speedup:
                               "분자에 8MN(실제 이동량)을 넣었습니다. 분자는 필수 이동량 2MN × 4 Byte입니다."})
 ### BEGIN HIDDEN TESTS
-_bw = VIRTUAL_DEVICE_FP32.bandwidth_gbs
+_bw = g.calc.VIRTUAL_DEVICE_FP32.bandwidth_gbs
 g.check_value("naive_percent", naive_percent, 100 * _naive / _bw, rel=1e-3,
                     mistakes={_naive / _bw: "비율(0~1)로 답했습니다. %로 바꾸세요 (× 100)."})
 ### END HIDDEN TESTS
