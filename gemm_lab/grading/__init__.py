@@ -6,16 +6,22 @@ Answer checks (light: no torch import): ``check_value``, ``check_table``, ``chec
 (``gemm_lab.grading.kernels``). Each prints one "✅ ..." line or raises ``AssertionError`` whose
 Korean message names the entry (table cell, shape, element) and the likely mistake.
 
-A test cell loads a fresh copy of the grader, so a notebook that patched it earlier gains nothing::
+The test-cell rule. A test cell takes the checker AND every expected value from ``g = fresh()`` inside
+the cell; the student's answer variables are the only notebook names it reads. ``fresh()`` loads the
+grader again from its files, with ``g.calc``: a private copy of ``gemm_lab.calc`` (every calculator
+submodule, ``g.calc.tiling``, ``g.calc.roofline``, ...) loaded from its files past ``sys.modules`` and
+import hooks and sealed, so neither a patched grader, a patched ``gemm_lab.calc`` nor a rebound
+notebook name (``calc``, ``tiling``, ``rf``, ``CONFIGS``, ``expected_table``, ``M``) changes a check.
+Constants a check needs are written in the cell or taken from ``g.calc`` (``g.calc.SEED_CONFIGS``),
+never from the notebook. ``tests/test_master_test_cells.py`` enforces this on every master::
 
     '''Checks the total number of programs (grid) for 500×600×300 with 128×128×64 tiles.'''
     from gemm_lab.grading import fresh
-    from gemm_lab.calc import tiling
     g = fresh()
-    g.check_value("grid", grid, tiling.tile_grid(500, 600, 300, 128, 128, 64).grid,
+    g.check_value("grid", grid, g.calc.tile_grid(500, 600, 300, 128, 128, 64).grid,
                   hint="num_pid_m × num_pid_n", reveal=True)      # visible test: may show the answer
     # ...and, inside nbgrader's hidden-tests markers:
-    g.check_matmul(launch, hidden=True)                            # hidden shapes, poisoned margins
+    g.check_matmul(matmul, hidden=True)                            # hidden shapes, poisoned margins
 
 ``reveal=False`` (the default) never prints the expected value: use it in hidden tests; visible tests,
 whose source the student reads anyway, may pass ``reveal=True``. ``integrity.scan_source(code)`` lists
@@ -23,12 +29,16 @@ tampering constructs in a hand-in for the autograder; what a hostile notebook ca
 documented in ``gemm_lab.grading.integrity``.
 """
 
-from . import _seal
+from . import _loader, _seal
 from .answers import check_choice, check_pairs, check_table, check_value, normalize_text
 from .integrity import fresh, scan_notebook, scan_source
 from .kernels import check_matmul, check_persistent, check_softmax, check_vector_add
 
+# The trusted calculators: a fresh, sealed copy per load of this package (see the rule above).
+calc = _loader.load_calc(__name__)
+
 __all__ = [
+    "calc",
     "check_value",
     "check_table",
     "check_choice",

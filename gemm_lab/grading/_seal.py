@@ -40,12 +40,20 @@ class SealedModule(types.ModuleType, metaclass=_SealedMeta):
         raise AttributeError(f"{self.__name__}.{name} cannot be deleted (채점기는 바꿀 수 없습니다)")
 
 
-def seal(module_name: str, public=()) -> None:
-    """Make ``sys.modules[module_name]`` read-only; ``public`` names are served from properties."""
-    mod = sys.modules[module_name]
+def seal(module_name: str, public=(), module=None) -> None:
+    """Make a module read-only; ``public`` names are served from properties.
+
+    ``module``: the module object (default ``sys.modules[module_name]``). A module whose class is already a
+    ``ModuleType`` subclass (``gemm_lab.calc.roofline`` is callable) keeps that class as a base.
+    """
+    mod = sys.modules[module_name] if module is None else module
     ns = {"__module__": __name__}
     for name in public:
         value = mod.__dict__[name]
         ns[name] = property(lambda self, _v=value: _v)
-    cls = _SealedMeta("SealedModule", (SealedModule,), ns)
+    current = type(mod)
+    bases = (SealedModule,)
+    if current is not types.ModuleType and not isinstance(current, _SealedMeta):
+        bases = (SealedModule, current)
+    cls = _SealedMeta("SealedModule", bases, ns)
     types.ModuleType.__setattr__(mod, "__class__", cls)

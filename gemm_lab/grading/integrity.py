@@ -52,11 +52,10 @@ import ast
 import os
 import sys
 
-from . import _seal
+from . import _loader, _seal
 
 __all__ = ["fresh", "environment_problems", "scan_source", "scan_notebook", "FLAG_TEXT"]
 
-_SUBMODULES = ("_seal", "feedback", "_trusted", "answers", "integrity", "kernels")
 _PACKAGE = "gemm_lab.grading"
 
 
@@ -79,33 +78,14 @@ def environment_problems() -> list[str]:
 def fresh():
     """Load ``gemm_lab.grading`` again from disk and return it (the package module).
 
-    Use in test cells: ``from gemm_lab.grading import fresh; g = fresh(); g.check_value(...)``.
+    Use in test cells: ``from gemm_lab.grading import fresh; g = fresh(); g.check_value(...)``, with
+    every expected value computed from ``g.calc`` (a private, sealed copy of ``gemm_lab.calc``). Every
+    ``*.py`` file of the package is loaded (``_loader``: discovered, dependencies first), so a new
+    grading module needs no registration here.
     Raises the genuine AssertionError (Korean) when the environment was tampered with.
     """
-    import importlib.util
-
     here = os.path.dirname(os.path.abspath(sys._getframe().f_code.co_filename))
-    for name in list(sys.modules):
-        if name == _PACKAGE or name.startswith(_PACKAGE + "."):
-            del sys.modules[name]
-    spec = importlib.util.spec_from_file_location(
-        _PACKAGE, os.path.join(here, "__init__.py"), submodule_search_locations=[here]
-    )
-    pkg = importlib.util.module_from_spec(spec)
-    sys.modules[_PACKAGE] = pkg
-    try:
-        for sub in _SUBMODULES:
-            sspec = importlib.util.spec_from_file_location(f"{_PACKAGE}.{sub}", os.path.join(here, sub + ".py"))
-            mod = importlib.util.module_from_spec(sspec)
-            sys.modules[sspec.name] = mod
-            sspec.loader.exec_module(mod)
-            setattr(pkg, sub, mod)
-        spec.loader.exec_module(pkg)
-    except BaseException:
-        for name in list(sys.modules):
-            if name == _PACKAGE or name.startswith(_PACKAGE + "."):
-                del sys.modules[name]
-        raise
+    pkg = _loader.load_package(_PACKAGE, here)
     parent = sys.modules.get("gemm_lab")
     if parent is not None:
         parent.grading = pkg

@@ -1,0 +1,138 @@
+"""Load a package straight from its files: every ``*.py`` of its folder, dependencies first.
+
+``fresh()`` uses it for ``gemm_lab.grading`` itself, and the grading package uses it for its private,
+sealed copy of ``gemm_lab.calc`` (``g.calc``). Modules are created with ``spec_from_file_location``
+and executed by their file loader, so neither ``sys.modules`` entries left by a notebook nor
+``sys.meta_path`` finders decide what runs. The submodules are discovered (every ``*.py`` of the folder
+except ``__init__.py``) and ordered by the relative imports each one makes at module level, so a new
+module needs no list to be edited.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+import types
+
+from . import _seal
+
+__all__ = ["load_package", "load_calc", "module_files", "dependency_order"]
+
+
+def module_files(directory: str) -> list[str]:
+    """Names of the submodules (``*.py`` files other than ``__init__.py``) in ``directory``, sorted."""
+    names = []
+    for entry in os.listdir(directory):
+        stem, ext = os.path.splitext(entry)
+        if ext == ".py" and stem != "__init__" and stem.isidentifier():
+            names.append(stem)
+    return sorted(names)
+
+
+def _module_level_imports(tree: ast.Module, package: str) -> set[str]:
+    """Sibling module names imported while the module executes (function bodies are skipped)."""
+    found: set[str] = set()
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level == 1:
+                if module:
+                    found.add(module.split(".")[0])
+                else:
+                    found.update(a.name for a in node.names)
+            elif node.level == 0 and module == package:
+                found.update(a.name for a in node.names)
+            elif node.level == 0 and module.startswith(package + "."):
+                found.add(module[len(package) + 1:].split(".")[0])
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith(package + "."):
+                    found.add(a.name[len(package) + 1:].split(".")[0])
+        todo.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def dependency_order(directory: str, package: str) -> list[str]:
+    """The submodules of ``directory`` in an order where each comes after the siblings it imports.
+
+    Ties (and modules caught in an import cycle) keep alphabetical order.
+    """
+    names = module_files(directory)
+    deps = {}
+    for name in names:
+        with open(os.path.join(directory, name + ".py"), encoding="utf-8") as f:
+            tree = ast.parse(f.read(), filename=name + ".py")
+        deps[name] = {d for d in _module_level_imports(tree, package) if d in names and d != name}
+    order: list[str] = []
+    placed: set[str] = set()
+    while len(order) < len(names):
+        ready = [n for n in names if n not in placed and deps[n] <= placed]
+        if not ready:  # a cycle: take the first remaining module and let Python's import sort it out
+            ready = [next(n for n in names if n not in placed)]
+        for n in ready:
+            order.append(n)
+            placed.add(n)
+    return order
+
+
+def _drop(name: str) -> None:
+    for key in list(sys.modules):
+        if key == name or key.startswith(name + "."):
+            del sys.modules[key]
+
+
+def load_package(name: str, directory: str, seal_all: bool = False) -> types.ModuleType:
+    """Execute ``directory``'s files as the package ``name`` (registered in ``sys.modules``) and return it.
+
+    Existing ``sys.modules`` entries under ``name`` are dropped first. ``seal_all``: seal the package and
+    every submodule afterwards (``_seal``: public names served from properties), for code that does not
+    seal itself.
+    """
+    import importlib.util
+
+    init = os.path.join(directory, "__init__.py")
+    if not os.path.isfile(init):
+        raise ValueError(f"directory {directory!r} has no __init__.py: not a package")
+    _drop(name)
+    spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[directory])
+    pkg = importlib.util.module_from_spec(spec)
+    sys.modules[name] = pkg
+    loaded = []
+    try:
+        for sub in dependency_order(directory, name):
+            sspec = importlib.util.spec_from_file_location(f"{name}.{sub}", os.path.join(directory, sub + ".py"))
+            mod = importlib.util.module_from_spec(sspec)
+            sys.modules[sspec.name] = mod
+            sspec.loader.exec_module(mod)
+            types.ModuleType.__setattr__(pkg, sub, sys.modules[sspec.name])
+            loaded.append(sspec.name)
+        spec.loader.exec_module(pkg)
+    except BaseException:
+        _drop(name)
+        raise
+    if seal_all:
+        for mod_name in loaded + [name]:
+            mod = sys.modules[mod_name]
+            public = [k for k in mod.__dict__ if not k.startswith("_")]
+            _seal.seal(mod_name, public, module=mod)
+    return pkg
+
+
+def load_calc(parent: str) -> types.ModuleType:
+    """A private, sealed copy of ``gemm_lab.calc`` loaded from its files as ``<parent>.calc``.
+
+    Test cells reach it as ``fresh().calc``: a notebook's own ``calc`` name, a patched
+    ``gemm_lab.calc`` in ``sys.modules`` or an import hook never reach it. (The calculators import
+    each other only relatively, which ``tests/test_grading_integrity.py`` checks.)
+    """
+    here = os.path.dirname(os.path.abspath(sys._getframe().f_code.co_filename))
+    calc_dir = os.path.join(os.path.dirname(here), "calc")
+    return load_package(parent + ".calc", calc_dir, seal_all=True)
+
+
+_seal.seal(__name__)
