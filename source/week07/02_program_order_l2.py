@@ -27,6 +27,17 @@
 # 나머지는 모두 계산과 그림이라 CPU에서 돌아갑니다.
 #
 # 점수: 예제 확인 (3점) + 연습문제 2.1 (6점) + 설명 (2점) = 11점.
+#
+# ## 읽을거리
+# * Triton Tutorial 03 — Matrix Multiplication, **L2 Cache Optimizations** 절:
+#   <https://triton-lang.org/main/getting-started/tutorials/03-matrix-multiplication.html>
+# * NVIDIA Matrix Multiplication Background (타일, 웨이브, 메모리 병목):
+#   <https://docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication/index.html>
+# * CUDA C++ Programming Guide — Device Memory L2 Access Management:
+#   <https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#device-memory-l2-access-management>
+# * API: `tl.program_id` <https://triton-lang.org/main/python-api/generated/triton.language.program_id.html>,
+#   `triton.testing.do_bench` <https://triton-lang.org/main/python-api/generated/triton.testing.do_bench.html>
+# * Triton 논문 (MAPL 2019): <https://doi.org/10.1145/3315508.3329973>
 
 # %% nbgrader={"grade": false, "grade_id": "imports", "locked": true, "schema_version": 3, "solution": false, "task": false}
 from gemm_lab import runtime  # triton보다 먼저: GPU가 없으면 해석기를 켭니다
@@ -36,6 +47,7 @@ from IPython.display import display
 
 from gemm_lab import calc, results
 from gemm_lab.calc import ordering
+from gemm_lab.runtime import grading_mode
 from gemm_lab.viz import ordering as viz_ordering
 
 # %% [markdown]
@@ -85,7 +97,8 @@ print(ordering.format_order_grid(9, 9, 3, n_programs=9, rows=3))
 #
 # ### 예제 확인: 직접 세어 보기 (3점)
 # 위의 두 표(pid 0–8의 좌표)를 보고, 처음 9개 프로그램이 쓰는 고유 입력 타일 수를 행 우선 순서
-# `ex_rm_tiles`와 그룹 순서(GROUP_SIZE_M = 3) `ex_grouped_tiles`에, 감소율(%)을 `ex_reduction_pct`에 적으세요.
+# `ex_rm_tiles`와 그룹 순서(GROUP_SIZE_M = 3) `ex_grouped_tiles`에, 감소율(%, 소수 첫째 자리까지)을 `ex_reduction_pct`에
+# 적으세요.
 # 계산기를 부르지 말고 식으로 세어 보세요. 답은 바로 아래 계산기 결과로 확인할 수 있습니다.
 
 # %% nbgrader={"grade": false, "grade_id": "ex0_answer_9x9", "locked": false, "schema_version": 3, "solution": true, "task": false}
@@ -99,7 +112,7 @@ ex_reduction_pct = (ex_rm_tiles - ex_grouped_tiles) / ex_rm_tiles * 100
 """Worked example 1: unique input tiles of the first 9 programs on a 9x9 grid, row-major vs GROUP_SIZE_M=3."""
 from gemm_lab.grading import fresh
 g = fresh()
-_cmp9 = calc.compare_orders(9, 9, 9, 3, 9)
+_cmp9 = g.calc.compare_orders(9, 9, 9, 3, 9)
 g.check_value("ex_rm_tiles", ex_rm_tiles, _cmp9.row_major,
               hint="A 블록 행 1개와 B 블록 열 9개가 각각 K 방향 타일 9개씩 필요합니다")
 g.check_value("ex_grouped_tiles", ex_grouped_tiles, _cmp9.grouped)
@@ -168,7 +181,7 @@ fig = viz_ordering.compare_orders_figure(9, 9, 9, window=9)
 # 1. 행 우선 순서에서 pid 0–7의 `(pid_m, pid_n)`을 순서대로 `rm_pairs`에 리스트로 적으세요. (1점)
 # 2. `GROUP_SIZE_M = 2`인 그룹 순서에서 pid 0–7의 `(pid_m, pid_n)`을 `grouped_pairs`에 적으세요. (2점)
 # 3. 두 순서가 필요로 하는 고유 입력 타일(K-타일 포함) 수 `rm_tiles`, `grouped_tiles`와 감소율
-#    `reduction_pct`(%, 예: 12.5)를 구하세요. (3점)
+#    `reduction_pct`(%, 소수 둘째 자리까지, 예: 12.34)를 구하세요. (3점)
 #
 # 좌표는 `[(0, 0), (0, 1), ...]`처럼 튜플의 리스트로 적습니다. 위의 `ordering.pid_to_tile`을 호출하지 말고
 # 식을 손으로 따라가 보세요.
@@ -186,21 +199,21 @@ reduction_pct = (rm_tiles - grouped_tiles) / rm_tiles * 100
 """2.1: (pid_m, pid_n) of pid 0..7 in row-major order on an 8x8 grid."""
 from gemm_lab.grading import fresh
 g = fresh()
-_rm = ordering.order_table(8, 8, 1, 8)
+_rm = g.calc.order_table(8, 8, 1, 8)
 g.check_pairs("rm_pairs", rm_pairs, list(zip(_rm["pid_m"], _rm["pid_n"])))
 
 # %% nbgrader={"grade": true, "grade_id": "ex2_1_grouped_pairs_g2", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 """2.1: (pid_m, pid_n) of pid 0..7 in grouped order (GROUP_SIZE_M=2) on an 8x8 grid."""
 from gemm_lab.grading import fresh
 g = fresh()
-_gr = ordering.order_table(8, 8, 2, 8)
+_gr = g.calc.order_table(8, 8, 2, 8)
 g.check_pairs("grouped_pairs", grouped_pairs, list(zip(_gr["pid_m"], _gr["pid_n"])))
 
 # %% nbgrader={"grade": true, "grade_id": "ex2_1_tiles_72_to_48", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 """2.1: unique input tiles of the first 8 programs (row-major vs grouped) and the reduction in percent."""
 from gemm_lab.grading import fresh
 g = fresh()
-_cmp8 = calc.compare_orders(8, 8, 8, 2, 8)
+_cmp8 = g.calc.compare_orders(8, 8, 8, 2, 8)
 g.check_value("rm_tiles", rm_tiles, _cmp8.row_major)
 g.check_value("grouped_tiles", grouped_tiles, _cmp8.grouped)
 ### BEGIN HIDDEN TESTS
@@ -226,40 +239,47 @@ g.check_value("reduction_pct", reduction_pct, _cmp8.reduction_pct, digits=2)
 #
 # 효과가 가장 잘 보이는 조건은 **작은 타일 + 큰 행렬**입니다 (출력 블록 수가 많아 L2가 모자람). 같은 커널
 # (`gemm_lab.kernels.matmul`, Tutorial 03 후보 1: 64×32×32, `num_stages=5`, `num_warps=2`)을 8192³에서
-# `GROUP_M = 1`(행 우선)과 `GROUP_M = 8`로 돌려 `triton.testing.do_bench`로 잽니다.
-# GPU가 없으면 `results/`에 커밋된 H200 측정값을 읽어 보여 줍니다 (숫자를 손으로 옮겨 적지 않습니다).
+# `GROUP_M = 1`(행 우선)과 `GROUP_M = 8`로 돌려 `gemm_lab.bench.do_bench_ms`로 잽니다: 시간은 **중앙값(median)**
+# (`return_mode="median"`; `triton.testing.do_bench`의 기본값은 평균입니다). GPU가 없으면 `results/`에 커밋된 H200
+# 측정값(역시 중앙값)을 읽어 보여 줍니다 (숫자를 손으로 옮겨 적지 않습니다). GPU 이름과 컴퓨트 능력을 함께 적습니다.
 
 # %%
 ORDERING_RESULTS = "group_order.csv"   # make bench가 GPU에서 쓰는 파일 (results/README.md)
-if runtime.on_gpu():
+measured, source = None, ""
+if grading_mode():
+    print("(채점 중: 시연 셀은 건너뜁니다)")
+elif runtime.on_gpu():
     import torch
-    import triton
 
-    from gemm_lab import kernels
+    from gemm_lab import bench, kernels
 
     size = 8192
     a = torch.randn(size, size, device="cuda", dtype=torch.float16)
     b = torch.randn(size, size, device="cuda", dtype=torch.float16)
+    env = bench.env_info()
     rows = []
     for group_m in (1, 8):
-        ms = triton.testing.do_bench(lambda: kernels.matmul(
+        ms = bench.do_bench_ms(lambda: kernels.matmul(
             a, b, BLOCK_M=64, BLOCK_N=32, BLOCK_K=32, GROUP_M=group_m, num_warps=2, num_stages=5))
-        rows.append({"tile": "64x32x32 s5 w2", "GROUP_M": group_m, "ms": ms,
+        rows.append({"gpu": env["gpu"], "compute_capability": env["compute_capability"], "triton": env["triton"],
+                     "tile": "64x32x32 s5 w2", "GROUP_M": group_m, "ms": ms,
                      "tflops": calc.tflops(size, size, size, ms)})
     measured = pd.DataFrame(rows)
-    source = f"이 GPU에서 지금 측정: {torch.cuda.get_device_name()}, {size}³ FP16"
+    source = f"이 GPU에서 지금 측정 (중앙값): {env['gpu']}, compute capability {env['compute_capability']}, {size}³ FP16"
 else:
     measured = results.load_csv(ORDERING_RESULTS)
     if measured is not None and "GROUP_M" in measured.columns:
         measured = measured[measured["GROUP_M"].notna()]          # torch.matmul 행은 빼고 두 순서만
         measured = measured.astype({"GROUP_M": int})
-    source = f"results/{ORDERING_RESULTS} (커밋된 GPU 측정값)"
+    source = f"results/{ORDERING_RESULTS} (커밋된 GPU 측정값, do_bench 중앙값)"
 if measured is None:
-    print(f"GPU가 없고 커밋된 측정값(results/{ORDERING_RESULTS})도 없습니다. "
-          "GPU에서 이 셀을 실행하면 두 순서의 TFLOP/s를 잽니다.")
+    if not grading_mode():
+        print(f"GPU가 없고 커밋된 측정값(results/{ORDERING_RESULTS})도 없습니다. "
+              "GPU에서 이 셀을 실행하면 두 순서의 TFLOP/s를 잽니다.")
 else:
     print(source)
-    shown = [c for c in ("gpu", "triton", "M", "N", "K", "tile", "config", "GROUP_M", "ms", "tflops")
+    shown = [c for c in ("gpu", "compute_capability", "triton", "M", "N", "K", "tile", "config", "GROUP_M", "ms",
+                         "tflops")
              if c in measured.columns]
     display(measured[shown])
 
