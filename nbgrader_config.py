@@ -23,10 +23,12 @@ c.CourseDirectory.db_url = "sqlite:///" + os.path.join(_root, "autograder", "gra
 # (or into a student's autograded folder: they hold the solutions).
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.py"]
 
-# LMS downloads (nbgrader zip_collect): autograder/work/downloaded/<assignment>/archive/*.zip
+# LMS downloads: `make collect` reads them itself (autograder/collect.py: limits, no links, newest wins).
+# For a manual `nbgrader zip_collect`: the student id is everything between the LMS prefix (one word) and
+# `_attempt_` (ids may hold `_`); the same rule as autograder/collect_names.py (a test checks both agree).
 c.ZipCollectApp.downloaded_directory = os.path.join("autograder", "work", "downloaded")
 c.FileNameCollectorPlugin.named_regexp = (
-    r".*_(?P<student_id>[^_/]+)_attempt_(?P<timestamp>[0-9\-]+)_(?P<file_id>.+\.ipynb)$"
+    r"^(?P<prefix>[^_]*)_(?P<student_id>.+?)_attempt_(?P<timestamp>[0-9][0-9\-]*)_(?P<file_id>.+\.ipynb)$"
 )
 
 # Feedback: nbgrader's default shows the hidden tests' source (restored at autograding) to students;

@@ -23,6 +23,7 @@ import warnings
 from pathlib import Path
 
 from .course import Course, release
+from .expected import compare_with_expected
 from .grade import (
     DEFAULT_CELL_TIMEOUT,
     DEFAULT_NOTEBOOK_TIMEOUT,
@@ -46,30 +47,10 @@ def cmd_release(course, args):
 
 
 def cmd_collect(course, args):
-    """collect [ASSIGNMENT] FROM; without ASSIGNMENT: FROM/<assignment>/ for every assignment found
-    there (e.g. autograder/samples), or the only assignment in source/."""
-    from .collect import collect
+    """collect [ASSIGNMENT] FROM (see autograder/collect.py)."""
+    from .collect import cli
 
-    if len(args.args) == 2:
-        jobs = [(args.args[0], Path(args.args[1]))]
-    elif len(args.args) == 1:
-        src = Path(args.args[0])
-        known = course.assignments()
-        jobs = [(a, src / a) for a in known if (src / a).is_dir()]
-        if not jobs and len(known) == 1:
-            jobs = [(known[0], src)]
-        if not jobs:
-            print(f"error: say which assignment: collect ASSIGNMENT {src} (known: {known})", file=sys.stderr)
-            return 2
-    else:
-        print("usage: collect [ASSIGNMENT] FROM", file=sys.stderr)
-        return 2
-    ok = True
-    for assignment, src in jobs:
-        report = collect(course, assignment, src)
-        print(f"{assignment}: {report.summary()}")
-        ok = ok and bool(report.collected)
-    return 0 if ok else 1
+    return cli(course, args.args)
 
 
 def _grade_args(p):
@@ -148,32 +129,6 @@ def run_demo(assignment: str, *, repo: Course, jobs=None, cell_timeout=60, noteb
         print(f"demo course kept in {demo_root}", file=out)
     else:
         shutil.rmtree(demo_root, ignore_errors=True)
-    return bad
-
-
-def compare_with_expected(course: Course, assignment: str, samples: Path) -> list[str]:
-    """Per-cell comparison of the gradebook with samples/expected.csv (and the review flags)."""
-    from nbgrader.api import Gradebook, MissingEntry
-
-    from .make_samples import read_expected
-    from .report import review_flags
-
-    expected, review = read_expected(samples)
-    flags = review_flags(course)
-    bad = []
-    with Gradebook(course.db_url, "gemm-lab") as gb:
-        for (student, nb, gid), exp in sorted(expected.items()):
-            try:
-                got = float(gb.find_grade(gid, nb, assignment, student).score)
-            except MissingEntry:
-                bad.append(f"{student}/{nb}/{gid}: not graded")
-                continue
-            if abs(got - exp) > 1e-9:
-                bad.append(f"{student}/{nb}/{gid}: expected {exp:g}, got {got:g}")
-    for student, want in review.items():
-        zeroed_or_found = any("tampering" in f or "findings" in f for f in flags.get(student, []))
-        if want and not zeroed_or_found:
-            bad.append(f"{student}: expected a review flag, none")
     return bad
 
 

@@ -1,236 +1,265 @@
-"""Import hand-ins into autograder/submitted/STUDENT/ASSIGNMENT/NOTEBOOK.ipynb.
+"""Import hand-ins into autograder/submitted/STUDENT/ASSIGNMENT/NOTEBOOK.ipynb (``make collect``).
 
-Accepted inputs (``FROM``):
+``FROM`` is a folder or a ``.zip`` (an LMS download, or any zip of the layouts below); a folder may hold
+``.zip`` files beside notebooks. Inside it a hand-in is named
 
-* an LMS download, as ``nbgrader zip_collect`` expects it: a ``.zip`` (or a folder of them) whose files are
-  named ``<anything>_<student>_attempt_<timestamp>_<notebook>.ipynb`` (the regexp is
-  ``c.FileNameCollectorPlugin.named_regexp`` in nbgrader_config.py); it is run through zip_collect;
-* a folder of ``<student>.ipynb`` files (what Colab/Kaggle students download) for one-notebook
-  assignments;
-* for assignments with several notebooks, a folder of ``<student>/<notebook>.ipynb`` or of
-  ``<student>__<notebook>.ipynb`` files.
+* ``<prefix>_<student>_attempt_<timestamp>_<notebook>.ipynb`` (LMS; see collect_names.py), anywhere;
+* ``<student>.ipynb`` (one-notebook assignments) or ``<student>__<notebook>.ipynb``;
+* ``<student>/<notebook>.ipynb`` (also deeper: ``<student>/sub/<notebook>.ipynb``).
 
-Which release notebook a file is, is decided by its name (``Copy of 01_x.ipynb``, ``01_x (1).ipynb``,
-``01_x.ipynb의 사본`` are recognised) or else by its nbgrader cell ids; a file that matches no notebook
-of the assignment is reported and skipped. Student ids are sanitized (ASCII letters, digits, ``_``,
-``-``, ``.``; other characters become ``_`` and a short hash of the original keeps ids distinct).
+Which release notebook a file is, is decided by its name (Colab's ``Copy of``, ``(1)``, ``의 사본``
+are recognised) or else by its nbgrader cell ids. Of several hand-ins of one notebook by one student
+the newest wins (LMS timestamp, else the file's time). Every file that is not collected gets one line
+with the reason (collect_report.py; the report is also saved in autograder/logs/collect_ASSIGNMENT.json
+and read by grades.csv). Links are never followed and only regular files are opened; zips are checked
+before anything is unpacked (collect_zip.py). Accepted hand-ins are staged in autograder/work/ and moved
+into submitted/ at the end, so an interrupted run leaves submitted/ as it was; the upload is only read.
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
+import os
 import shutil
-import unicodedata
-import zipfile
-from dataclasses import dataclass, field
+import sys
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script: python autograder/collect.py [ASSIGNMENT] FROM
-    import sys
-
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nbgrader.plugins.zipcollect import FileNameCollectorPlugin  # noqa: E402
+from autograder.collect_check import notebook_grade_ids, parse_notebook  # noqa: E402
+from autograder.collect_names import (  # noqa: E402
+    clean_stem,
+    parse_lms_name,
+    sanitize_student_id,
+    split_flat_name,
+)
+from autograder.collect_report import CollectReport, known_raw_ids, save  # noqa: E402
+from autograder.collect_sources import Entry, walk_folder  # noqa: E402
+from autograder.collect_zip import ZipLimits, open_zip, zip_entries  # noqa: E402
+from autograder.course import Course, grade_ids, read_notebook  # noqa: E402
 
-from autograder.course import Course, grade_ids, read_notebook, run_nbgrader  # noqa: E402
-
-_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
-
-
-def sanitize_student_id(raw: str) -> str:
-    """A student id safe as a folder name and in nbgrader (deterministic, collision-resistant)."""
-    text = unicodedata.normalize("NFKC", str(raw)).strip()
-    safe = _SAFE.sub("_", text).strip("._-")
-    if safe != text or not safe:
-        digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:6]
-        safe = f"{safe}_{digest}" if safe else f"s_{digest}"
-    return safe[:64]
-
-
-class SanitizingCollector(FileNameCollectorPlugin):
-    """nbgrader zip_collect plugin: the default file-name collector with sanitized student ids."""
-
-    def collect(self, submitted_file):
-        info = super().collect(submitted_file)
-        if info:
-            info["student_id"] = sanitize_student_id(info["student_id"])
-        return info
-
-
-_COPY_NOISE = [re.compile(p) for p in (r"^copy of ", r"^사본 - ", r"\.ipynb의 사본$", r"의 사본$",
-                                       r" \(\d+\)$", r"-\d+$", r"_copy$")]
-
-
-def _clean_stem(stem: str) -> str:
-    s = stem.strip()
-    for _ in range(3):
-        for pat in _COPY_NOISE:
-            s = pat.sub("", s, count=1) if pat.pattern.startswith("^") else pat.sub("", s)
-        s = s.strip()
-    return s.lower()
+__all__ = ["CollectReport", "collect", "identify_notebook", "sanitize_student_id", "cli"]
 
 
 @dataclass
-class CollectReport:
-    collected: dict = field(default_factory=dict)  # student -> [notebook, ...]
-    skipped: list = field(default_factory=list)  # (path, reason)
-
-    def summary(self) -> str:
-        lines = [f"collected {sum(len(v) for v in self.collected.values())} notebooks of "
-                 f"{len(self.collected)} students"]
-        lines += [f"  skipped {p}: {why}" for p, why in self.skipped]
-        return "\n".join(lines)
+class _Candidate:
+    student: str
+    notebook: str
+    when: tuple
+    where: str
+    staged: Path
 
 
-def identify_notebook(path: Path, notebooks: dict[str, set], stem: str | None = None) -> str | None:
-    """The release notebook ``path`` is a hand-in of: by name, else by nbgrader cell ids."""
-    stem = _clean_stem(stem if stem is not None else path.stem)
-    for name in notebooks:
-        if stem == name.lower():
-            return name
-    try:
-        ids = set(grade_ids(read_notebook(path)))
-    except (ValueError, OSError, UnicodeDecodeError):
-        return None
+def _notebook_index(course: Course, assignment: str) -> dict[str, set]:
+    for base in (course.release / assignment, course.source / assignment):
+        files = sorted(base.glob("*.ipynb")) if base.is_dir() else []
+        if files:  # not released yet: the masters have the same names and ids
+            return {p.stem: set(grade_ids(read_notebook(p))) for p in files}
+    return {}
+
+
+def identify_notebook(nb: dict, notebooks: dict[str, set], stem: str | None) -> str | None:
+    """The notebook of ``notebooks`` a hand-in is: by (cleaned) file name, else by its nbgrader cell ids."""
+    if stem is not None:
+        cleaned = clean_stem(stem)
+        for name in notebooks:
+            if cleaned == name.lower():
+                return name
+    ids = notebook_grade_ids(nb)
     best, best_score = None, 0.0
     for name, ref in notebooks.items():
-        if not ref:
-            continue
-        score = len(ids & ref) / len(ref)
+        score = len(ids & ref) / len(ref) if ref else 0.0
         if score > best_score:
             best, best_score = name, score
     return best if best_score >= 0.5 else None
 
 
-def _release_index(course: Course, assignment: str) -> dict[str, set]:
-    base = course.release / assignment
-    if not base.is_dir() or not any(base.glob("*.ipynb")):
-        base = course.source / assignment  # not released yet: the masters have the same names and ids
-    if not base.is_dir() or not any(base.glob("*.ipynb")):
-        raise FileNotFoundError(f"no notebooks for {assignment} in release/ or source/")
-    return {p.stem: set(grade_ids(read_notebook(p))) for p in sorted(base.glob("*.ipynb"))}
+class _Run:
+    """One collect of one assignment: classify entries, stage accepted bytes, pick the newest, commit."""
 
+    def __init__(self, course: Course, assignment: str, source: Path, stage: Path):
+        self.course, self.assignment, self.stage = course, assignment, stage
+        self.notebooks = _notebook_index(course, assignment)
+        if not self.notebooks:
+            raise FileNotFoundError(f"assignment: no notebooks for {assignment!r} in release/ or source/")
+        self.report = CollectReport(assignment=assignment, source=str(source))
+        self.previous_raw = known_raw_ids(course, assignment)
+        self.candidates: list[_Candidate] = []
+        self._others: dict | None = None
 
-def _valid_notebook(path: Path) -> str | None:
-    try:
-        nb = read_notebook(path)
-    except (ValueError, OSError, UnicodeDecodeError) as exc:
-        return f"not a notebook ({type(exc).__name__})"
-    if not isinstance(nb, dict) or "cells" not in nb:
-        return "not a notebook (no cells)"
-    return None
+    def student_id(self, raw: str) -> str:
+        sid = sanitize_student_id(raw)
+        owner = self.report.raw_ids.get(sid, self.previous_raw.get(sid, raw))
+        if owner != raw:
+            longer = sanitize_student_id(raw, hash_len=16)
+            self.report.note(longer, f"id {raw!r} would have become {sid!r}, already used by {owner!r}: "
+                                     f"collected as {longer!r}")
+            sid = longer
+        self.report.raw_ids.setdefault(sid, raw)
+        return sid
 
+    def other_assignment(self, nb: dict, stem: str | None) -> str | None:
+        if self._others is None:
+            self._others = {a: _notebook_index(self.course, a) for a in self.course.assignments()
+                            if a != self.assignment}
+        for a, index in self._others.items():
+            name = identify_notebook(nb, index, stem)
+            if name:
+                return f"{a}/{name}"
+        return None
 
-def _place(course: Course, assignment: str, student_raw: str, nb_name: str, src: Path,
-           report: CollectReport) -> None:
-    student = sanitize_student_id(student_raw)
-    dest = course.submitted / student / assignment / f"{nb_name}.ipynb"
-    if nb_name in report.collected.get(student, []):
-        report.skipped.append((str(src), f"second hand-in of {nb_name} for {student}"))
-        return
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(src, dest)
-    report.collected.setdefault(student, []).append(nb_name)
+    def name_of(self, entry: Entry) -> tuple[str | None, str | None, tuple]:
+        """(raw student id, notebook stem or None, time) from where the entry sits and its name."""
+        lms = parse_lms_name(entry.name, self.assignment)
+        if lms is not None:
+            return lms.student, Path(lms.file_id).stem, lms.timestamp + (0.0,)
+        stem = entry.name[:-len(".ipynb")]
+        if len(entry.parts) == 1:
+            student, nb = split_flat_name(stem)
+            return student, nb, entry.when
+        return entry.parts[0], stem, entry.when
 
-
-def collect_folder(course: Course, assignment: str, folder: Path) -> CollectReport:
-    """Import ``<student>.ipynb``, ``<student>__<notebook>.ipynb`` or ``<student>/<notebook>.ipynb``."""
-    notebooks = _release_index(course, assignment)
-    report = CollectReport()
-    for path in sorted(Path(folder).iterdir()):
-        if path.name.startswith("."):
-            continue
-        if path.is_dir():
-            for nb_path in sorted(path.rglob("*.ipynb")):
-                if ".ipynb_checkpoints" in nb_path.parts:
-                    continue
-                _one(course, assignment, path.name, nb_path, nb_path.stem, notebooks, report)
-        elif path.suffix == ".ipynb":
-            if "__" in path.stem:
-                student, _, nb_stem = path.stem.partition("__")
+    def take(self, entry: Entry) -> None:
+        where = entry.where
+        if any(p.startswith(".") for p in entry.parts):
+            self.report.skipped.append((where, "hidden file: not collected"))
+            return
+        if entry.problem and not entry.name.lower().endswith(".ipynb"):
+            self.report.skipped.append((where, entry.problem))
+            return
+        if not entry.name.lower().endswith(".ipynb"):
+            kind = "zip inside a zip or a student folder" if entry.name.lower().endswith(".zip") else "not a notebook"
+            self.report.skipped.append((where, f"{kind}: ignored"))
+            return
+        raw, stem, when = self.name_of(entry)
+        student = self.student_id(raw) if raw and raw.strip() else None
+        data, why = entry.read()
+        nb = None
+        if why is None:
+            nb, why = parse_notebook(data)
+        if why is None:
+            if stem is None and len(self.notebooks) == 1:
+                name = next(iter(self.notebooks))
+                ids = notebook_grade_ids(nb)
+                if ids and not ids & self.notebooks[name]:
+                    other = self.other_assignment(nb, None)
+                    why = f"a notebook of {other}, not of {self.assignment}" if other else None
             else:
-                student, nb_stem = path.stem, None
-            _one(course, assignment, student, path, nb_stem, notebooks, report)
-    return report
+                name = identify_notebook(nb, self.notebooks, stem)
+                if name is None:
+                    other = self.other_assignment(nb, stem)
+                    why = (f"a notebook of {other}, not of {self.assignment}" if other
+                           else f"matches no notebook of {self.assignment} {sorted(self.notebooks)}")
+        if why is not None:
+            self.report.skipped.append((where, why))
+            self.report.note(student, f"{Path(where).name}: {why}")
+            return
+        if student is None:
+            self.report.skipped.append((where, "no student id in the name: not collected"))
+            return
+        staged = self.stage / "handins" / f"{len(self.candidates)}.ipynb"
+        staged.parent.mkdir(parents=True, exist_ok=True)
+        staged.write_bytes(data)
+        if len(entry.parts) > 2 and parse_lms_name(entry.name, self.assignment) is None:
+            self.report.note(student, f"{name} taken from the subfolder {'/'.join(entry.parts[1:-1])}")
+        self.candidates.append(_Candidate(student, name, when, where, staged))
+
+    def choose(self) -> list[_Candidate]:
+        """The newest hand-in per (student, notebook); the others are reported as dropped."""
+        groups: dict[tuple, list[_Candidate]] = {}
+        for c in self.candidates:
+            groups.setdefault((c.student, c.notebook), []).append(c)
+        winners = []
+        for (student, nb), cands in sorted(groups.items()):
+            cands.sort(key=lambda c: (c.when, c.where), reverse=True)
+            keep = cands[0]
+            winners.append(keep)
+            for c in cands[1:]:
+                tie = " (same time: the later name was kept)" if c.when == keep.when else ""
+                self.report.dropped.append((c.where, f"older hand-in of {nb} by {student}; kept {keep.where}{tie}"))
+            if len(cands) > 1:
+                self.report.note(student, f"{nb}: newest of {len(cands)} hand-ins graded ({Path(keep.where).name})")
+        return winners
+
+    def commit(self, winners: list[_Candidate]) -> None:
+        for c in winners:
+            (self.course.submitted / c.student / self.assignment).mkdir(parents=True, exist_ok=True)
+        for c in winners:
+            os.replace(c.staged, self.course.submitted / c.student / self.assignment / f"{c.notebook}.ipynb")
+            self.report.collected.setdefault(c.student, []).append(c.notebook)
 
 
-def _one(course, assignment, student, path, nb_stem, notebooks, report):
-    if path.is_symlink():
-        report.skipped.append((str(path), "a symbolic link (not copied: it could point at anything)"))
+def _entries_of(source: Path, report: CollectReport, limits: ZipLimits, run: _Run) -> None:
+    if source.is_file() and source.suffix.lower() == ".zip":
+        with open_zip(source, report.skipped) as zf:
+            if zf is not None:
+                for e in zip_entries(zf, str(source), report.skipped, limits):
+                    run.take(e)
         return
-    bad = _valid_notebook(path)
-    if bad:
-        report.skipped.append((str(path), bad))
-        return
-    if nb_stem is None and len(notebooks) == 1:
-        name = next(iter(notebooks))
-    else:
-        name = identify_notebook(path, notebooks, stem=nb_stem)
-    if name is None:
-        report.skipped.append((str(path), f"matches no notebook of {assignment}: {sorted(notebooks)}"))
-        return
-    _place(course, assignment, student, name, path, report)
+    if not source.is_dir():
+        raise FileNotFoundError(f"source: {source} is neither a .zip nor a folder")
+    for e in walk_folder(source, report.skipped):
+        if len(e.parts) == 1 and e.name.lower().endswith(".zip"):
+            with open_zip(Path(e.where), report.skipped) as zf:
+                if zf is not None:
+                    for z in zip_entries(zf, e.where, report.skipped, limits):
+                        run.take(z)
+        else:
+            run.take(e)
 
 
-def collect_zip(course: Course, assignment: str, archives: list[Path]) -> CollectReport:
-    """Run nbgrader zip_collect on LMS downloads, then normalise notebook names."""
-    _release_index(course, assignment)
-    archive_dir = course.work / "downloaded" / assignment / "archive"
-    if archive_dir.exists():
-        shutil.rmtree(archive_dir)
-    archive_dir.mkdir(parents=True)
-    for a in archives:
-        if not zipfile.is_zipfile(a):
-            raise ValueError(f"{a} is not a zip archive")
-        shutil.copy(a, archive_dir / Path(a).name)
-    run_nbgrader(["zip_collect", assignment, "--force",
-                  "--ZipCollectApp.collector_plugin=autograder.collect.SanitizingCollector"],
-                 cwd=course.root, env={"PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
-                 log=course.logs / f"zip_collect_{assignment}.log")
-    return normalise_submitted(course, assignment)
-
-
-def normalise_submitted(course: Course, assignment: str) -> CollectReport:
-    """Rename collected files to release notebook names (zip_collect keeps the LMS file names)."""
-    notebooks = _release_index(course, assignment)
-    report = CollectReport()
-    if not course.submitted.is_dir():
-        return report
-    for sdir in sorted(course.submitted.iterdir()):
-        adir = sdir / assignment
-        if not adir.is_dir():
-            continue
-        for path in sorted(adir.glob("*.ipynb")):
-            if path.stem in notebooks:
-                report.collected.setdefault(sdir.name, []).append(path.stem)
-                continue
-            name = identify_notebook(path, notebooks)
-            if name is None or (adir / f"{name}.ipynb").exists():
-                report.skipped.append((str(path), "matches no notebook (or a duplicate)"))
-                path.rename(path.with_suffix(".ipynb.unmatched"))
-                continue
-            path.rename(adir / f"{name}.ipynb")
-            report.collected.setdefault(sdir.name, []).append(name)
-    return report
-
-
-def collect(course: Course, assignment: str, source: str | Path) -> CollectReport:
-    """Import hand-ins from ``source`` (zip file, folder of zips, or folder of notebooks)."""
+def collect(course: Course, assignment: str, source: str | os.PathLike,
+            limits: ZipLimits | None = None) -> CollectReport:
+    """Import hand-ins of ``assignment`` from ``source`` (a folder or a .zip); see the module docstring.
+    ``limits``: the zip limits (default ``ZipLimits()``)."""
+    limits = limits or ZipLimits()
+    if not isinstance(assignment, str) or not assignment or "/" in assignment or assignment.startswith("."):
+        raise ValueError(f"assignment: expected an assignment name, got {assignment!r}")
     source = Path(source)
-    if source.is_file() and source.suffix == ".zip":
-        return collect_zip(course, assignment, [source])
-    if source.is_dir():
-        zips = sorted(source.glob("*.zip"))
-        if zips and not any(source.glob("*.ipynb")):
-            return collect_zip(course, assignment, zips)
-        return collect_folder(course, assignment, source)
-    raise FileNotFoundError(f"{source}: expected a .zip or a folder")
+    if not source.exists():
+        raise FileNotFoundError(f"source: {source} does not exist")
+    course.work.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f"collect-{assignment}-", dir=course.work))
+    try:
+        run = _Run(course, assignment, source, stage)
+        _entries_of(source, run.report, limits, run)
+        run.commit(run.choose())
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    save(course, run.report)
+    return run.report
+
+
+def cli(course: Course, args: list[str]) -> int:
+    """``collect [ASSIGNMENT] FROM``; without ASSIGNMENT: FROM/<assignment>/ for every assignment found
+    there (e.g. autograder/samples), or the only assignment in source/. Exit 1 when nothing is collected."""
+    if len(args) == 2:
+        jobs = [(args[0], Path(args[1]))]
+    elif len(args) == 1:
+        src = Path(args[0])
+        known = course.assignments()
+        jobs = [(a, src / a) for a in known if (src / a).is_dir()]
+        if not jobs and len(known) == 1:
+            jobs = [(known[0], src)]
+        if not jobs:
+            print(f"error: say which assignment: collect ASSIGNMENT {src} (known: {known})", file=sys.stderr)
+            return 2
+    else:
+        print("usage: collect [ASSIGNMENT] FROM", file=sys.stderr)
+        return 2
+    ok = True
+    for assignment, src in jobs:
+        try:
+            report = collect(course, assignment, src)
+        except (FileNotFoundError, ValueError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(f"{assignment}: {report.summary()}")
+        ok = ok and bool(report.collected)
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
-    import sys
-
-    from autograder.__main__ import main
-
-    raise SystemExit(main(["collect", *sys.argv[1:]]))
+    raise SystemExit(cli(Course.at(os.environ.get("GEMM_LAB_COURSE_ROOT")), sys.argv[1:]))

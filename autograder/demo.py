@@ -23,8 +23,8 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from autograder.__main__ import compare_with_expected  # noqa: E402
 from autograder.course import Course, release  # noqa: E402
+from autograder.expected import compare_with_expected  # noqa: E402
 from autograder.grade import DEFAULT_NOTEBOOK_TIMEOUT, SandboxMissing, autograde  # noqa: E402
 
 

@@ -6,17 +6,22 @@ import csv
 import json
 from pathlib import Path
 
+from .collect_report import review_notes
 from .course import Course, run_nbgrader
 
 
 def scores(course: Course, assignments: list[str] | None = None) -> tuple[list[str], dict, dict]:
     """(columns, {student: {column: score}}, {column: max}) from the gradebook.
 
-    Columns are ``ASSIGNMENT/NOTEBOOK`` for every notebook of every assignment with hand-ins.
+    Columns are ``ASSIGNMENT/NOTEBOOK`` for every notebook of every assignment with hand-ins. Students
+    whose every hand-in was refused by collect (logs/collect_ASSIGNMENT.json) have a row with no scores.
     """
     from nbgrader.api import Gradebook, MissingEntry
 
     columns, table, maxima = [], {}, {}
+    for students in review_notes(course, assignments)[1].values():
+        for student in students:  # collected nothing readable: a row of zeros (review says why)
+            table.setdefault(student, {})
     if not course.gradebook.exists():
         return columns, table, maxima
     with Gradebook(course.db_url, "gemm-lab") as gb:
@@ -39,10 +44,10 @@ def scores(course: Course, assignments: list[str] | None = None) -> tuple[list[s
 
 
 def review_flags(course: Course) -> dict[str, list[str]]:
-    """student -> short review notes (tampering findings, zeroed cells, grader incidents)."""
-    out: dict[str, list[str]] = {}
+    """student -> short review notes (collect's notes, tampering findings, zeroed cells, grader incidents)."""
+    out: dict[str, list[str]] = review_notes(course)[0]
     if not course.review_json.exists():
-        return out
+        return {k: v for k, v in out.items() if v}
     data = json.loads(course.review_json.read_text())
     for assignment, students in sorted(data.items()):
         for student, entry in sorted(students.items()):

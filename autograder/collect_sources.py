@@ -1,0 +1,89 @@
+"""What an upload holds, as a flat list of entries: a folder walked without following any link.
+
+An ``Entry`` is one regular file of the upload: its path inside the upload (``parts``), a label for the
+report (``where``), its time (``when``: local date-time tuple, LMS timestamp or mtime) and a ``read()``
+that returns its bytes (capped) or a reason. Links, FIFOs, sockets and devices are entries with a
+``problem`` and are never opened (a link to a folder is not walked); hidden and checkpoint folders go
+straight to the report as (where, reason) lines.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from .collect_check import MAX_NOTEBOOK_BYTES, file_kind, read_regular
+
+MAX_DEPTH = 6  # FROM/student/sub/sub/...: deeper folders are reported, not walked
+
+
+@dataclass
+class Entry:
+    parts: tuple[str, ...]
+    where: str
+    when: tuple
+    read: Callable[[], tuple[bytes | None, str | None]]
+    zip_member: bool = False
+    problem: str | None = None  # set for links and special files: never read
+
+
+    @property
+    def name(self) -> str:
+        return self.parts[-1]
+
+
+def local_time(seconds: float) -> tuple:
+    """(y, m, d, H, M, S, fraction) of an mtime (the fraction orders copies saved within one second)."""
+    return tuple(time.localtime(seconds)[:6]) + (round(seconds % 1, 6),)
+
+
+def _reader(path: str) -> Callable[[], tuple[bytes | None, str | None]]:
+    def read():
+        data, _, why = read_regular(path, MAX_NOTEBOOK_BYTES)
+        return data, why
+    return read
+
+
+def _refused(why: str) -> Callable[[], tuple[None, str]]:
+    return lambda: (None, why)
+
+
+def walk_folder(root: Path, skipped: list) -> Iterator[Entry]:
+    """Entries of every regular file under ``root`` (sorted, depth-first); links are never followed."""
+    stack = [((), str(root))]
+    while stack:
+        parts, folder = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                items = sorted(it, key=lambda e: e.name, reverse=True)
+        except OSError as exc:
+            skipped.append((folder, f"folder cannot be read ({exc.strerror or type(exc).__name__})"))
+            continue
+        files = []
+        for e in items:
+            where = os.path.join(folder, e.name)
+            try:
+                st = e.stat(follow_symlinks=False)
+            except OSError as exc:
+                skipped.append((where, f"cannot be read ({exc.strerror or type(exc).__name__})"))
+                continue
+            if stat.S_ISLNK(st.st_mode) or not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
+                why = ("symbolic link: not followed" if stat.S_ISLNK(st.st_mode)
+                       else f"{file_kind(st.st_mode)}, not a regular file: not opened")
+                files.append(Entry(parts + (e.name,), where, (), _refused(why), problem=why))
+            elif stat.S_ISDIR(st.st_mode):
+                if e.name == ".ipynb_checkpoints":
+                    skipped.append((where, "Jupyter checkpoint folder: ignored"))
+                elif e.name.startswith("."):
+                    skipped.append((where, "hidden folder: not collected"))
+                elif len(parts) + 1 >= MAX_DEPTH:
+                    skipped.append((where, f"folder nested deeper than {MAX_DEPTH}: not collected"))
+                else:
+                    stack.append((parts + (e.name,), where))
+            else:
+                files.append(Entry(parts + (e.name,), where, local_time(st.st_mtime), _reader(where)))
+        yield from reversed(files)

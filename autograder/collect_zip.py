@@ -1,0 +1,133 @@
+"""Entries of a zip upload, checked BEFORE anything is unpacked; members are streamed with a byte cap.
+
+Refused before extracting (one report line each): member paths that are absolute or hold a ``..``
+part, symbolic links, encrypted members, members declaring more than ``max_member`` bytes or a
+compression ratio above ``max_ratio`` (past 1 MiB), and whole archives with more than ``max_members``
+members or declaring more than ``max_total`` bytes in all. A member is read in 64 KiB chunks and dropped
+as soon as it passes its cap (a header that lies cannot make it larger). Corrupt archives and members
+are reported, never raised.
+"""
+
+from __future__ import annotations
+
+import re
+import stat
+import zipfile
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from .collect_check import MAX_NOTEBOOK_BYTES, open_regular
+from .collect_sources import Entry
+
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+@dataclass(frozen=True)
+class ZipLimits:
+    max_member: int = MAX_NOTEBOOK_BYTES
+    max_total: int = 2 * 2**30
+    max_ratio: float = 100.0
+    max_members: int = 20_000
+    ratio_floor: int = 2**20  # small members may compress well without harm
+
+
+def member_problem(info: zipfile.ZipInfo, limits: ZipLimits) -> str | None:
+    """Why a member is refused before extracting (None when it may be read)."""
+    name = info.filename.replace("\\", "/")
+    if name.startswith("/") or _DRIVE.match(name):
+        return "absolute path in zip: refused"
+    if ".." in name.split("/"):
+        return "path with '..' in zip: refused"
+    if stat.S_ISLNK(info.external_attr >> 16):
+        return "symbolic link in zip: refused"
+    if info.flag_bits & 0x1:
+        return "encrypted zip member: refused"
+    if info.file_size > limits.max_member:
+        return f"unpacks to {info.file_size} bytes (limit {limits.max_member}): refused before extracting"
+    if info.file_size > limits.ratio_floor and info.file_size > limits.max_ratio * max(info.compress_size, 1):
+        ratio = info.file_size / max(info.compress_size, 1)
+        return f"compression ratio {ratio:.0f}:1 (limit {limits.max_ratio:.0f}:1, zip bomb?): refused before extracting"
+    return None
+
+
+def _member_reader(zf: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int):
+    def read():
+        chunks, total = [], 0
+        try:
+            with zf.open(info) as f:
+                while True:
+                    chunk = f.read(1 << 16)
+                    if not chunk:
+                        break
+                    total += len(chunk)
+                    if total > cap:
+                        return None, f"unpacks past {cap} bytes: refused"
+                    chunks.append(chunk)
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError,
+                ValueError) as exc:
+            return None, f"corrupt zip member ({type(exc).__name__}: {str(exc)[:80]})"
+        return b"".join(chunks), None
+    return read
+
+
+@contextmanager
+def open_zip(path: Path, skipped: list) -> Iterator[zipfile.ZipFile | None]:
+    """The archive at ``path`` (a regular file, never a link), or None with a report line."""
+    f, why = open_regular(path)
+    if why:
+        skipped.append((str(path), why))
+        yield None
+        return
+    with f:
+        try:
+            zf = zipfile.ZipFile(f)
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, ValueError) as exc:
+            skipped.append((str(path), f"corrupt zip ({type(exc).__name__}): not collected"))
+            yield None
+            return
+        with zf:
+            yield zf
+
+
+def zip_entries(zf: zipfile.ZipFile, label: str, skipped: list, limits: ZipLimits) -> list[Entry]:
+    """Checked entries of an open archive (see the module docstring); refusals go to ``skipped``."""
+    infos = [i for i in zf.infolist() if not i.is_dir()]
+    if len(infos) > limits.max_members:
+        skipped.append((label, f"{len(infos)} members (limit {limits.max_members}): refused before extracting"))
+        return []
+    total = sum(i.file_size for i in infos)
+    if total > limits.max_total:
+        skipped.append((label, f"unpacks to {total} bytes (limit {limits.max_total}): refused before extracting"))
+        return []
+    out = []
+    for info in infos:
+        where = f"{label}:{info.filename}"
+        why = member_problem(info, limits)
+        if why:
+            skipped.append((where, why))
+            continue
+        parts = tuple(p for p in info.filename.replace("\\", "/").split("/") if p not in ("", "."))
+        if not parts:
+            continue
+        if parts[0] == "__MACOSX":
+            skipped.append((where, "macOS metadata: ignored"))
+            continue
+        when = tuple(info.date_time) + (0.0,)
+        out.append(Entry(parts, where, when, _member_reader(zf, info, limits.max_member), zip_member=True))
+    return _strip_common_top(out)
+
+
+def _strip_common_top(entries: list[Entry]) -> list[Entry]:
+    """``course/alice/01.ipynb`` -> ``alice/01.ipynb`` when every member sits in one top folder and the
+    layout below it is ``<student>/<notebook>`` (or flat ``<student>__<notebook>``/LMS names)."""
+    while entries and len({e.parts[0] for e in entries}) == 1 and all(len(e.parts) >= 2 for e in entries):
+        deep = all(len(e.parts) >= 3 for e in entries)
+        flat = all(len(e.parts) == 2 and ("__" in e.name or "_attempt_" in e.name) for e in entries)
+        if not (deep or flat):
+            break
+        for e in entries:
+            e.parts = e.parts[1:]
+    return entries

@@ -1,0 +1,36 @@
+"""Compare a graded course with a samples folder's expected.csv / cases.csv (used by ``make demo``).
+
+Kept apart from ``__main__`` and ``demo`` so that both import it and neither imports the other.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .course import Course
+
+
+def compare_with_expected(course: Course, assignment: str, samples: Path) -> list[str]:
+    """Per-cell comparison of the gradebook with samples/expected.csv (and the review flags)."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    from .make_samples import read_expected
+    from .report import review_flags
+
+    expected, review = read_expected(samples)
+    flags = review_flags(course)
+    bad = []
+    with Gradebook(course.db_url, "gemm-lab") as gb:
+        for (student, nb, gid), exp in sorted(expected.items()):
+            try:
+                got = float(gb.find_grade(gid, nb, assignment, student).score)
+            except MissingEntry:
+                bad.append(f"{student}/{nb}/{gid}: not graded")
+                continue
+            if abs(got - exp) > 1e-9:
+                bad.append(f"{student}/{nb}/{gid}: expected {exp:g}, got {got:g}")
+    for student, want in review.items():
+        zeroed_or_found = any("tampering" in f or "findings" in f for f in flags.get(student, []))
+        if want and not zeroed_or_found:
+            bad.append(f"{student}: expected a review flag, none")
+    return bad
