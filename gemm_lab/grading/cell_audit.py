@@ -1,0 +1,343 @@
+"""Static audit of nbgrader test cells: which notebook names a test cell reads, and where its checker comes from.
+
+The test-cell rule (see the package docstring): a test cell takes the checker AND every expected value
+from ``g = fresh()`` inside the cell; the student's answer variables are the only notebook names it
+reads. ``audit_test_cell(source, answers)`` lists every way a cell breaks it:
+
+* a read of a global name that is not bound inside the cell (before the read, for module-level code),
+  not a Python builtin and not one of ``answers`` (the names the student sets in solution cells);
+* a ``check_*`` call on anything but the object a ``fresh()`` call of this cell returned (or no such
+  call at all), a ``fresh`` that is not imported from ``gemm_lab.grading`` in the cell;
+* an import of a ``gemm_lab`` module other than ``fresh`` itself (``g.calc`` is the trusted copy).
+
+``answer_names(cells)`` collects the answer names of a notebook: names assigned or defined (not
+imported) at module level in cells nbgrader marks ``solution: true``, and between
+``### BEGIN SOLUTION`` / ``### END SOLUTION`` in any code cell. ``audit_notebook(nb)`` applies both to
+a notebook (a dict / nbformat node with ``cells``). Messages are for the course's maintainers (English).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import symtable
+import textwrap
+
+from . import _seal
+
+__all__ = ["audit_test_cell", "answer_names", "audit_notebook", "is_test_cell", "is_solution_cell",
+           "module_bindings"]
+
+_BUILTINS = frozenset(dir(builtins))
+_FRESH_HOMES = ("gemm_lab.grading", "gemm_lab.grading.integrity")
+_BEGIN, _END = "### BEGIN SOLUTION", "### END SOLUTION"
+
+
+def _nbgrader(cell) -> dict:
+    return ((cell.get("metadata") or {}).get("nbgrader") or {}) if isinstance(cell, dict) else {}
+
+
+def _source(cell) -> str:
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else src
+
+
+def is_test_cell(cell) -> bool:
+    """An autograded test cell: a code cell with ``grade: true`` and ``solution: false``."""
+    m = _nbgrader(cell)
+    return cell.get("cell_type") == "code" and bool(m.get("grade")) and not m.get("solution")
+
+
+def is_solution_cell(cell) -> bool:
+    return cell.get("cell_type") == "code" and bool(_nbgrader(cell).get("solution"))
+
+
+def _python(source: str) -> str:
+    """IPython '%magic' / '!shell' lines become 'pass' (same line numbers)."""
+    out = []
+    for line in source.splitlines():
+        s = line.lstrip()
+        out.append(line[: len(line) - len(s)] + "pass" if s.startswith(("%", "!")) else line)
+    return "\n".join(out) + "\n"
+
+
+def _parse(source: str):
+    text = _python(source)
+    return ast.parse(text), symtable.symtable(text, "<cell>", "exec")
+
+
+def module_bindings(source: str, include_imports: bool = True) -> set[str]:
+    """Names a cell binds in the notebook's global namespace (assignments, def/class, ``global`` writes,
+    and imports unless ``include_imports`` is False)."""
+    _, top = _parse(source)
+    names = set()
+    for s in top.get_symbols():
+        if s.is_assigned() or s.is_namespace() or (include_imports and s.is_imported()):
+            names.add(s.get_name())
+    return names | _global_writes(top)
+
+
+def _global_writes(table) -> set[str]:
+    out = set()
+    for child in table.get_children():
+        for s in child.get_symbols():
+            if s.is_declared_global() and s.is_assigned():
+                out.add(s.get_name())
+        out |= _global_writes(child)
+    return out
+
+
+def _global_reads(table) -> set[str]:
+    """Every name a cell's code looks up in the global namespace (any scope)."""
+    out = set()
+    top = table.get_type() == "module"
+    for s in table.get_symbols():
+        if s.is_referenced() and (top or s.is_global()):
+            out.add(s.get_name())
+    for child in table.get_children():
+        out |= _global_reads(child)
+    return out
+
+
+def _reads_before_binding(tree: ast.Module) -> set[str]:
+    """Module-level names the cell reads before its first binding of them (so it reads the notebook's).
+
+    Code inside functions, lambdas and comprehensions runs later and is left to the scope analysis; a
+    target counts as bound once the value it receives is evaluated (``x = x + 1`` reads the notebook's x).
+    """
+    first_bind: dict[str, tuple[int, int]] = {}
+    loads: list[tuple[str, tuple[int, int]]] = []
+
+    def end(node):
+        return (node.end_lineno, node.end_col_offset)
+
+    def bind(name, pos):
+        if name not in first_bind or pos < first_bind[name]:
+            first_bind[name] = pos
+
+    def visit(node, anchor=None):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for d in node.decorator_list:
+                visit(d)
+            if isinstance(node, ast.ClassDef):
+                for b in node.bases:
+                    visit(b)
+            else:
+                for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+                    visit(d)
+            bind(node.name, end(node))
+            return
+        if isinstance(node, ast.Lambda):
+            return
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            visit(node.generators[0].iter)
+            return
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for a in node.names:
+                bind(a.asname or a.name.split(".")[0], end(node))
+            return
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                loads.append((node.id, (node.lineno, node.col_offset)))
+            else:
+                bind(node.id, anchor or end(node))
+            return
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+            if node.value is not None:
+                visit(node.value)
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                loads.append((node.target.id, (node.lineno, node.col_offset)))
+            for t in targets:
+                visit(t, end(node))
+            return
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            visit(node.iter)
+            visit(node.target, end(node.iter))
+            for child in node.body + node.orelse:
+                visit(child)
+            return
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                visit(item.context_expr)
+                if item.optional_vars is not None:
+                    visit(item.optional_vars, end(item.context_expr))
+            for child in node.body:
+                visit(child)
+            return
+        if isinstance(node, ast.ExceptHandler) and node.name:
+            bind(node.name, (node.lineno, node.col_offset))
+        for child in ast.iter_child_nodes(node):
+            visit(child, anchor)
+
+    for stmt in tree.body:
+        visit(stmt)
+    return {name for name, pos in loads if name not in first_bind or pos < first_bind[name]}
+
+
+def _fresh_names(tree: ast.Module) -> tuple[set[str], set[str]]:
+    """(names bound to ``fresh`` imported from gemm_lab.grading, names bound to ``gemm_lab`` itself)."""
+    fresh, pkg = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in _FRESH_HOMES:
+            for a in node.names:
+                if a.name == "fresh":
+                    fresh.add(a.asname or a.name)
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname is None and a.name.startswith("gemm_lab.grading"):
+                    pkg.add("gemm_lab")
+    return fresh, pkg
+
+
+def _is_fresh_call(node, fresh: set[str], pkg: set[str]) -> bool:
+    if not isinstance(node, ast.Call) or node.args or node.keywords:
+        return False
+    f = node.func
+    if isinstance(f, ast.Name):
+        return f.id in fresh
+    dotted = []
+    while isinstance(f, ast.Attribute):
+        dotted.append(f.attr)
+        f = f.value
+    if isinstance(f, ast.Name) and f.id in pkg:
+        path = ".".join([f.id] + dotted[::-1])
+        return path in tuple(h + ".fresh" for h in _FRESH_HOMES)
+    return False
+
+
+def _root(node):
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node
+
+
+def _checker_problems(tree: ast.Module) -> list[str]:
+    problems = []
+    fresh, pkg = _fresh_names(tree)
+    graders: set[str] = set()
+
+    def from_grader(value) -> bool:
+        """``fresh()`` itself, or an attribute of a grader (``k = g.kernels``)."""
+        if _is_fresh_call(value, fresh, pkg):
+            return True
+        if not isinstance(value, ast.Attribute):
+            return False
+        base = _root(value)
+        return _is_fresh_call(base, fresh, pkg) or (isinstance(base, ast.Name) and base.id in graders)
+
+    for _ in range(3):  # aliases of aliases (k = g.kernels; c = k.check_matmul)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and from_grader(node.value):
+                graders.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    # a grader name (or `fresh` itself) bound to anything else anywhere in the cell is not trusted
+    for node in ast.walk(tree):
+        targets = []
+        if isinstance(node, ast.Assign) and not from_grader(node.value):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr, ast.For)):
+            targets = [node.target]
+        for t in targets:
+            for n in ast.walk(t):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in graders | fresh:
+                    problems.append(f"rebinds {n.id!r}, the name of the fresh() grader")
+    checks = 0
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            mod = node.module if isinstance(node, ast.ImportFrom) else None
+            for a in node.names:
+                full = f"{mod}.{a.name}" if mod else a.name
+                if not full.startswith("gemm_lab"):
+                    continue
+                if mod in _FRESH_HOMES and a.name == "fresh":
+                    continue
+                if isinstance(node, ast.Import) and full.startswith("gemm_lab.grading") and a.asname is None:
+                    continue  # `import gemm_lab.grading` for gemm_lab.grading.fresh()
+                problems.append(f"imports {full} (take checks and expected values from g = fresh(), e.g. g.calc)")
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+        if name is None or not name.startswith("check_"):
+            continue
+        base = _root(f.value) if isinstance(f, ast.Attribute) else None
+        if (isinstance(base, ast.Name) and base.id in graders) or (
+            base is not None and _is_fresh_call(base, fresh, pkg)
+        ):
+            checks += 1
+        else:
+            what = ast.unparse(f)
+            problems.append(f"calls {what}() on something other than the object fresh() returned in this cell")
+    if not checks:
+        problems.append("calls no check_* on the object `g = fresh()` returns in this cell "
+                        "(from gemm_lab.grading import fresh; g = fresh(); g.check_...)")
+    return problems
+
+
+def audit_test_cell(source: str, answers=frozenset()) -> list[str]:
+    """How a test cell breaks the test-cell rule (empty list: it follows it).
+
+    ``answers``: the student's answer names (``answer_names``), the only notebook names it may read.
+    """
+    if not isinstance(source, str):
+        raise TypeError(f"source must be the cell's source text (str), got {type(source).__name__}")
+    try:
+        tree, table = _parse(source)
+    except SyntaxError as exc:
+        return [f"cannot be parsed: {exc.msg} (line {exc.lineno})"]
+    bound = module_bindings(source)
+    outside = (_global_reads(table) - bound) | _reads_before_binding(tree)
+    bad = sorted(n for n in outside if n not in _BUILTINS and n not in answers)
+    problems = []
+    if bad:
+        problems.append("reads notebook names " + ", ".join(bad)
+                        + " (only the student's answer names may be read; take the rest from g = fresh())")
+    problems += _checker_problems(tree)
+    return list(dict.fromkeys(problems))
+
+
+def _solution_snippets(source: str) -> list[str]:
+    out, cur = [], None
+    for line in source.splitlines():
+        if line.strip().startswith(_BEGIN):
+            cur = []
+        elif line.strip().startswith(_END):
+            if cur is not None:
+                out.append(textwrap.dedent("\n".join(cur)))
+            cur = None
+        elif cur is not None:
+            cur.append(line)
+    return out
+
+
+def answer_names(cells) -> set[str]:
+    """Names the student sets: module-level assignments/definitions (not imports) of ``solution: true``
+    cells and of the code between ``### BEGIN SOLUTION`` and ``### END SOLUTION`` of any code cell."""
+    names: set[str] = set()
+    for cell in cells:
+        if cell.get("cell_type") != "code":
+            continue
+        src = _source(cell)
+        chunks = [src] if is_solution_cell(cell) else _solution_snippets(src)
+        for chunk in chunks:
+            try:
+                names |= module_bindings(chunk, include_imports=False)
+            except SyntaxError:
+                continue
+    return names
+
+
+def audit_notebook(nb) -> list[tuple[str, list[str]]]:
+    """``[(grade_id, problems), ...]`` for every test cell of a notebook that breaks the rule."""
+    cells = nb.get("cells", []) if isinstance(nb, dict) else nb.cells
+    answers = answer_names(cells)
+    out = []
+    for i, cell in enumerate(cells):
+        if is_test_cell(cell):
+            problems = audit_test_cell(_source(cell), answers)
+            if problems:
+                out.append((_nbgrader(cell).get("grade_id") or f"cell {i}", problems))
+    return out
+
+
+_seal.seal(__name__)
