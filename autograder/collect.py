@@ -121,7 +121,23 @@ class _Run:
             return student, nb, entry.when
         return entry.parts[0], stem, entry.when
 
+    def which_notebook(self, nb: dict, stem: str | None) -> tuple[str | None, str | None]:
+        """(release notebook name, None) or (None, why not): a ``<student>.ipynb`` of a one-notebook
+        assignment is that notebook unless its cell ids are another assignment's."""
+        if stem is None and len(self.notebooks) == 1:
+            name = next(iter(self.notebooks))
+            ids = notebook_grade_ids(nb)
+            other = self.other_assignment(nb, None) if ids and not ids & self.notebooks[name] else None
+            return (None, f"a notebook of {other}, not of {self.assignment}") if other else (name, None)
+        name = identify_notebook(nb, self.notebooks, stem)
+        if name is not None:
+            return name, None
+        other = self.other_assignment(nb, stem)
+        return None, (f"a notebook of {other}, not of {self.assignment}" if other
+                      else f"matches no notebook of {self.assignment} {sorted(self.notebooks)}")
+
     def take(self, entry: Entry) -> None:
+        """Classify one entry: stage it as a candidate, or report why not (noted for its student)."""
         where = entry.where
         if any(p.startswith(".") for p in entry.parts):
             self.report.skipped.append((where, "hidden file: not collected"))
@@ -139,19 +155,9 @@ class _Run:
         nb = None
         if why is None:
             nb, why = parse_notebook(data)
+        name = None
         if why is None:
-            if stem is None and len(self.notebooks) == 1:
-                name = next(iter(self.notebooks))
-                ids = notebook_grade_ids(nb)
-                if ids and not ids & self.notebooks[name]:
-                    other = self.other_assignment(nb, None)
-                    why = f"a notebook of {other}, not of {self.assignment}" if other else None
-            else:
-                name = identify_notebook(nb, self.notebooks, stem)
-                if name is None:
-                    other = self.other_assignment(nb, stem)
-                    why = (f"a notebook of {other}, not of {self.assignment}" if other
-                           else f"matches no notebook of {self.assignment} {sorted(self.notebooks)}")
+            name, why = self.which_notebook(nb, stem)
         if why is not None:
             self.report.skipped.append((where, why))
             self.report.note(student, f"{Path(where).name}: {why}")

@@ -89,3 +89,32 @@ def make_course(root: Path, assignment: str = ASSIGNMENT) -> Path:
         (root / "source" / assignment / f"{name}.py").write_text("# master with solutions\ntiles = 54\n")
     (root / "source" / assignment / "data.csv").write_text("a,b\n1,2\n")
     return root
+
+
+def _strip_solution(src: str) -> str:
+    lines = [ln for ln in src.split("\n") if "BEGIN SOLUTION" not in ln and "END SOLUTION" not in ln]
+    return "\n".join(lines)
+
+
+def solved(course_root: Path, name: str, assignment: str = ASSIGNMENT) -> dict:
+    """A full-marks hand-in: the released notebook with every answer cell taken from the master."""
+    root = Path(course_root)
+    nb = json.loads((root / "release" / assignment / f"{name}.ipynb").read_text(encoding="utf-8"))
+    master = json.loads((root / "source" / assignment / f"{name}.ipynb").read_text(encoding="utf-8"))
+    answers = {c["metadata"]["nbgrader"]["grade_id"]: c["source"] for c in master["cells"]
+               if c.get("metadata", {}).get("nbgrader", {}).get("solution")}
+    for cell in nb["cells"]:
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if gid in answers:
+            src = answers[gid]
+            cell["source"] = _strip_solution("".join(src) if isinstance(src, list) else src)
+    return nb
+
+
+def hand_in(course_root: Path, student: str, notebooks: dict, assignment: str = ASSIGNMENT) -> Path:
+    """Write ``{name: notebook}`` as autograder/submitted/STUDENT/ASSIGNMENT/NAME.ipynb (no collect step)."""
+    folder = Path(course_root) / "autograder" / "submitted" / student / assignment
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, nb in notebooks.items():
+        (folder / f"{name}.ipynb").write_text(json.dumps(nb, indent=1, ensure_ascii=False), encoding="utf-8")
+    return folder

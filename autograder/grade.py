@@ -14,14 +14,18 @@ Design (why the gradebook stays consistent and the secrets stay secret):
    read-only and a copy of its own hand-in as its working directory, nothing else — not the scratch
    gradebook (which holds the hidden tests), not the sanitized notebook nbgrader writes before running
    it (it holds them too), not source/, not other hand-ins; no network.
-4. When a scratch run ends, this process copies its autograded notebooks into autograder/autograded/
-   and its scores into the main gradebook (one transaction per hand-in), scans the student's code for
-   tampering (gemm_lab.grading.integrity) and records what it found in autograder/logs/review.json.
+4. Before nbgrader sees a hand-in, its notebooks are repaired against the release
+   (autograder/normalize.py): nbgrader 0.9.6 crashes on deleted, duplicated or renamed test cells.
+5. When a scratch run ends, this process copies its autograded notebooks into autograder/autograded/
+   (scrubbed: autograder/safe_feedback.py) and its scores into the main gradebook (one transaction per
+   hand-in, with the 'graded' mark of autograder/resume.py), scans the student's code for tampering
+   (gemm_lab.grading.integrity) and writes the hand-in's review notes (autograder/merge.py).
+6. Crash safety (autograder/lock.py): one run per course (a lock whose process is gone is taken over);
+   the scratch a killed run left is removed; hand-ins already graded are skipped unless ``regrade``.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
@@ -31,13 +35,19 @@ import tempfile
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
-from . import integrity
-from .course import IGNORE, REPO_ROOT, Course, read_notebook, release, run_nbgrader
+from . import resume
+from .course import IGNORE, REPO_ROOT, Course, release, run_nbgrader
+from .lock import AutogradeLocked, CourseLock, clean_leftovers, runtime_dir_name
+from .merge import HandInResult, merge
 from .nbexec import GUARD_MARK
+from .normalize import normalize_file
 from .sandbox import ENV_SPEC, bwrap_path
+
+__all__ = ["AutogradeLocked", "HandInResult", "SandboxMissing", "autograde", "sandbox_mode",
+           "submitted_students", "DEFAULT_CELL_TIMEOUT", "DEFAULT_NOTEBOOK_TIMEOUT"]
 
 DEFAULT_CELL_TIMEOUT = 60
 DEFAULT_NOTEBOOK_TIMEOUT = 600
@@ -73,20 +83,6 @@ c.Application.log_datefmt = "%H:%M:%S"
 
 class SandboxMissing(RuntimeError):
     pass
-
-
-@dataclass
-class HandInResult:
-    student: str
-    assignment: str
-    ok: bool
-    seconds: float
-    log: str
-    error: str = ""
-    incidents: dict = field(default_factory=dict)  # notebook -> list of strings (timeouts, kernel death)
-    findings: dict = field(default_factory=dict)  # notebook -> list of integrity findings
-    zeroed: dict = field(default_factory=dict)  # notebook -> grade_ids zeroed for review
-    withheld: dict = field(default_factory=dict)  # notebook -> points those cells had scored
 
 
 def sandbox_mode(allow_unsandboxed: bool = False) -> str:
@@ -149,7 +145,15 @@ def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mo
     _copy_public_files(course.source / assignment, scratch / "source" / assignment)
     shutil.copy(snapshot, scratch / "gradebook.db")
     handin = course.submitted / student / assignment
+    handin_sha = resume.tree_sha256(handin)
     shutil.copytree(handin, scratch / "submitted" / student / assignment, symlinks=True)
+    repairs = {}
+    for nb_path in sorted((scratch / "submitted" / student / assignment).glob("*.ipynb")):
+        rel_nb = course.work / "release" / assignment / nb_path.name
+        if rel_nb.is_file() and nb_path.is_file() and not nb_path.is_symlink():
+            fixed = normalize_file(nb_path, rel_nb)
+            if fixed:
+                repairs[nb_path.stem] = fixed
     (scratch / "nbgrader_config.py").write_text(_SCRATCH_CONFIG.format(
         root=str(scratch), db_url=f"sqlite:///{scratch / 'gradebook.db'}", ignore=IGNORE,
         cell_timeout=int(cell_timeout), notebook_timeout=int(notebook_timeout)))
@@ -158,7 +162,7 @@ def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mo
     shutil.copytree(handin, kernel_cwd, symlinks=True)  # a link stays a link (dangling in the sandbox)
     if (course.release / assignment).is_dir():
         _copy_public_files(course.release / assignment, kernel_cwd)
-    runtime_dir = Path(tempfile.mkdtemp(prefix="glrt-", dir="/tmp"))  # short: ipc socket paths
+    runtime_dir = Path(tempfile.mkdtemp(prefix=runtime_dir_name(), dir="/tmp"))  # short: ipc socket paths
     env = {"JUPYTER_RUNTIME_DIR": str(runtime_dir),
            "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
     env.pop(ENV_SPEC, None)
@@ -172,7 +176,8 @@ def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mo
         env["GEMM_LAB_UNSANDBOXED"] = "1"
     n_nb = max(1, len(list(handin.glob("*.ipynb"))))
     log = course.logs / assignment / f"{student}.log"
-    result = HandInResult(student, assignment, ok=False, seconds=0.0, log=str(log))
+    result = HandInResult(student, assignment, ok=False, seconds=0.0, log=str(log), repairs=repairs,
+                          handin_sha=handin_sha)
     try:
         proc = run_nbgrader(["autograde", assignment, "--student", student, "--force"], cwd=scratch,
                             env=env, timeout=n_nb * (notebook_timeout + 120), log=log, check=False)
@@ -193,130 +198,66 @@ def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mo
     return result
 
 
-def _merge(course: Course, res: HandInResult) -> None:
-    """Copy one scratch run's notebooks and scores into autograder/ (called from one thread only)."""
-    from sqlalchemy.exc import SAWarning
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SAWarning)  # nbgrader's own ORM use in update_or_create_submission
-        _merge_unwarned(course, res)
-
-
-def _merge_unwarned(course: Course, res: HandInResult) -> None:
-    from nbgrader.api import Gradebook, MissingEntry
-
-    scratch = course.work / "grade" / res.assignment / res.student
-    src_nb_dir = scratch / "autograded" / res.student / res.assignment
-    dst_nb_dir = course.autograded / res.student / res.assignment
-    if dst_nb_dir.exists():
-        shutil.rmtree(dst_nb_dir)
-    if src_nb_dir.is_dir():
-        shutil.copytree(src_nb_dir, dst_nb_dir)
-
-    notebooks = {}
-    for nb_path in sorted(dst_nb_dir.glob("*.ipynb")) if dst_nb_dir.is_dir() else []:
-        nb = read_notebook(nb_path)
-        notebooks[nb_path.stem] = nb
-        stops = set()
-        for cell in nb["cells"]:
-            for out in cell.get("outputs", []):
-                if out.get("output_type") == "error":
-                    if out.get("ename") == "GraderStop":
-                        stops.add(out.get("evalue", ""))
-                    elif out.get("ename") == "CellTimeoutError":
-                        stops.add("셀 시간 제한 초과(CellTimeoutError)")
-        if stops:
-            res.incidents[nb_path.stem] = sorted(stops)
-        res.findings[nb_path.stem], zero_ids = integrity.review_notebook(nb)
-        if zero_ids:
-            res.zeroed[nb_path.stem] = zero_ids
-
-    with Gradebook(f"sqlite:///{scratch / 'gradebook.db'}", "gemm-lab") as sgb, \
-            Gradebook(course.db_url, "gemm-lab") as gb:
-        gb.update_or_create_student(res.student)
-        try:
-            ssub = sgb.find_submission(res.assignment, res.student)
-        except MissingEntry:
-            ssub = None
-        kw = {"timestamp": ssub.timestamp} if ssub is not None and ssub.timestamp is not None else {}
-        sub = gb.update_or_create_submission(res.assignment, res.student, **kw)
-        for nb in sub.notebooks:
-            snb = None
-            if ssub is not None and res.ok:
-                snb = next((x for x in ssub.notebooks if x.name == nb.name), None)
-            sgrades = {g.name: g for g in snb.grades} if snb is not None else {}
-            zero = set(res.zeroed.get(nb.name, []))
-            for grade in nb.grades:
-                sg = sgrades.get(grade.name)
-                if sg is None:  # nothing graded (grader failure): zero, and flagged for review
-                    grade.auto_score = 0
-                    grade.needs_manual_grade = grade.cell.cell_type == "markdown" or not res.ok
-                elif grade.name in zero:
-                    res.withheld[nb.name] = res.withheld.get(nb.name, 0.0) + float(sg.auto_score or 0.0)
-                    grade.auto_score = 0
-                    grade.needs_manual_grade = True
-                else:
-                    grade.auto_score = sg.auto_score
-                    grade.needs_manual_grade = sg.needs_manual_grade
-                # manual scores (formgrader) are kept across re-grading, as nbgrader itself does
-            scomments = {c.name: c for c in snb.comments} if snb is not None else {}
-            for comment in nb.comments:
-                sc = scomments.get(comment.name)
-                comment.auto_comment = sc.auto_comment if sc is not None else None
-            nb.flagged = bool(zero) or not res.ok
-            if snb is not None:
-                nb.late_submission_penalty = snb.late_submission_penalty
-        gb.db.commit()
-
-
-def _write_review(course: Course, results: list[HandInResult]) -> None:
-    data = {}
-    if course.review_json.exists():
-        data = json.loads(course.review_json.read_text())
-    for r in results:
-        entry = {"ok": r.ok, "error": r.error, "log": os.path.relpath(r.log, course.root),
-                 "seconds": round(r.seconds, 1), "incidents": r.incidents, "findings": r.findings,
-                 "zeroed": r.zeroed, "withheld_points": r.withheld}
-        data.setdefault(r.assignment, {})[r.student] = entry
-    course.review_json.parent.mkdir(parents=True, exist_ok=True)
-    course.review_json.write_text(json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True))
-
-
 def autograde(course: Course, assignment: str, *, students: list[str] | None = None, jobs: int | None = None,
               cell_timeout: int = DEFAULT_CELL_TIMEOUT, notebook_timeout: int = DEFAULT_NOTEBOOK_TIMEOUT,
               allow_unsandboxed: bool = False, keep_scratch: bool = False, quiet: bool = False,
-              memory_gb: float | None = None) -> list[HandInResult]:
+              memory_gb: float | None = None, regrade: bool = False) -> list[HandInResult]:
     """Grade the hand-ins in autograder/submitted/*/ASSIGNMENT (all, or ``students``).
 
     Limits per hand-in: ``cell_timeout`` seconds per cell, ``notebook_timeout`` per notebook, and
     (in the sandbox, CPU only) ``memory_gb`` of address space for the kernel (default 4).
+    A hand-in already graded (same files, same source/ASSIGNMENT: autograder/resume.py) is skipped
+    unless ``regrade``; it is returned with ``skipped=True`` and its recorded review.
+    Raises :class:`AutogradeLocked` at once when another autograde runs on this course.
     """
     mode = sandbox_mode(allow_unsandboxed)
     todo = students if students is not None else submitted_students(course, assignment)
     if not todo:
         return []
     course.work.mkdir(parents=True, exist_ok=True)
-    with open(course.work / "autograde.lock", "w") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise RuntimeError(f"another autograde is running on {course.root} (lock {lock.name})") from None
+    say = (lambda m: None) if quiet else (lambda m: print(m, file=sys.stderr, flush=True))
+    with CourseLock(course.work, log=lambda m: print(m, file=sys.stderr, flush=True)):
+        left = clean_leftovers(course.work)
+        if left:
+            say(f"autograde: removed {len(left)} scratch folder(s) left by an earlier run")
         memory_bytes = None if memory_gb is None else int(memory_gb * (1 << 30))
         return _autograde_locked(course, assignment, todo, mode, jobs, cell_timeout, notebook_timeout,
-                                 keep_scratch, quiet, memory_bytes)
+                                 keep_scratch, quiet, memory_bytes, regrade)
+
+
+def _skipped_results(course: Course, assignment: str, done: dict[str, str]) -> list[HandInResult]:
+    rows = resume.graded_rows(course.gradebook, assignment)
+    out = []
+    for student, sha in sorted(done.items()):
+        rev = rows[(assignment, student)]["review"]
+        out.append(HandInResult(student, assignment, ok=True, seconds=0.0, log=str(course.root / rev["log"]),
+                                error=rev.get("error", ""), incidents=rev.get("incidents", {}),
+                                findings=rev.get("findings", {}), zeroed=rev.get("zeroed", {}),
+                                withheld=rev.get("withheld_points", {}), repairs=rev.get("repairs", {}),
+                                redacted=rev.get("redacted", {}), manual=rev.get("manual", {}),
+                                handin_sha=sha, skipped=True))
+    return out
 
 
 def _autograde_locked(course, assignment, todo, mode, jobs, cell_timeout, notebook_timeout, keep_scratch,
-                      quiet, memory_bytes):
+                      quiet, memory_bytes, regrade=False):
     snapshot = prepare_gradebook(course, assignment)
+    resume.ensure_table(course.gradebook)
+    resume.write_review_files(course)  # a kill between a commit and its review file left one stale
+    done = {} if regrade else resume.already_graded(course, assignment, todo)
+    results = _skipped_results(course, assignment, done)
+    if done and not quiet:
+        print(f"autograde: {len(done)} hand-in(s) of {assignment} already graded (same files, same source): "
+              "skipped; --regrade grades them again", flush=True)
+    source_sha = resume.tree_sha256(course.source / assignment)
     jobs = jobs or max(1, os.cpu_count() or 1)
-    results = []
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         futs = {pool.submit(_grade_one, course, assignment, s, snapshot, mode, cell_timeout,
-                            notebook_timeout, memory_bytes): s for s in todo}
+                            notebook_timeout, memory_bytes): s for s in todo if s not in done}
         for fut in as_completed(futs):
             res = fut.result()
-            _merge(course, res)
+            res.source_sha = source_sha
+            merge(course, res)
             if not keep_scratch:
                 shutil.rmtree(course.work / "grade" / assignment / res.student, ignore_errors=True)
             results.append(res)
@@ -324,9 +265,9 @@ def _autograde_locked(course, assignment, todo, mode, jobs, cell_timeout, notebo
                 flag = "" if res.ok else f"  !! {res.error}"
                 extra = "".join(f"  [{nb}: {', '.join(v)}]" for nb, v in res.incidents.items())
                 extra += "".join(f"  [검토 {nb}: {len(v)} 건]" for nb, v in res.findings.items() if v)
+                extra += "".join(f"  [repaired {nb}: {len(v)}]" for nb, v in res.repairs.items())
                 print(f"graded {assignment}/{res.student} in {res.seconds:.1f}s{flag}{extra}", flush=True)
     results.sort(key=lambda r: r.student)
-    _write_review(course, results)
     return results
 
 

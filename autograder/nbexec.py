@@ -7,6 +7,11 @@ nbgrader_config.py). Differences from nbgrader's Execute:
   is spent, the remaining code cells are not run and get an error output (so their tests score zero);
 * when the kernel dies (``os._exit``, a segfault), the remaining code cells get an error output instead of
   the whole notebook failing to grade;
+* a kernel killed by a signal (OOM killer, an admin's kill -9; the exit status of the sandbox says which)
+  is reported as "killed by signal N" and the notebook is flagged for manual grading by grade.py; a
+  kernel that exited by itself (the student's ``os._exit``) is reported with its exit code;
+* before each student cell the kernel silently forgets the hidden tests it ran (autograder/kernel_scrub.py);
+* outputs are capped in bytes per cell and per notebook (autograder/output_limits.py);
 * the kernel is started by :class:`autograder.sandbox.SandboxKernelManager` (bwrap) when the driver set
   ``GEMM_LAB_SANDBOX``; without it only an explicit ``GEMM_LAB_UNSANDBOXED=1`` lets the kernel run.
 """
@@ -15,17 +20,49 @@ from __future__ import annotations
 
 import math
 import os
+import signal
+import time
 from time import monotonic
 
+from jupyter_core.utils import ensure_async, run_sync
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Integer
 
+from .kernel_scrub import SCRUB_CODE
+from .output_limits import DEFAULT_CELL_BYTES, DEFAULT_NOTEBOOK_BYTES, OutputBudget
 from .sandbox import ENV_SPEC, PlainIpcKernelManager, SandboxKernelManager
 
 STOP_ENAME = "GraderStop"
 GUARD_MARK = "gemm-lab GuardedExecute"
+SIGNAL_NOTE = "killed by signal"
+
+
+def death_reason(returncode: int | None) -> tuple[str, int | None]:
+    """(English reason, signal number or None) from the exit status of the kernel's process.
+
+    A negative status is a signal that hit the process nbgrader started (bwrap); a status of 128+N is how
+    bwrap reports a kernel inside it that died of signal N. Anything else is an exit code the kernel chose.
+    """
+    if returncode is None:
+        return "kernel died (exit status unknown)", None
+    sig = -returncode if returncode < 0 else returncode - 128 if 128 < returncode < 128 + 65 else None
+    if sig is not None:
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = f"SIG{sig}"
+        return f"{SIGNAL_NOTE} {sig} ({name})", sig
+    return f"kernel exited with code {returncode}", None
+
+
+def is_student_cell(cell) -> bool:
+    """Code the student wrote: answer cells and cells without an nbgrader role."""
+    if cell.get("cell_type") != "code":
+        return False
+    meta = cell.get("metadata", {}).get("nbgrader") or {}
+    return bool(meta.get("solution")) or not (meta.get("grade") or meta.get("locked"))
 
 
 def _stop_output(reason_ko: str) -> NotebookNode:
@@ -35,6 +72,9 @@ def _stop_output(reason_ko: str) -> NotebookNode:
 
 class GuardedExecute(Execute):
     notebook_timeout = Integer(600, help="Seconds for the whole notebook (all cells).").tag(config=True)
+    max_cell_output_bytes = Integer(DEFAULT_CELL_BYTES, help="Bytes of output kept per cell.").tag(config=True)
+    max_notebook_output_bytes = Integer(DEFAULT_NOTEBOOK_BYTES,
+                                        help="Bytes of output kept per notebook.").tag(config=True)
 
     def __init__(self, *args, **kwargs):
         if os.environ.get(ENV_SPEC):
@@ -52,6 +92,7 @@ class GuardedExecute(Execute):
     def preprocess(self, nb, resources=None, km=None):
         self._deadline = monotonic() + self.notebook_timeout
         self._stop_reason = None
+        self._budget = OutputBudget(self.max_cell_output_bytes, self.max_notebook_output_bytes)
         nb, resources = super().preprocess(nb, resources, km=km)
         resources.setdefault("gemm_lab", {})["stop_reason"] = self._stop_reason
         return nb, resources
@@ -78,13 +119,26 @@ class GuardedExecute(Execute):
             cell.outputs = [_stop_output("앞 셀에서 커널이 종료되어(os._exit, 충돌 등) 이 셀은 실행되지 "
                                          "않았습니다.")]
             return cell, self.resources
+        budget = getattr(self, "_budget", None)
+        if budget is not None:
+            budget.start_cell()
         try:
-            return super().preprocess_cell(cell, resources, index)
+            if is_student_cell(cell):
+                run_sync(self._scrub_history)()
+            cell, resources = super().preprocess_cell(cell, resources, index)
+            if budget is not None:
+                cell.outputs = budget.settle(list(cell.get("outputs", [])))
+            return cell, resources
         except DeadKernelError:
             self._stop_reason = "kernel_died"
-            self.log.warning("Kernel died in cell %s: remaining cells are not run", index)
-            cell.outputs = list(cell.get("outputs", [])) + [
-                _stop_output("이 셀을 실행하는 중 커널이 종료되었습니다.")]
+            reason, sig = death_reason(self._kernel_exit_status())
+            self.log.warning("Kernel died in cell %s (%s): remaining cells are not run", index, reason)
+            if sig is not None:
+                text = (f"이 셀을 실행하는 중 커널이 외부 신호 {sig}번으로 종료되었습니다({reason}: 메모리 부족, "
+                        "관리자의 종료 등). 강사가 직접 채점합니다.")
+            else:
+                text = f"이 셀을 실행하는 중 커널이 종료되었습니다({reason})."
+            cell.outputs = list(cell.get("outputs", [])) + [_stop_output(text)]
             return cell, self.resources
         except CellTimeoutError:
             # the kernel did not come back after the interrupt: this cell fails, the next ones still run
@@ -93,3 +147,25 @@ class GuardedExecute(Execute):
                 output_type="error", ename="CellTimeoutError", evalue="",
                 traceback=["CellTimeoutError: 셀 시간 제한을 넘었습니다."])]
             return cell, self.resources
+
+    def output(self, outs, msg, display_id, cell_index):
+        out = super().output(outs, msg, display_id, cell_index)
+        budget = getattr(self, "_budget", None)
+        if budget is not None:
+            budget.admit(outs, out)
+        return out
+
+    async def _scrub_history(self) -> None:
+        """Run autograder/kernel_scrub.py's code silently (no history, no outputs kept)."""
+        msg_id = await ensure_async(self.kc.execute(SCRUB_CODE, silent=True, store_history=False,
+                                                    allow_stdin=False))
+        await self.async_wait_for_reply(msg_id)
+
+    def _kernel_exit_status(self) -> int | None:
+        proc = getattr(getattr(self.km, "provisioner", None), "process", None)
+        if proc is None:
+            return None
+        deadline = monotonic() + 5
+        while proc.poll() is None and monotonic() < deadline:
+            time.sleep(0.05)
+        return proc.returncode

@@ -181,9 +181,12 @@ def test_single_notebook_assignment(tmp_path):
     drop = tmp_path / "drop"
     _write(drop / "carol.ipynb", _text(course, NB1))
     _write(drop / "Dave Lee.ipynb", _text(course, NB1))
+    _second_assignment(course)
+    _write(drop / "eve.ipynb", (course.source / "other01" / "09_other.ipynb").read_text())
     report = col.collect(course, ASSIGNMENT, drop)
     assert set(report.collected) == {"carol", sanitize_student_id("Dave Lee")}
     assert (course.submitted / "carol" / ASSIGNMENT / f"{NB1}.ipynb").exists()
+    assert _reasons(report) == {"eve.ipynb": f"a notebook of other01/09_other, not of {ASSIGNMENT}"}
 
 
 def test_same_student_twice_in_a_folder_newest_wins(course, tmp_path):

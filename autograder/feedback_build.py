@@ -1,0 +1,87 @@
+"""HTML feedback that is safe to hand out and safe to open (see autograder/safe_feedback.py).
+
+``nbgrader generate_feedback`` runs in a scratch course (``autograder/work/feedback/ASSIGNMENT``) that holds
+a copy of the gradebook and *sanitized copies* of the autograded notebooks (the instructor's autograded/
+folder is not changed here), with nbgrader's ClearHiddenTests limited to test cells. Each page it writes is
+rebuilt without scripts (:func:`safe_feedback.sanitize_html_document`), checked with
+:func:`safe_feedback.active_content`, and only then copied to ``autograder/feedback/STUDENT/ASSIGNMENT/``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+from .course import IGNORE, Course, run_nbgrader
+from .safe_feedback import active_content, sanitize_html_document, sanitize_notebook, scrub_notebook
+
+_CONFIG = """\
+c = get_config()
+c.CourseDirectory.root = {root!r}
+c.CourseDirectory.course_id = "gemm-lab"
+c.CourseDirectory.source_directory = "source"
+c.CourseDirectory.submitted_directory = "submitted"
+c.CourseDirectory.autograded_directory = "autograded"
+c.CourseDirectory.feedback_directory = "feedback"
+c.CourseDirectory.db_url = {db_url!r}
+c.CourseDirectory.ignore = {ignore!r}
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+from nbgrader.preprocessors import GetGrades
+from autograder.safe_feedback import TestCellsClearHiddenTests
+c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, TestCellsClearHiddenTests]
+c.TestCellsClearHiddenTests.enforce_metadata = False
+"""
+
+
+class UnsafeFeedback(RuntimeError):
+    pass
+
+
+def build_feedback(course: Course, assignment: str) -> Path:
+    from .course import REPO_ROOT
+
+    scratch = course.work / "feedback" / assignment
+    if scratch.exists():
+        shutil.rmtree(scratch)
+    scratch.mkdir(parents=True)
+    with sqlite3.connect(course.gradebook) as a, sqlite3.connect(scratch / "gradebook.db") as b:
+        a.backup(b)
+    students = []
+    for nb_dir in sorted(course.autograded.glob(f"*/{assignment}")):
+        if not nb_dir.is_dir() or nb_dir.is_symlink():
+            continue
+        student = nb_dir.parent.name
+        dst = scratch / "autograded" / student / assignment
+        dst.mkdir(parents=True)
+        for nb_path in sorted(nb_dir.glob("*.ipynb")):
+            nb = json.loads(nb_path.read_text(encoding="utf-8"))
+            nb, _ = scrub_notebook(nb, [str(course.root)])  # idempotent; autograde already did it
+            (dst / nb_path.name).write_text(json.dumps(sanitize_notebook(nb), ensure_ascii=False),
+                                            encoding="utf-8")
+        students.append(student)
+    (scratch / "source" / assignment).mkdir(parents=True)
+    (scratch / "nbgrader_config.py").write_text(_CONFIG.format(
+        root=str(scratch), db_url=f"sqlite:///{scratch / 'gradebook.db'}", ignore=IGNORE))
+    env = {"PYTHONPATH": str(REPO_ROOT)}
+    run_nbgrader(["generate_feedback", assignment, "--force"], cwd=scratch, env=env,
+                 log=course.logs / f"feedback_{assignment}.log")
+    problems = []
+    for student in students:
+        out_dir = course.feedback / student / assignment
+        pages = sorted((scratch / "feedback" / student / assignment).glob("*.html"))
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        out_dir.mkdir(parents=True)
+        for page in pages:
+            clean = sanitize_html_document(page.read_text(encoding="utf-8"))
+            found = active_content(clean)
+            if found:
+                problems.append(f"{student}/{page.name}: {found[:3]}")
+                continue
+            (out_dir / page.name).write_text(clean, encoding="utf-8")
+    shutil.rmtree(scratch, ignore_errors=True)
+    if problems:
+        raise UnsafeFeedback("feedback pages still hold active content, not written: " + "; ".join(problems))
+    return course.feedback

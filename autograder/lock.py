@@ -1,0 +1,117 @@
+"""One ``autograde`` per course at a time, and what a killed run leaves behind is cleaned up.
+
+The lock is ``autograder/work/autograde.lock``: an ``flock`` held for the whole run (the kernel drops it
+when the process dies, even by SIGKILL) plus the holder's PID written inside. A second run while the first
+is alive fails at once with :class:`AutogradeLocked`. A run that finds a lock file whose PID is gone takes it
+over and says so in one line. Scratch left by a killed run (``work/grade/…`` and this course's ``/tmp/glrt-*``
+runtime folders whose owner is gone) is removed once the lock is held.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import sys
+from pathlib import Path
+
+RUNTIME_PREFIX = "glrt-"
+RUNTIME_PARENT = Path("/tmp")
+
+
+class AutogradeLocked(RuntimeError):
+    """Another autograde holds the course's lock."""
+
+
+def pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # a zombie (killed, not yet reaped by its parent) is gone for our purposes
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def _read_pid(path: Path) -> int | None:
+    try:
+        text = path.read_text().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+class CourseLock:
+    """Context manager: ``with CourseLock(course.work, log=print): ...``."""
+
+    def __init__(self, work: Path, log=None):
+        self.path = Path(work) / "autograde.lock"
+        self.log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+        self.taken_over: int | None = None
+        self._fd: int | None = None
+
+    def __enter__(self) -> CourseLock:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            holder = _read_pid(self.path)
+            who = f"process {holder}" if holder else "another process"
+            raise AutogradeLocked(f"another autograde is running on this course ({who}, lock {self.path}); "
+                                  "wait for it to finish") from None
+        old = _read_pid(self.path)
+        if old is not None and old != os.getpid() and not pid_alive(old):
+            self.taken_over = old
+            self.log(f"autograde: taking over the lock of process {old}, which is gone ({self.path})")
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        os.fsync(fd)
+        self._fd = fd
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._fd is not None:
+            os.ftruncate(self._fd, 0)  # a clean exit leaves no PID behind
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+
+def runtime_dir_name() -> str:
+    """Prefix of a grading runtime folder: ``glrt-<pid>-`` (the owner is known after a crash)."""
+    return f"{RUNTIME_PREFIX}{os.getpid()}-"
+
+
+def stale_runtime_dirs(parent: Path = RUNTIME_PARENT) -> list[Path]:
+    """``/tmp/glrt-<pid>-*`` folders whose process is gone (other live runs' folders are left alone)."""
+    out = []
+    for p in parent.glob(f"{RUNTIME_PREFIX}*"):
+        pid = p.name[len(RUNTIME_PREFIX):].split("-", 1)[0]
+        if p.is_dir() and not p.is_symlink() and pid.isdigit() and not pid_alive(int(pid)):
+            out.append(p)
+    return sorted(out)
+
+
+def clean_leftovers(work: Path, runtime_parent: Path = RUNTIME_PARENT) -> list[Path]:
+    """Remove the scratch a killed run left (call with the course lock held); returns what was removed."""
+    removed = []
+    grade_dir = Path(work) / "grade"
+    for p in sorted(grade_dir.glob("*/*")) if grade_dir.is_dir() else []:
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            p.unlink(missing_ok=True)
+        removed.append(p)
+    for p in stale_runtime_dirs(runtime_parent):
+        shutil.rmtree(p, ignore_errors=True)
+        removed.append(p)
+    return removed

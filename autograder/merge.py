@@ -1,0 +1,165 @@
+"""Merge one scratch grading run into the course: notebooks, scores, review notes (one thread only).
+
+Order matters for crash safety (see autograder/resume.py): the hand-in's 'graded' mark is removed first,
+then the autograded notebooks are copied and scrubbed (autograder/safe_feedback.py), then the scores, the
+review notes and the new 'graded' mark are committed in ONE SQLite transaction; the review files are
+written from the gradebook afterwards. A kill anywhere leaves the hand-in either fully merged or to be
+graded again on the next run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import warnings
+from dataclasses import dataclass, field
+
+from . import integrity, resume
+from .course import Course, read_notebook
+from .nbexec import SIGNAL_NOTE, STOP_ENAME
+from .safe_feedback import scrub_notebook
+
+_SIGNAL_RE = re.compile(SIGNAL_NOTE + r" \d+ \([A-Z0-9]+\)")
+
+
+@dataclass
+class HandInResult:
+    student: str
+    assignment: str
+    ok: bool
+    seconds: float
+    log: str
+    error: str = ""
+    incidents: dict = field(default_factory=dict)  # notebook -> list of strings (timeouts, kernel death)
+    findings: dict = field(default_factory=dict)  # notebook -> list of integrity findings
+    zeroed: dict = field(default_factory=dict)  # notebook -> grade_ids zeroed for review
+    withheld: dict = field(default_factory=dict)  # notebook -> points those cells had scored
+    repairs: dict = field(default_factory=dict)  # notebook -> structural repairs before grading (normalize)
+    redacted: dict = field(default_factory=dict)  # notebook -> outputs hidden from feedback (safe_feedback)
+    manual: dict = field(default_factory=dict)  # notebook -> grade_ids flagged for manual grading (kill)
+    handin_sha: str = ""
+    source_sha: str = ""
+    skipped: bool = False  # already graded (resume): nothing was run
+
+
+def review_entry(course: Course, r: HandInResult) -> dict:
+    return {"ok": r.ok, "error": r.error, "log": os.path.relpath(r.log, course.root),
+            "seconds": round(r.seconds, 1), "incidents": r.incidents, "findings": r.findings,
+            "zeroed": r.zeroed, "withheld_points": r.withheld, "repairs": r.repairs, "redacted": r.redacted,
+            "manual": r.manual}
+
+
+def _notebook_review(res: HandInResult, name: str, nb: dict) -> None:
+    stops, killed_at = set(), None
+    for idx, cell in enumerate(nb["cells"]):
+        for out in cell.get("outputs", []):
+            if out.get("output_type") != "error":
+                continue
+            if out.get("ename") == STOP_ENAME:
+                stops.add(out.get("evalue", ""))
+                m = _SIGNAL_RE.search(str(out.get("evalue", "")))
+                if m and killed_at is None:
+                    killed_at = idx
+                    stops.add(m.group(0))
+            elif out.get("ename") == "CellTimeoutError":
+                stops.add("셀 시간 제한 초과(CellTimeoutError)")
+    if stops:
+        res.incidents[name] = sorted(stops)
+    res.findings[name], zero_ids = integrity.review_notebook(nb)
+    if zero_ids:
+        res.zeroed[name] = zero_ids
+    if killed_at is not None:  # killed from outside: a person decides what the rest deserves
+        res.manual[name] = [c["metadata"]["nbgrader"]["grade_id"] for c in nb["cells"][killed_at:]
+                            if integrity.is_autograded_test(c)]
+
+
+def merge(course: Course, res: HandInResult) -> None:
+    from sqlalchemy.exc import SAWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SAWarning)  # nbgrader's own ORM use in update_or_create_submission
+        _merge(course, res)
+    resume.write_review_files(course, only=(res.assignment, res.student))
+
+
+def _copy_notebooks(course: Course, res: HandInResult) -> dict:
+    scratch = course.work / "grade" / res.assignment / res.student
+    src_nb_dir = scratch / "autograded" / res.student / res.assignment
+    dst_nb_dir = course.autograded / res.student / res.assignment
+    if dst_nb_dir.exists():
+        shutil.rmtree(dst_nb_dir)
+    if src_nb_dir.is_dir():
+        shutil.copytree(src_nb_dir, dst_nb_dir)
+    notebooks = {}
+    for nb_path in sorted(dst_nb_dir.glob("*.ipynb")) if dst_nb_dir.is_dir() else []:
+        nb = read_notebook(nb_path)
+        nb, notes = scrub_notebook(nb, [str(course.root), str(scratch)])
+        nb_path.write_text(json.dumps(nb, ensure_ascii=False, indent=1), encoding="utf-8")
+        if notes:
+            res.redacted[nb_path.stem] = notes
+        notebooks[nb_path.stem] = nb
+        _notebook_review(res, nb_path.stem, nb)
+    return notebooks
+
+
+def _merge(course: Course, res: HandInResult) -> None:
+    from nbgrader.api import Gradebook, MissingEntry
+    from sqlalchemy import text
+
+    resume.forget(course.gradebook, res.assignment, res.student)
+    _copy_notebooks(course, res)
+    scratch = course.work / "grade" / res.assignment / res.student
+    with Gradebook(f"sqlite:///{scratch / 'gradebook.db'}", "gemm-lab") as sgb, \
+            Gradebook(course.db_url, "gemm-lab") as gb:
+        gb.update_or_create_student(res.student)
+        try:
+            ssub = sgb.find_submission(res.assignment, res.student)
+        except MissingEntry:
+            ssub = None
+        kw = {"timestamp": ssub.timestamp} if ssub is not None and ssub.timestamp is not None else {}
+        sub = gb.update_or_create_submission(res.assignment, res.student, **kw)
+        for nb in sub.notebooks:
+            snb = None
+            if ssub is not None and res.ok:
+                snb = next((x for x in ssub.notebooks if x.name == nb.name), None)
+            sgrades = {g.name: g for g in snb.grades} if snb is not None else {}
+            zero = set(res.zeroed.get(nb.name, []))
+            manual = set(res.manual.get(nb.name, []))
+            for grade in nb.grades:
+                sg = sgrades.get(grade.name)
+                if sg is None:  # nothing graded (grader failure): zero, and flagged for review
+                    grade.auto_score = 0
+                    grade.needs_manual_grade = grade.cell.cell_type == "markdown" or not res.ok
+                elif grade.name in zero:
+                    res.withheld[nb.name] = res.withheld.get(nb.name, 0.0) + float(sg.auto_score or 0.0)
+                    grade.auto_score = 0
+                    grade.needs_manual_grade = True
+                else:
+                    grade.auto_score = sg.auto_score
+                    grade.needs_manual_grade = sg.needs_manual_grade or grade.name in manual
+                # manual scores (formgrader) are kept across re-grading, as nbgrader itself does
+            scomments = {c.name: c for c in snb.comments} if snb is not None else {}
+            for comment in nb.comments:
+                sc = scomments.get(comment.name)
+                comment.auto_comment = sc.auto_comment if sc is not None else None
+            nb.flagged = bool(zero) or bool(manual) or not res.ok
+            if snb is not None:
+                nb.late_submission_penalty = snb.late_submission_penalty
+        gb.db.execute(text(resume.CREATE_SQL))
+        gb.db.execute(text(resume.UPSERT_SQL), {
+            "assignment": res.assignment, "student": res.student, "handin_sha": res.handin_sha,
+            "source_sha": res.source_sha, "ok": int(res.ok),
+            "review": json.dumps(review_entry(course, res), ensure_ascii=False, sort_keys=True)})
+        crash_point("before_commit")
+        gb.db.commit()
+
+
+def crash_point(name: str) -> None:
+    """Fault injection for tests/test_crash_safety.py: SIGKILL this process at ``name`` when
+    ``GEMM_LAB_CRASH_AT`` says so (never set in normal use)."""
+    if os.environ.get("GEMM_LAB_CRASH_AT") == name:
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)

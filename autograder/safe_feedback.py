@@ -1,0 +1,267 @@
+"""What a student (and the instructor's browser) may see of an autograded notebook.
+
+Two steps, both on notebook JSON, plus a final one on the feedback HTML:
+
+1. :func:`scrub_notebook` (run by grade.py on every autograded notebook it merges): an error in a test
+   cell keeps only ``ename: evalue`` (the checker's Korean message), never the traceback, which would
+   quote the cell's source with its hidden tests; instructor paths (course root, home, Python/venv, /tmp
+   scratch) are replaced in every traceback and stream; any output that quotes a hidden-test line (e.g.
+   printed from IPython history by a student cell) is replaced by a notice and reported for review.
+2. :func:`sanitize_notebook` (run by report.feedback on a scratch copy): every student output and
+   student markdown cell goes through nh3 (script, event handlers, iframes, objects, forms, external
+   loads, ``javascript:`` URLs removed; images kept only as ``data:`` URIs); JavaScript, SVG and widget
+   outputs are dropped.
+3. :func:`sanitize_html_document` rebuilds the nbconvert page from its own CSS (external ``url()`` and
+   ``@import`` removed) and the nh3-cleaned body: the page has no script at all.
+   :func:`active_content` lists anything active left in a page (used as a last check, and by tests).
+
+:class:`TestCellsClearHiddenTests` is nbgrader's ClearHiddenTests for test cells only: a student cell
+that contains the literal marker is data, not an error.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import nh3
+from nbgrader.preprocessors import ClearHiddenTests
+
+from .course import REPO_ROOT
+
+BEGIN, END = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+REDACTED_KO = "[가려짐] 이 출력에 숨겨진 테스트의 내용이 들어 있어 피드백에서 지웠습니다."
+MIN_HIDDEN_LINE = 12  # shorter hidden lines (")", "g = fresh()") are too common to mean a leak
+
+TAGS = set(nh3.ALLOWED_TAGS) - {"area", "map"}
+ATTRS = {"*": {"class", "title", "lang", "dir"}, "a": {"href"}, "img": {"src", "alt", "width", "height"},
+         "td": {"colspan", "rowspan"}, "th": {"colspan", "rowspan"}, "ol": {"start"}}
+DROP_MIME = ("application/javascript", "text/javascript", "image/svg+xml",
+             "application/vnd.jupyter.widget-view+json", "application/vnd.jupyter.widget-state+json")
+_DATA_IMG = re.compile(r"^data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]*$")
+
+
+# ---------------------------------------------------------------------------------------------- paths
+def instructor_paths(extra: list[str] | None = None) -> list[tuple[str, str]]:
+    """(path, replacement) pairs, longest first."""
+    pairs = {}
+    for p, tag in [(sys.prefix, "<python>"), (sys.base_prefix, "<python>"), (str(REPO_ROOT), "<course>"),
+                   (os.path.expanduser("~"), "~"), *[(e, "<course>") for e in extra or []]]:
+        for q in {p, os.path.realpath(p)}:
+            if q and q not in ("/", "/usr", "/tmp") and len(q) > 4:
+                pairs[q.rstrip("/")] = tag
+    return sorted(pairs.items(), key=lambda kv: -len(kv[0]))
+
+
+_TMP = re.compile(r"/tmp/(glrt-[\w.-]+|ipykernel_\d+|tmp[\w.-]+|pytest-of-[\w.-]+)(/[^\s'\"\x1b]*)?")
+
+
+def strip_paths(text: str, pairs: list[tuple[str, str]]) -> str:
+    for path, tag in pairs:
+        text = text.replace(path, tag)
+    return _TMP.sub("<tmp>", text)
+
+
+# --------------------------------------------------------------------------------------- hidden text
+def _src(cell) -> str:
+    s = cell.get("source", "")
+    return "".join(s) if isinstance(s, list) else str(s)
+
+
+def is_test_cell(cell) -> bool:
+    m = (cell.get("metadata") or {}).get("nbgrader") or {}
+    return cell.get("cell_type") == "code" and bool(m.get("grade") or m.get("locked")) and not m.get("solution")
+
+
+def hidden_lines(nb: dict) -> set[str]:
+    """Lines of the hidden-test regions of the test cells that are not also visible elsewhere."""
+    hidden, visible = set(), set()
+    for cell in nb.get("cells", []):
+        inside = False
+        for line in _src(cell).split("\n"):
+            s = line.strip()
+            if BEGIN in line and is_test_cell(cell):
+                inside = True
+            elif END in line and is_test_cell(cell):
+                inside = False
+            elif inside:
+                hidden.add(s)
+            else:
+                visible.add(s)
+    return {h for h in hidden - visible if len(h) >= MIN_HIDDEN_LINE}
+
+
+def _output_text(out) -> str:
+    parts = [out.get("text", ""), out.get("evalue", ""), *(out.get("traceback") or [])]
+    for v in (out.get("data") or {}).values():
+        parts.append(v if isinstance(v, (str, list)) else json.dumps(v, ensure_ascii=False))
+    flat = "".join("".join(p) if isinstance(p, list) else str(p) for p in parts)
+    return html.unescape(ANSI.sub("", flat))
+
+
+def leaks(out, secret: set[str]) -> bool:
+    text = _output_text(out)
+    return BEGIN in text or END in text or any(s in text for s in secret)
+
+
+def _redacted(out) -> dict:
+    return {"output_type": "stream", "name": "stderr", "text": REDACTED_KO + "\n"}
+
+
+def scrub_notebook(nb: dict, extra_paths: list[str] | None = None) -> tuple[dict, list[str]]:
+    """Scrub one autograded notebook in place (see the module docstring); returns (nb, review notes)."""
+    notes: list[str] = []
+    secret = hidden_lines(nb)
+    pairs = instructor_paths(extra_paths)
+    for idx, cell in enumerate(nb.get("cells", [])):
+        outs = cell.get("outputs")
+        if not isinstance(outs, list):
+            continue
+        test = is_test_cell(cell)
+        new = []
+        for out in outs:
+            if not isinstance(out, dict):
+                continue
+            if out.get("output_type") == "error":
+                if test:
+                    ev = str(out.get("evalue", ""))
+                    out["traceback"] = [f"{out.get('ename', 'Error')}: {ev}" if ev else str(out.get("ename"))]
+                out["traceback"] = [strip_paths(str(t), pairs) for t in out.get("traceback") or []]
+                out["evalue"] = strip_paths(str(out.get("evalue", "")), pairs)
+            elif out.get("output_type") == "stream":
+                text = out.get("text", "")
+                out["text"] = strip_paths("".join(text) if isinstance(text, list) else str(text), pairs)
+            if not test and leaks(out, secret):
+                notes.append(f"cell {idx}: output quoting hidden tests redacted")
+                out = _redacted(out)
+            elif test and leaks(out, secret):
+                notes.append(f"cell {idx}: test output quoting hidden tests redacted")
+                out = _redacted(out)
+            new.append(out)
+        cell["outputs"] = new
+    return nb, notes
+
+
+# ------------------------------------------------------------------------------------------ sanitize
+def _attribute_filter(tag: str, attr: str, value: str) -> str | None:
+    if attr == "src":
+        return value if tag == "img" and _DATA_IMG.match(value) else None
+    if attr == "href":
+        v = value.strip().lower()
+        return value if v.startswith(("http://", "https://", "mailto:", "#")) else None
+    return value
+
+
+def clean_html(fragment: str) -> str:
+    return nh3.clean(fragment, tags=TAGS, attributes=ATTRS, attribute_filter=_attribute_filter,
+                     url_schemes={"http", "https", "mailto", "data"}, link_rel="noopener noreferrer")
+
+
+def _clean_data(data: dict) -> dict:
+    out = {}
+    for mime, value in data.items():
+        if mime in DROP_MIME or "javascript" in mime:
+            continue
+        text = "".join(value) if isinstance(value, list) else value
+        if mime == "text/html":
+            out[mime] = clean_html(str(text))
+        elif mime == "text/markdown":
+            out[mime] = clean_html(str(text))
+        elif mime.startswith("image/"):
+            out[mime] = text if isinstance(text, str) and re.fullmatch(r"[A-Za-z0-9+/=\s]*", text) else ""
+        elif mime == "text/latex":
+            out[mime] = html.escape(str(text), quote=False)
+        elif mime == "text/plain" or mime.startswith("text/"):
+            out[mime] = str(text)
+        # other mime types (application/json, vendor formats) are not shown
+    if not out:
+        out["text/plain"] = "[출력 형식이 피드백에서 지원되지 않아 생략했습니다]"
+    return out
+
+
+def sanitize_notebook(nb: dict) -> dict:
+    """Make every output and every non-test markdown cell safe to render (in place; returns nb)."""
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") == "markdown" and not is_test_cell(cell):
+            cell["source"] = clean_html(_src(cell))
+            cell.get("metadata", {}).pop("attachments", None)
+            cell.pop("attachments", None)
+        for out in cell.get("outputs", []) or []:
+            if isinstance(out.get("data"), dict):
+                out["data"] = _clean_data(out["data"])
+                out.get("metadata", {}).clear() if isinstance(out.get("metadata"), dict) else None
+    nb.get("metadata", {}).pop("widgets", None)
+    return nb
+
+
+_STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S | re.I)
+_TITLE = re.compile(r"<title>(.*?)</title>", re.S | re.I)
+_BODY = re.compile(r"<body[^>]*>(.*)</body>", re.S | re.I)
+_CSS_URL = re.compile(r"url\(\s*(?!['\"]?data:)[^)]*\)", re.I)
+
+
+def sanitize_html_document(page: str) -> str:
+    """nbconvert's page rebuilt without scripts: its own CSS (no external url()/@import), a cleaned body."""
+    css = "\n".join(_STYLE.findall(page))
+    css = _CSS_URL.sub("none", re.sub(r"@import[^;]*;", "", css)).replace("</", "<\\/")
+    title = _TITLE.search(page)
+    body = _BODY.search(page)
+    clean_body = clean_html(body.group(1) if body else page)
+    return ("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<title>{html.escape(html.unescape(title.group(1))) if title else 'feedback'}</title>\n"
+            f"<style>\n{css}\n</style>\n</head>\n<body>\n{clean_body}\n</body>\n</html>\n")
+
+
+class _Active(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "iframe", "object", "embed", "form", "frame", "frameset", "base", "link", "meta"):
+            if not (tag == "meta" and dict(attrs).keys() <= {"charset"}):
+                self.found.append(f"<{tag}>")
+        for name, value in attrs:
+            v = (value or "").strip().lower()
+            if name.startswith("on"):
+                self.found.append(f"<{tag} {name}=>")
+            elif name in ("src", "href", "action", "formaction", "data", "srcset", "xlink:href", "style"):
+                if v.startswith(("javascript:", "vbscript:")):
+                    self.found.append(f"<{tag} {name}=javascript:>")
+                elif name == "style" and "url(" in v:
+                    self.found.append(f"<{tag} style=url()>")
+                elif name in ("src", "srcset", "data") and not v.startswith("data:"):
+                    self.found.append(f"<{tag} {name}={value[:40]}> (external load)")
+
+
+def active_content(page: str) -> list[str]:
+    """Anything in an HTML page that can run or load from elsewhere (empty list: safe to open)."""
+    p = _Active()
+    p.feed(page)
+    p.close()
+    css = "\n".join(_STYLE.findall(page))
+    if re.search(r"@import|url\(\s*['\"]?(?!data:)", css, re.I):
+        p.found.append("CSS loads from elsewhere")
+    return p.found
+
+
+class TestCellsClearHiddenTests(ClearHiddenTests):
+    """ClearHiddenTests that touches test cells only (student text is data, never an error)."""
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        if not is_test_cell(cell):
+            return cell, resources
+        return super().preprocess_cell(cell, resources, cell_index)
+
+
+def scrub_file(path: Path, extra_paths: list[str] | None = None) -> list[str]:
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    nb, notes = scrub_notebook(nb, extra_paths)
+    Path(path).write_text(json.dumps(nb, ensure_ascii=False, indent=1), encoding="utf-8")
+    return notes
