@@ -27,6 +27,7 @@ from .expected import compare_with_expected
 from .grade import (
     DEFAULT_CELL_TIMEOUT,
     DEFAULT_NOTEBOOK_TIMEOUT,
+    AutogradeLocked,
     SandboxMissing,
     autograde,
     submitted_students,
@@ -69,7 +70,8 @@ def cmd_autograde(course, args):
         t0 = time.monotonic()
         results = autograde(course, a, students=args.student or None, jobs=args.jobs,
                             cell_timeout=args.cell_timeout, notebook_timeout=args.notebook_timeout,
-                            allow_unsandboxed=args.allow_unsandboxed, memory_gb=args.memory_gb)
+                            allow_unsandboxed=args.allow_unsandboxed, memory_gb=args.memory_gb,
+                            regrade=args.regrade)
         failed += sum(not r.ok for r in results)
         print(f"{a}: {len(results)} hand-ins in {time.monotonic() - t0:.1f}s")
     return 1 if failed else 0
@@ -162,6 +164,7 @@ def main(argv=None) -> int:
     p.add_argument("assignment", nargs="*")
     p.add_argument("--student", action="append")
     _grade_args(p)
+    p.add_argument("--regrade", action="store_true", help="grade again hand-ins already graded (resume skips them)")
     p.set_defaults(fn=cmd_autograde)
     p = sub.add_parser("feedback")
     p.add_argument("assignment", nargs="*")
@@ -177,7 +180,7 @@ def main(argv=None) -> int:
     course = Course.at(args.course_root)
     try:
         return args.fn(course, args) or 0
-    except SandboxMissing as exc:
+    except (SandboxMissing, AutogradeLocked) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from .collect_report import review_notes
-from .course import Course, run_nbgrader
+from .course import Course
 
 
 def scores(course: Course, assignments: list[str] | None = None) -> tuple[list[str], dict, dict]:
@@ -122,7 +122,8 @@ def grade_table(course: Course, assignments: list[str] | None = None, notebooks:
 
 
 def feedback(course: Course, assignment: str) -> Path:
-    """nbgrader generate_feedback: autograder/feedback/STUDENT/ASSIGNMENT/*.html (no code is run)."""
-    run_nbgrader(["generate_feedback", assignment, "--force"], cwd=course.root,
-                 log=course.logs / f"feedback_{assignment}.log")
-    return course.feedback
+    """autograder/feedback/STUDENT/ASSIGNMENT/*.html (no code is run): nbgrader generate_feedback on
+    sanitized copies, hidden tests and instructor paths removed, no script (autograder/feedback_build.py)."""
+    from .feedback_build import build_feedback
+
+    return build_feedback(course, assignment)
