@@ -28,7 +28,7 @@ from autograder.collect_report import report_path  # noqa: E402
 from autograder.collect_zip import ZipLimits  # noqa: E402
 from autograder.course import Course  # noqa: E402
 from autograder.fixture import ASSIGNMENT, make_course  # noqa: E402
-from autograder.report import review_flags, write_grades_csv  # noqa: E402
+from autograder.report import grade_table, review_flags, write_grades_csv  # noqa: E402
 
 NB1, NB2 = "01_counts", "02_vectors"
 
@@ -561,6 +561,37 @@ def test_unreadable_student_gets_a_zero_row_in_grades_csv(course, tmp_path):
     saved = json.loads(report_path(course, ASSIGNMENT).read_text())
     assert saved["students"]["mallory"] == {"raw": "mallory", "collected": [NB1], "notes": []}
     assert "alice" in saved["students"] and len(saved["runs"]) == 2
+
+
+@pytest.mark.filterwarnings("ignore:.*not in session")  # nbgrader add_submission, known and harmless
+def test_unreadable_student_row_beside_graded_students(course, tmp_path, monkeypatch):
+    """With a gradebook: the unreadable student gets 0 in every notebook column, the graded one her score."""
+    from nbgrader.api import Gradebook, GradeCell, Notebook
+
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")  # alembic
+    drop = tmp_path / "drop"
+    _write(drop / f"alice__{NB1}.ipynb", _text(course, NB1))
+    _write(drop / f"mallory__{NB1}.ipynb", "")
+    col.collect(course, ASSIGNMENT, drop)
+    course.gradebook.parent.mkdir(parents=True, exist_ok=True)
+    with Gradebook(course.db_url, "gemm-lab") as gb:  # what autograde would leave: alice graded, 2 of 5
+        a = gb.update_or_create_assignment(ASSIGNMENT)
+        for name, pts in ((NB1, 5), (NB2, 4)):
+            gb.db.add(GradeCell(name=f"t_{name}", notebook=Notebook(name=name, assignment=a), max_score=pts,
+                                cell_type="code"))
+        gb.db.commit()
+        gb.add_student("alice")
+        gb.add_submission(ASSIGNMENT, "alice")
+        gb.find_grade(f"t_{NB1}", NB1, ASSIGNMENT, "alice").auto_score = 2
+        gb.db.commit()
+    rows = list(csv.reader(write_grades_csv(course).open(encoding="utf-8")))
+    assert rows[0] == ["student_id", f"{ASSIGNMENT}/{NB1}", f"{ASSIGNMENT}/{NB2}", "total", "review"]
+    by = {r[0]: r for r in rows[1:]}
+    assert by["alice"][1:4] == ["2", "0", "2"] and by["max"][1:4] == ["5", "4", "9"]
+    assert by["mallory"][1:4] == ["0", "0", "0"]
+    assert by["mallory"][4] == f"{ASSIGNMENT}: no readable hand-in, 0 points (mallory__{NB1}.ipynb: empty file)"
+    (line,) = [x for x in grade_table(course).splitlines() if x.startswith("mallory")]
+    assert line.split()[1:4] == ["0", "0", "0"] and "no readable hand-in" in line
 
 
 # ---------------------------------------------------------------- entry points
