@@ -1,0 +1,339 @@
+"""Static scan rules for what a student's cell does to the notebook's given names and to IPython's history.
+
+Two findings, used by ``integrity.scan_source``:
+
+* ``LOCKED_REBIND``: the cell rebinds, deletes or mutates a *protected* name: a name the notebook's
+  locked cells define (their imports such as ``calc``, ``rf``, ``sm``; functions such as a given
+  ``launch``; helper values such as ``expected_table``, ``CONFIGS``, ``M``) or a ``gemm_lab`` calculator
+  module name (``calc``, ``tiling``, ``roofline``, ...). Every way Python binds a global counts:
+  assignment (also tuple targets and ``+=``), ``def``, ``class``, ``import``/``import ... as``,
+  ``from ... import``, ``del``, ``global``, ``for`` targets, ``with ... as``, ``except ... as``, ``:=``,
+  ``match`` captures; so do item/attribute writes and in-place methods on a given value
+  (``CONFIGS[0] = ...``, ``ALIASES.update(...)``). Bindings local to a function or class body are
+  ignored unless the function declares the name ``global``. Re-importing the same module under the same
+  name (``import numpy as np`` again) is not a rebinding.
+* ``INPUT_HISTORY``: the cell reads IPython's input/output history, where the source of hidden test
+  cells that already ran is kept: ``In``, ``Out``, ``_ih``, ``_oh``, ``_i``/``_ii``/``_iii``,
+  ``_i<N>``, ``_<N>``, ``%history`` (and the magics that replay or save history), ``history_manager``,
+  ``IPython.core.history``, the ``history.sqlite`` file. A name the cell binds itself is its own
+  variable, not history.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import sys
+
+from . import _seal
+
+__all__ = ["default_protected", "protected_names", "RebindScanner", "history_magic", "HISTORY_NAMES"]
+
+HISTORY_NAMES = frozenset({"In", "Out", "_ih", "_oh", "_dh", "_i", "_ii", "_iii", "___"})
+_HISTORY_RE = re.compile(r"^_i?\d+$")
+_HISTORY_ATTRS = frozenset({"history_manager", "input_hist_parsed", "input_hist_raw", "output_hist",
+                            "HistoryAccessor", "HistoryManager", "extract_hist_ranges"}) | HISTORY_NAMES
+_HISTORY_MAGICS = frozenset({"history", "hist", "recall", "rerun", "save", "macro", "pastebin", "notebook"})
+_MUTATORS = frozenset({
+    "append", "extend", "insert", "remove", "pop", "popitem", "clear", "update", "setdefault", "sort",
+    "reverse", "add", "discard", "difference_update", "intersection_update", "symmetric_difference_update",
+    "__setitem__", "__delitem__", "__setattr__", "__delattr__", "__init__", "fill_", "copy_", "zero_",
+})
+
+
+def is_history_name(name: str) -> bool:
+    return name in HISTORY_NAMES or bool(_HISTORY_RE.match(name))
+
+
+def history_magic(line: str) -> bool:
+    """True for a ``%history``-like line magic (``%hist -g``, ``%recall 3``, ``%save f 1-5``)."""
+    s = line.strip().lstrip("%")
+    return bool(s) and s.split()[0] in _HISTORY_MAGICS
+
+
+def default_protected() -> dict[str, frozenset]:
+    """``gemm_lab``, ``calc``, ``grading`` and every calculator module name, with the module(s) each may
+    legitimately be bound to by an import."""
+    here = os.path.dirname(os.path.abspath(sys._getframe().f_code.co_filename))
+    calc_dir = os.path.join(os.path.dirname(here), "calc")
+    out = {"gemm_lab": frozenset({"gemm_lab"}), "calc": frozenset({"gemm_lab.calc"}),
+           "grading": frozenset({"gemm_lab.grading"})}
+    for entry in sorted(os.listdir(calc_dir)):
+        stem, ext = os.path.splitext(entry)
+        if ext == ".py" and not stem.startswith("_"):
+            out[stem] = frozenset({f"gemm_lab.calc.{stem}"})
+    return out
+
+
+def _import_bindings(node) -> list[tuple[str, str]]:
+    """(bound name, the module or object it is bound to) for an import statement."""
+    out = []
+    if isinstance(node, ast.Import):
+        for a in node.names:
+            out.append((a.asname, a.name) if a.asname else (a.name.split(".")[0], a.name.split(".")[0]))
+    else:
+        mod = "." * node.level + (node.module or "")
+        for a in node.names:
+            if a.name != "*":
+                out.append((a.asname or a.name, mod + a.name if mod.endswith(".") else f"{mod}.{a.name}"))
+    return out
+
+
+def protected_names(source: str) -> dict[str, frozenset]:
+    """The global names a (locked) cell defines: imports map to the module they name; ``def``/``class``
+    names, assignment targets and ``global`` names map to an empty set (no import may rebind them).
+    Loop, ``with``/``except`` and ``:=`` targets are the cell's temporaries and are not protected.
+    Unparsable source gives an empty dict."""
+    try:
+        tree = ast.parse(_python(source))
+    except SyntaxError:
+        return {}
+    out: dict[str, frozenset] = {}
+
+    def add(name, origin=None):
+        prev = out.get(name)
+        if origin is None:
+            out[name] = frozenset()
+        elif prev is None:
+            out[name] = frozenset({origin})
+        elif prev:
+            out[name] = prev | {origin}
+
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            add(node.name)
+            for sub in ast.walk(node):  # `global x` inside a given function binds x too
+                if isinstance(sub, ast.Global):
+                    for n in sub.names:
+                        add(n)
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for name, origin in _import_bindings(node):
+                add(name, origin)
+            continue
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                for sub in ast.walk(t):
+                    if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                        add(sub.id)
+        todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _python(source: str) -> str:
+    lines = []
+    for line in source.splitlines():
+        s = line.lstrip()
+        lines.append(line[: len(line) - len(s)] + "pass" if s.startswith(("%", "!")) else line)
+    return "\n".join(lines)
+
+
+def _own_bindings(tree) -> set[str]:
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+    return names
+
+
+def _globals_of(scope_node) -> set[str]:
+    """Names a function/class body declares ``global`` (not counting nested functions/classes)."""
+    out, todo = set(), list(scope_node.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Global):
+            out.update(node.names)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
+class RebindScanner(ast.NodeVisitor):
+    """Collects ``(code, line, detail)`` for LOCKED_REBIND and INPUT_HISTORY findings of one cell."""
+
+    def __init__(self, protected: dict[str, frozenset], tree: ast.AST):
+        self.protected = protected
+        self.flags: list[tuple[str, int, str]] = []
+        self.scopes: list[set | None] = [None]  # None: module scope; a set: the globals a function declares
+        self.own = _own_bindings(tree)
+
+    # helpers ------------------------------------------------------------------
+    def _flag(self, code, node, detail):
+        self.flags.append((code, getattr(node, "lineno", 0), detail))
+
+    def _global_scope(self, name) -> bool:
+        top = self.scopes[-1]
+        return top is None or name in top
+
+    def _bind(self, name, node, how):
+        if name in self.protected and self._global_scope(name):
+            self._flag("LOCKED_REBIND", node, how.format(name))
+
+    def _is_given_value(self, node) -> bool:
+        """A Name that refers to a protected, non-module value (a given list, dict, function...)."""
+        return isinstance(node, ast.Name) and node.id in self.protected and not self.protected[node.id]
+
+    def _target(self, t, node, how):
+        if isinstance(t, ast.Name):
+            self._bind(t.id, node, how)
+        elif isinstance(t, (ast.Tuple, ast.List)):
+            for e in t.elts:
+                self._target(e, node, how)
+        elif isinstance(t, ast.Starred):
+            self._target(t.value, node, how)
+        elif isinstance(t, (ast.Subscript, ast.Attribute)):
+            root = t
+            while isinstance(root, (ast.Subscript, ast.Attribute)):
+                root = root.value
+            if self._is_given_value(root):
+                self._flag("LOCKED_REBIND", node, f"{ast.unparse(t)} (주어진 값 {root.id}을(를) 고칩니다)")
+
+    # bindings ------------------------------------------------------------------
+    def visit_Assign(self, node):
+        for t in node.targets:
+            self._target(t, node, "{} = ...")
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node):
+        self._target(node.target, node, "{} " + type(node.op).__name__ + "= ...")
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node):
+        if node.value is not None:
+            self._target(node.target, node, "{}: ... = ...")
+        self.generic_visit(node)
+
+    def visit_Delete(self, node):
+        for t in node.targets:
+            self._target(t, node, "del {}")
+        self.generic_visit(node)
+
+    def visit_For(self, node):
+        self._target(node.target, node, "for {} in ...")
+        self.generic_visit(node)
+
+    visit_AsyncFor = visit_For
+
+    def visit_With(self, node):
+        for item in node.items:
+            if item.optional_vars is not None:
+                self._target(item.optional_vars, node, "with ... as {}")
+        self.generic_visit(node)
+
+    visit_AsyncWith = visit_With
+
+    def visit_NamedExpr(self, node):
+        self._target(node.target, node, "({} := ...)")
+        self.generic_visit(node)
+
+    def visit_ExceptHandler(self, node):
+        if node.name:
+            self._bind(node.name, node, "except ... as {}")
+        self.generic_visit(node)
+
+    def visit_MatchAs(self, node):
+        if node.name:
+            self._bind(node.name, node, "case ... as {}")
+        self.generic_visit(node)
+
+    def visit_MatchStar(self, node):
+        if node.name:
+            self._bind(node.name, node, "case *{}")
+        self.generic_visit(node)
+
+    def visit_Global(self, node):
+        for name in node.names:
+            if name in self.protected:
+                self._flag("LOCKED_REBIND", node, f"global {name}")
+
+    def _scope(self, node, kind):
+        if kind != "lambda":
+            self._bind(node.name, node, ("class {}" if kind == "class" else "def {}"))
+            for d in node.decorator_list:
+                self.visit(d)
+        if kind == "class":
+            for b in node.bases + [k.value for k in node.keywords]:
+                self.visit(b)
+        else:
+            self.visit(node.args)
+        self.scopes.append(_globals_of(node) if kind != "lambda" else set())
+        for stmt in (node.body if kind != "lambda" else [node.body]):
+            self.visit(stmt)
+        self.scopes.pop()
+
+    def visit_FunctionDef(self, node):
+        self._scope(node, "def")
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node):
+        self._scope(node, "class")
+
+    def visit_Lambda(self, node):
+        self._scope(node, "lambda")
+
+    def visit_Import(self, node):
+        for name, origin in _import_bindings(node):
+            allowed = self.protected.get(name)
+            if allowed is not None and origin not in allowed and self._global_scope(name):
+                how = "import" if isinstance(node, ast.Import) else "from ... import"
+                self._flag("LOCKED_REBIND", node, f"{how} {origin} → {name}")
+            if origin.split(".")[:3] == ["IPython", "core", "history"] or origin.rsplit(".", 1)[-1] in _HISTORY_ATTRS:
+                self._flag("INPUT_HISTORY", node, f"import {origin}")
+
+    visit_ImportFrom = visit_Import
+
+    # mutation through calls, history reads ------------------------------------------------
+    def visit_Call(self, node):
+        f = node.func
+        if isinstance(f, ast.Attribute) and self._is_given_value(f.value) and (
+            f.attr in _MUTATORS or any(k.arg == "inplace" for k in node.keywords)
+        ):
+            self._flag("LOCKED_REBIND", node, f"{f.value.id}.{f.attr}(...)")
+        if isinstance(f, ast.Name) and f.id in ("setattr", "delattr", "getattr", "hasattr") and node.args:
+            if f.id in ("setattr", "delattr") and self._is_given_value(node.args[0]):
+                self._flag("LOCKED_REBIND", node, f"{f.id}({node.args[0].id}, ...)")
+            if len(node.args) > 1 and self._history_literal(node.args[1]):
+                self._flag("INPUT_HISTORY", node, f"{f.id}(..., {node.args[1].value!r})")
+        if isinstance(f, ast.Attribute) and f.attr == "get" and node.args and self._history_literal(node.args[0]):
+            self._flag("INPUT_HISTORY", node, f"….get({node.args[0].value!r})")
+        if isinstance(f, ast.Attribute) and f.attr in ("run_line_magic", "magic", "run_cell_magic") and node.args:
+            a = node.args[0]
+            if isinstance(a, ast.Constant) and isinstance(a.value, str) and history_magic(a.value):
+                self._flag("INPUT_HISTORY", node, f"{f.attr}({a.value!r})")
+        self.generic_visit(node)
+
+    @staticmethod
+    def _history_literal(node) -> bool:
+        return isinstance(node, ast.Constant) and isinstance(node.value, str) and is_history_name(node.value)
+
+    def visit_Subscript(self, node):
+        if self._history_literal(node.slice):
+            self._flag("INPUT_HISTORY", node, f"[{node.slice.value!r}]")
+        self.generic_visit(node)
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load) and is_history_name(node.id) and node.id not in self.own:
+            self._flag("INPUT_HISTORY", node, node.id)
+
+    def visit_Attribute(self, node):
+        if node.attr in _HISTORY_ATTRS or _HISTORY_RE.match(node.attr):
+            self._flag("INPUT_HISTORY", node, "…." + node.attr)
+        self.generic_visit(node)
+
+    def visit_Constant(self, node):
+        if isinstance(node.value, str) and "history.sqlite" in node.value:
+            self._flag("INPUT_HISTORY", node, "history.sqlite")
+
+
+_seal.seal(__name__)
