@@ -199,7 +199,7 @@ class _Run:
 
 def _entries_of(source: Path, report: CollectReport, limits: ZipLimits, run: _Run) -> None:
     if source.is_file() and source.suffix.lower() == ".zip":
-        with open_zip(source, report.skipped) as zf:
+        with open_zip(source, report.skipped, limits) as zf:
             if zf is not None:
                 for e in zip_entries(zf, str(source), report.skipped, limits):
                     run.take(e)
@@ -208,7 +208,7 @@ def _entries_of(source: Path, report: CollectReport, limits: ZipLimits, run: _Ru
         raise FileNotFoundError(f"source: {source} is neither a .zip nor a folder")
     for e in walk_folder(source, report.skipped):
         if len(e.parts) == 1 and e.name.lower().endswith(".zip"):
-            with open_zip(Path(e.where), report.skipped) as zf:
+            with open_zip(Path(e.where), report.skipped, limits) as zf:
                 if zf is not None:
                     for z in zip_entries(zf, e.where, report.skipped, limits):
                         run.take(z)

@@ -2,7 +2,7 @@
 
 Refused before extracting (one report line each): member paths that are absolute or hold a ``..``
 part, symbolic links, encrypted members, members declaring more than ``max_member`` bytes or a
-compression ratio above ``max_ratio`` (past 1 MiB), and whole archives with more than ``max_members``
+compression ratio above ``max_ratio`` (past 4 MiB), and whole archives with more than ``max_members``
 members or declaring more than ``max_total`` bytes in all. A member is read in 64 KiB chunks and dropped
 as soon as it passes its cap (a header that lies cannot make it larger). Corrupt archives and members
 are reported, never raised.
@@ -31,7 +31,7 @@ class ZipLimits:
     max_total: int = 2 * 2**30
     max_ratio: float = 100.0
     max_members: int = 20_000
-    ratio_floor: int = 2**20  # small members may compress well without harm
+    ratio_floor: int = 4 * 2**20  # a notebook of repeated output lines may compress 200:1 without harm
 
 
 def member_problem(info: zipfile.ZipInfo, limits: ZipLimits) -> str | None:
@@ -73,8 +73,17 @@ def _member_reader(zf: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int):
     return read
 
 
+def _declared_members(f) -> int | None:
+    """Member count from the end-of-central-directory record, read before zipfile parses every entry."""
+    try:
+        end = zipfile._EndRecData(f)  # noqa: SLF001 (the stdlib's own reader of that record)
+        return int(end[zipfile._ECD_ENTRIES_TOTAL]) if end else None
+    except (OSError, ValueError, IndexError, AttributeError, TypeError):
+        return None
+
+
 @contextmanager
-def open_zip(path: Path, skipped: list) -> Iterator[zipfile.ZipFile | None]:
+def open_zip(path: Path, skipped: list, limits: ZipLimits) -> Iterator[zipfile.ZipFile | None]:
     """The archive at ``path`` (a regular file, never a link), or None with a report line."""
     f, why = open_regular(path)
     if why:
@@ -82,7 +91,13 @@ def open_zip(path: Path, skipped: list) -> Iterator[zipfile.ZipFile | None]:
         yield None
         return
     with f:
+        declared = _declared_members(f)
+        if declared is not None and declared > limits.max_members:
+            skipped.append((str(path), f"{declared} members (limit {limits.max_members}): refused before extracting"))
+            yield None
+            return
         try:
+            f.seek(0)
             zf = zipfile.ZipFile(f)
         except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, ValueError) as exc:
             skipped.append((str(path), f"corrupt zip ({type(exc).__name__}): not collected"))

@@ -397,6 +397,8 @@ def test_zip_bomb_is_refused_before_extracting(course, tmp_path, monkeypatch):
     report = col.collect(course, ASSIGNMENT, z, limits=ZipLimits(max_total=2**20))
     assert report.skipped == [(str(z), f"unpacks to {48 * 2**20 + len(_text(course, NB1))} bytes "
                                        f"(limit {2**20}): refused before extracting")]
+    report = col.collect(course, ASSIGNMENT, z, limits=ZipLimits(max_members=1))  # from the end record
+    assert report.skipped == [(str(z), "2 members (limit 1): refused before extracting")]
     big = ZipLimits(max_member=2**20, max_ratio=10**6)
     report = col.collect(course, ASSIGNMENT, z, limits=big)
     assert "(limit 1048576): refused before extracting" in _reasons(report)[f"{NB1}.ipynb"]
