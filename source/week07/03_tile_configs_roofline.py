@@ -23,13 +23,33 @@
 # 4. 교과서 공식(`num_stages × 1단계`)과 컴파일러의 `metadata.shared`(sm_75/80/90 교차 컴파일)의 차이
 # 5. `num_warps`와 `num_stages`가 바꾸는 것
 # 6. 오토튜닝 키(key)가 다시 벤치마크하는 때와 `@triton.jit` 캐시가 다시 컴파일하는 때 (연습문제 3)
+# 7. 타일·웨이브 양자화: 비영속(non-persistent) 커널에서 SM이 노는 마지막 웨이브 (연습문제 4)
 #
 # ## GPU가 필요한 부분
 # 7절의 **실제 오토튜닝 실행**과 **실제 `OutOfResources` 메시지**만 GPU가 필요합니다. GPU가 없으면 같은 커널을
 # CPU에서 교차 컴파일(cross-compile)해 컴파일러가 잡는 Shared Memory와 장치 한계를 비교해 보여 줍니다.
 # 나머지는 계산이라 어디서나 돌아갑니다.
 #
-# 점수: 표 (8점) + 연습문제 2.2–2.3 (5점) + 연습문제 3 (8점) + 설명 (2점) = 23점.
+# 점수: 표 (8점) + 연습문제 2.2–2.3 (5점) + 2.3 앞부분 `OutOfResources` 처리 (2점) + 연습문제 3 (8점) + 설명 (2점)
+# + 연습문제 4 타일·웨이브 양자화 (3점) = 28점.
+#
+# **단위:** 1 KiB = 1024 B, 1 MiB = 1024 KiB, 1 GB = 10⁹ B, 1 TB = 10¹² B (Shared Memory 한계는 KiB, HBM 대역폭은
+# GB/s·TB/s로 적습니다). TFLOP/s = 10¹² FLOP/s.
+#
+# ## 읽을거리
+# * Triton Tutorial 03 — Matrix Multiplication (Final Result, Benchmark):
+#   <https://triton-lang.org/main/getting-started/tutorials/03-matrix-multiplication.html>
+# * API: `triton.autotune` <https://triton-lang.org/main/python-api/generated/triton.autotune.html>,
+#   `triton.Config` <https://triton-lang.org/main/python-api/generated/triton.Config.html>,
+#   `tl.dot` <https://triton-lang.org/main/python-api/generated/triton.language.dot.html>,
+#   `triton.testing.do_bench` <https://triton-lang.org/main/python-api/generated/triton.testing.do_bench.html>
+# * NVIDIA Matrix Multiplication Background — §2 Math and Memory Bounds, §3 Dimension Quantization Effects
+#   (타일·웨이브 양자화): <https://docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication/index.html>
+# * CUDA C++ Programming Guide — Compute Capabilities (SM당·블록당 Shared Memory 한계):
+#   <https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#compute-capabilities>
+# * Triton 논문 (MAPL 2019) §5 (프리페칭, Shared Memory 할당): <https://doi.org/10.1145/3315508.3329973>
+# * Triton Programming Guide, Chapter 1: <https://triton-lang.org/main/programming-guide/chapter-1/introduction.html>
+# * MLIR 개요: <https://mlir.llvm.org/>
 
 # %% nbgrader={"grade": false, "grade_id": "imports", "locked": true, "schema_version": 3, "solution": false, "task": false}
 from gemm_lab import runtime  # triton보다 먼저: GPU가 없으면 해석기를 켭니다
@@ -38,7 +58,9 @@ import pandas as pd
 from IPython.display import display
 
 from gemm_lab import calc
+from gemm_lab.runtime import grading_mode
 from gemm_lab.viz import roofline as viz_roofline
+from gemm_lab.viz import waves as viz_waves
 
 M = N = K = 4096
 CONFIGS = calc.SEED_CONFIGS
@@ -46,7 +68,7 @@ pd.DataFrame([{"후보": c.name, "BLOCK_M": c.BLOCK_M, "BLOCK_N": c.BLOCK_N, "BL
                "num_stages": c.num_stages, "num_warps": c.num_warps} for c in CONFIGS]).set_index("후보")
 
 # %% [markdown]
-# ## 1. 계산 모델 (안내문 5.1절)
+# ## 1. 계산 모델
 #
 # 가상 하드웨어: FP16 입력·FP32 누산 행렬 연산 **P = 80 TFLOP/s**, HBM 대역폭 **BW = 1 TB/s**
 # (분기점 I_ridge = P / BW = 80 FLOP/Byte). 입력·출력은 FP16(2 Byte), 누산기는 FP32(4 Byte). 출력 타일 사이의
@@ -103,46 +125,41 @@ table = pd.DataFrame({"후보 1": _row(64, 32, 32, 5), "후보 2": _row(128, 128
 ### END SOLUTION
 table
 
-# %% nbgrader={"grade": false, "grade_id": "table_expected", "locked": true, "schema_version": 3, "solution": false, "task": false}
-# 채점에 쓰는 기대값은 계산기 gemm_lab.calc.roofline_table에서 옵니다 (이 셀은 수정하지 마세요).
-BOUND_ALIASES = {"memory": ["메모리", "대역폭", "HBM", "HBM 대역폭", "memory-bound", "memory bound", "bandwidth"],
-                 "compute": ["연산", "연산 처리율", "compute-bound", "compute bound"]}
-
-
-def expected_table(columns):
-    """The calculator's rows for the three seed configs, restricted to ``columns``."""
-    return calc.roofline_table(M, N, K, CONFIGS)[columns]
-
-
 # %% nbgrader={"grade": true, "grade_id": "table_grid_k_steps", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 """Table A: grid and k_steps of the three configs at 4096^3."""
 from gemm_lab.grading import fresh
 g = fresh()
-g.check_table("table (grid, k_steps)", table, expected_table(["grid", "k_steps"]))
+_exp = g.calc.roofline_table(4096, 4096, 4096, g.calc.SEED_CONFIGS)
+g.check_table("table (grid, k_steps)", table, _exp[["grid", "k_steps"]])
 
 # %% nbgrader={"grade": true, "grade_id": "table_onchip_bytes", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 """Table A: one-stage input bytes, pipeline buffer bytes and FP32 accumulator bytes."""
 from gemm_lab.grading import fresh
 g = fresh()
-g.check_table("table (stage_bytes, pipeline_bytes)", table, expected_table(["stage_bytes", "pipeline_bytes"]))
+_exp = g.calc.roofline_table(4096, 4096, 4096, g.calc.SEED_CONFIGS)
+g.check_table("table (stage_bytes, pipeline_bytes)", table, _exp[["stage_bytes", "pipeline_bytes"]])
 ### BEGIN HIDDEN TESTS
-g.check_table("table (acc_bytes)", table, expected_table(["acc_bytes"]))
+g.check_table("table (acc_bytes)", table, _exp[["acc_bytes"]])
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "table_hbm_traffic_intensity", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 """Table A: HBM read bytes, total traffic Q and arithmetic intensity I (2 decimals)."""
 from gemm_lab.grading import fresh
 g = fresh()
-g.check_table("table (q_read, q_total)", table, expected_table(["q_read", "q_total"]))
-g.check_table("table (intensity)", table, expected_table(["intensity"]), digits=2)
+_exp = g.calc.roofline_table(4096, 4096, 4096, g.calc.SEED_CONFIGS)
+g.check_table("table (q_read, q_total)", table, _exp[["q_read", "q_total"]])
+g.check_table("table (intensity)", table, _exp[["intensity"]], digits=2)
 
 # %% nbgrader={"grade": true, "grade_id": "table_t_ideal_bound", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 """Table A: ideal time (ms, 2 decimals) and the bound (memory / compute)."""
 from gemm_lab.grading import fresh
 g = fresh()
-g.check_table("table (t_ideal_ms)", table, expected_table(["t_ideal_ms"]), digits=2)
+_exp = g.calc.roofline_table(4096, 4096, 4096, g.calc.SEED_CONFIGS)
+g.check_table("table (t_ideal_ms)", table, _exp[["t_ideal_ms"]], digits=2)
 ### BEGIN HIDDEN TESTS
-g.check_table("table (bound)", table, expected_table(["bound"]), accept={"bound": BOUND_ALIASES})
+_aliases = {"memory": ["메모리", "대역폭", "HBM", "HBM 대역폭", "memory-bound", "memory bound", "bandwidth"],
+            "compute": ["연산", "연산 처리율", "compute-bound", "compute bound"]}
+g.check_table("table (bound)", table, _exp[["bound"]], accept={"bound": _aliases})
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -176,7 +193,8 @@ fig = viz_roofline.roofline_figure(roof, calc.VIRTUAL_DEVICE,
 # * 2.2 장치 가에서 실행 가능한 후보 번호들을 `fits_64`에, 장치 나에서 실행 가능한 후보 번호들을 `fits_164`에
 #   집합이나 리스트로 적으세요 (예: `{1, 3}`). (2점)
 # * 2.3 장치 가에서 통과한 후보 가운데 산술 강도가 가장 큰 후보 번호 `best_candidate`, 그 산술 강도
-#   `best_intensity`(FLOP/Byte), 가상 하드웨어 기준 이상적 실행시간 `best_t_ideal_ms`(ms)를 구하세요. (3점)
+#   `best_intensity`(FLOP/Byte, **소수 넷째 자리까지**), 가상 하드웨어 기준 이상적 실행시간 `best_t_ideal_ms`
+#   (ms, **소수 넷째 자리까지**)를 구하세요. (3점)
 
 # %% nbgrader={"grade": false, "grade_id": "ex2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 ### BEGIN SOLUTION
@@ -196,7 +214,7 @@ g = fresh()
 
 
 def _fitting(limit):
-    verdicts = calc.smem_verdicts(CONFIGS, limit)
+    verdicts = g.calc.smem_verdicts(g.calc.SEED_CONFIGS, limit)
     return {i + 1 for i, ok in enumerate(verdicts["fits"]) if ok}
 
 
@@ -209,12 +227,68 @@ g.check_choice("fits_164", fits_164, _fitting(164 * 1024))
 """2.3: the best config that fits 64 KiB, its intensity (4 digits) and ideal time (ms, 4 digits)."""
 from gemm_lab.grading import fresh
 g = fresh()
-_best = calc.best_fitting(M, N, K, CONFIGS, 64 * 1024)
-g.check_value("best_candidate", best_candidate, [c.label for c in CONFIGS].index(_best.name) + 1)
-g.check_value("best_intensity", best_intensity, _best.intensity, digits=2)
+_configs = g.calc.SEED_CONFIGS
+_best = g.calc.best_fitting(4096, 4096, 4096, _configs, 64 * 1024)
+g.check_value("best_candidate", best_candidate, [c.label for c in _configs].index(_best.name) + 1)
+g.check_value("best_intensity", best_intensity, _best.intensity, digits=4)
 ### BEGIN HIDDEN TESTS
-g.check_value("best_t_ideal_ms", best_t_ideal_ms, _best.t_ideal_ms, digits=2)
+g.check_value("best_t_ideal_ms", best_t_ideal_ms, _best.t_ideal_ms, digits=4)
 ### END HIDDEN TESTS
+
+# %% [markdown]
+# ### 2.3 앞부분 — 오토튜너는 후보 3을 어떻게 처리할까? (2점)
+#
+# 장치 가(블록당 64 KiB)에서 세 후보를 `@triton.autotune(configs=[후보 1, 후보 2, 후보 3], key=['M', 'N', 'K'])`로
+# 줍니다. 교과서 공식으로 후보 3은 144 KiB가 필요합니다. 아래 문장 중 **맞는 것의 번호만** 집합으로
+# `oor_statements`에 적으세요 (예: `{1, 4}`).
+#
+# 1. 후보 3은 컴파일 단계(TTIR → … → CUBIN)에서 오류가 나고, 예외가 사용자 코드까지 올라와 프로그램이 멈춘다.
+# 2. 후보 3도 컴파일은 끝난다. 커널을 GPU에 올리는 첫 실행 직전(`CompiledKernel._init_handles`)에
+#    `metadata.shared > 장치의 max_shared`를 확인해 `OutOfResources` 예외를 낸다.
+# 3. `Autotuner._bench`는 `OutOfResources`를 잡아 그 후보의 측정 시간을 `inf`로 기록하므로, 후보 3은 최적 Config로
+#    뽑히지 않고 탐색은 계속된다.
+# 4. 오토튜너는 후보 3의 `num_stages`를 스스로 줄여 한계 안에 들어올 때까지 다시 시도한다.
+# 5. 같은 key로 다시 호출하면 오토튜너는 후보 3을 다시 벤치마크한다.
+
+# %% nbgrader={"grade": false, "grade_id": "ex2_3_oor_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+# oor_statements = {...}
+### BEGIN SOLUTION
+oor_statements = {2, 3}
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "ex2_3_out_of_resources_handling", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+"""2.3 (first half): candidate 3 raises OutOfResources in _init_handles and Autotuner._bench records inf."""
+from gemm_lab.grading import fresh
+g = fresh()
+### BEGIN HIDDEN TESTS
+g.check_choice("oor_statements", oor_statements, {2, 3})
+### END HIDDEN TESTS
+
+# %% [markdown]
+# 설치된 Triton의 소스에서 직접 확인해 봅시다 (GPU가 없어도 소스는 읽을 수 있습니다). 첫 번째는 컴파일된 커널을 올리는
+# `CompiledKernel._init_handles`의 검사, 두 번째는 예외를 잡아 `inf`를 돌려주는 `Autotuner._bench`입니다.
+
+# %%
+import inspect
+
+import triton
+from triton.compiler.compiler import CompiledKernel
+from triton.runtime.autotuner import Autotuner
+
+
+def source_lines(fn, *needles, context=1):
+    """The lines of fn's source that contain any needle, with `context` lines after each."""
+    lines = inspect.getsource(fn).splitlines()
+    keep = sorted({j for i, line in enumerate(lines) if any(n in line for n in needles)
+                   for j in range(i, min(i + context + 1, len(lines)))})
+    return "\n".join(lines[j] for j in keep)
+
+
+print(f"triton {triton.__version__}")
+print("[CompiledKernel._init_handles]")
+print(source_lines(CompiledKernel._init_handles, "max_shared_mem(", "self.metadata.shared >"))
+print("[Autotuner._bench]")
+print(source_lines(Autotuner._bench, "except (OutOfResources", "float(\"inf\")", context=0))
 
 # %% [markdown]
 # ## 4. 교과서 공식 vs 컴파일러: 실제로 잡히는 Shared Memory
@@ -222,32 +296,44 @@ g.check_value("best_t_ideal_ms", best_t_ideal_ms, _best.t_ideal_ms, digits=2)
 # 위 답은 교과서 공식으로 채점합니다. 그런데 Triton 컴파일러가 실제로 잡는 Shared Memory(`metadata.shared`)는
 # 아키텍처마다 다릅니다. GPU 없이도 `triton.compile`에 타깃(`GPUTarget`)을 주면 **교차 컴파일**로 알 수 있습니다.
 # 아래 표는 같은 Tutorial 03 커널을 sm_75(T4), sm_80(A100), sm_90(H100/H200)으로 지금 이 자리에서 컴파일한
-# 결과와, 그 결과를 설명하는 규칙(`gemm_lab.calc.compiler_smem`)을 나란히 놓습니다.
+# 결과와, 그 결과를 설명하는 규칙(`gemm_lab.calc.compiler_smem`)을 나란히 놓습니다. PTX에서 Tensor Core 명령(`mma`,
+# `wgmma`)과 FP32 `fma` 명령의 줄 수도 셉니다. (교차 컴파일 9번이라 CPU에서 수십 초 걸릴 수 있습니다.)
 
 # %%
 from gemm_lab import compile as gl_compile
 
 TARGETS = ("sm_75", "sm_80", "sm_90")
-rows = []
-for cfg in CONFIGS:
-    row = {"config": cfg.name, "교과서 (S × 1단계)": calc.textbook_smem(cfg)}
-    for target in TARGETS:
-        art = gl_compile.compile_artifacts("matmul", config=cfg, target=target)
-        row[f"{target} 컴파일러"] = art.metadata["shared"]
-        row[f"{target} 규칙"] = calc.compiler_smem(cfg, target)
-    rows.append(row)
-smem_table = pd.DataFrame(rows).set_index("config")
-smem_table
+smem_table = None
+if grading_mode():
+    print("(채점 중: 시연 셀은 건너뜁니다)")
+else:
+    rows, ptx_rows = [], []
+    for cfg in CONFIGS:
+        row = {"config": cfg.name, "교과서 (S × 1단계)": calc.textbook_smem(cfg)}
+        for target in TARGETS:
+            art = gl_compile.compile_artifacts("matmul", config=cfg, target=target)
+            row[f"{target} 컴파일러"] = art.metadata["shared"]
+            row[f"{target} 규칙"] = calc.compiler_smem(cfg, target)
+            ptx_lines = art.ptx.splitlines()
+            ptx_rows.append({"config": cfg.name, "target": target,
+                             "mma/wgmma 줄": sum(("mma." in ln) and not ln.lstrip().startswith("//") for ln in ptx_lines),
+                             "fma 줄": sum(ln.lstrip().startswith("fma.") for ln in ptx_lines)})
+        rows.append(row)
+    smem_table = pd.DataFrame(rows).set_index("config")
+    print(f"triton {triton.__version__}에서 교차 컴파일:")
+    display(smem_table)
+    display(pd.DataFrame(ptx_rows).pivot(index="config", columns="target"))
 
 # %%
-rule_matches = all(smem_table[f"{t} 컴파일러"].equals(smem_table[f"{t} 규칙"]) for t in TARGETS)
-print("규칙(calc.compiler_smem)이 방금 컴파일한 값과", "✅ 모두 같습니다" if rule_matches else "❌ 다릅니다")
-limits = {"T4 (sm_75)": calc.get_device("colab-t4").smem_per_block_optin,
-          "device B (164 KiB)": 164 * 1024,
-          "H200 (sm_90)": calc.get_device("h200").smem_per_block_optin}
-bars = smem_table[["교과서 (S × 1단계)"] + [f"{t} 컴파일러" for t in TARGETS]]
-bars.columns = ["textbook"] + [f"{t} compiler" for t in TARGETS]
-fig = viz_roofline.smem_figure(bars, limits, title="shared memory per block: textbook vs triton (cross-compiled)")
+if smem_table is not None:
+    rule_matches = all(smem_table[f"{t} 컴파일러"].equals(smem_table[f"{t} 규칙"]) for t in TARGETS)
+    print("규칙(calc.compiler_smem)이 방금 컴파일한 값과", "✅ 모두 같습니다" if rule_matches else "❌ 다릅니다")
+    limits = {"T4 (sm_75)": calc.get_device("colab-t4").smem_per_block_optin,
+              "device B (164 KiB)": 164 * 1024,
+              "H200 (sm_90)": calc.get_device("h200").smem_per_block_optin}
+    bars = smem_table[["교과서 (S × 1단계)"] + [f"{t} 컴파일러" for t in TARGETS]]
+    bars.columns = ["textbook"] + [f"{t} compiler" for t in TARGETS]
+    fig = viz_roofline.smem_figure(bars, limits, title="shared memory per block: textbook vs triton (cross-compiled)")
 
 # %% [markdown]
 # 표에서 읽을 것:
@@ -255,19 +341,22 @@ fig = viz_roofline.smem_figure(bars, limits, title="shared memory per block: tex
 # * **sm_90, num_warps ≥ 4 (wgmma 경로)**: 버퍼 수 = `num_stages` → 교과서 공식과 정확히 같습니다.
 # * **sm_80과, 2-warp 설정인 후보 1 (mma.sync 경로)**: 버퍼 수 = `num_stages − 1`. 파이프라인은 S−1개 타일을 미리
 #   요청해 두고 현재 타일을 계산하므로 교과서보다 한 단계 적습니다.
-# * **sm_75 (T4)**: triton 3.4 이후 `tl.dot`이 Tensor Core(mma)가 아니라 FP32 FMA로 내려가고 파이프라이닝도
-#   없습니다. 그래서 `num_stages`와 무관하게 작은 버퍼 하나만 씁니다.
-# * 그 결과, 안내문의 "후보 3은 T4에 들어가지 않는다"는 답(교과서 공식)과 달리, triton 3.7의 후보 3은 T4에서
+# * **sm_75 (T4)**: triton 3.6과 3.7.1로 sm_75용으로 컴파일한 PTX에는 `fma` 명령만 있고 `mma`가 없습니다(위 표의
+#   줄 수는 지금 설치된 버전에서 직접 센 값입니다). 즉 T4에서 `tl.dot`은 Tensor Core가 아니라 FP32 FMA로 계산되고,
+#   파이프라이닝(cp.async)도 없어 `num_stages`와 무관하게 작은 버퍼 하나만 씁니다. (triton 3.3.1은 sm_75용 `tl.dot`을
+#   컴파일하지 못했습니다. 그 사이 어느 버전에서 바뀌었는지는 이 과정에서 확인하지 않았습니다.)
+# * 그 결과, 원래 참고자료의 "후보 3은 T4에 들어가지 않는다"는 답(교과서 공식)과 달리, triton 3.7의 후보 3은 T4에서
 #   **한계와 정확히 같은** Shared Memory를 씁니다(아래 셀). Triton은 `shared > 한계`일 때만 실패하므로 **실제로는
 #   들어갑니다** (`calc.fits`). 채점은 교과서 모델로 하고, 컴파일러의 답은 이렇게 옆에 둡니다.
 
 # %%
-t4_limit = calc.get_device("colab-t4").smem_per_block_optin
-cand3 = CONFIGS[2]
-t4_shared = smem_table.loc[cand3.name, "sm_75 컴파일러"]
-print(f"후보 3, T4 한계 {t4_limit:,} B: 교과서 {calc.textbook_smem(cand3):,} B → "
-      f"{'들어감' if calc.fits(calc.textbook_smem(cand3), t4_limit) else 'OutOfResources'}; "
-      f"컴파일러(sm_75) {t4_shared:,} B → {'들어감' if calc.fits(int(t4_shared), t4_limit) else 'OutOfResources'}")
+if smem_table is not None:
+    t4_limit = calc.get_device("colab-t4").smem_per_block_optin
+    cand3 = CONFIGS[2]
+    t4_shared = smem_table.loc[cand3.name, "sm_75 컴파일러"]
+    print(f"후보 3, T4 한계 {t4_limit:,} B: 교과서 {calc.textbook_smem(cand3):,} B → "
+          f"{'들어감' if calc.fits(calc.textbook_smem(cand3), t4_limit) else 'OutOfResources'}; "
+          f"컴파일러(sm_75) {t4_shared:,} B → {'들어감' if calc.fits(int(t4_shared), t4_limit) else 'OutOfResources'}")
 
 # %% [markdown]
 # ## 5. `num_warps`와 `num_stages`가 바꾸는 것
@@ -286,18 +375,37 @@ roof[["threads", "acc_bytes", "acc_per_thread", "stage_bytes", "pipeline_bytes"]
     "acc_per_thread": "스레드당 누산기 원소", "stage_bytes": "1단계 A+B (B)", "pipeline_bytes": "교과서 버퍼 (B)"})
 
 # %% [markdown]
-# ## 6. 오토튜닝 키와 `@triton.jit` 컴파일 캐시 (안내문 6.3절)
+# ## 6. 오토튜닝 키와 `@triton.jit` 컴파일 캐시
 #
 # 두 층의 캐시를 구분해야 합니다.
 #
 # 1. **`@triton.jit`의 컴파일 캐시**: 소스 코드 해시, 인자의 타입과 정렬(예: `*fp16`, 16 Byte 배수 여부),
 #    `tl.constexpr` 값(`BLOCK_SIZE_M=128`, `ACTIVATION="leaky_relu"` 등), 컴파일 옵션(`num_warps`, `num_stages`),
-#    타깃 아키텍처를 묶은 해시가 키입니다. M, N, K가 일반 정수 인자이면 **크기가 바뀌어도 다시 컴파일하지 않습니다.**
-#    `tl.constexpr` 값이 바뀌면 다른 코드로 보고 새로 컴파일합니다.
+#    타깃 아키텍처를 묶은 해시가 키입니다. M, N, K가 일반 정수 인자이면 크기 **값** 자체는 키에 들어가지 않지만,
+#    Triton은 정수 인자와 포인터를 **특수화(specialization)**합니다: 정수가 16의 배수인지(그리고 1인지), 포인터가
+#    16 Byte 정렬인지가 키에 들어갑니다. 그래서 4096 → 2048처럼 모든 크기·stride가 16의 배수로 남으면 **다시 컴파일하지
+#    않지만**, 500 × 600 × 300처럼 16의 배수가 아닌 크기(그리고 그 크기가 곧 stride)가 처음 오면 **새로 컴파일합니다**
+#    (④ 노트북 5절이 실제 캐시로 보여 줍니다). `tl.constexpr` 값이 바뀌면 다른 코드로 보고 새로 컴파일합니다.
 # 2. **`@triton.autotune(configs=..., key=['M', 'N', 'K'])`의 튜닝 캐시**: key 인자의 값과 텐서 인자들의 dtype이
 #    튜닝 키입니다. 처음 보는 키면 모든 `triton.Config` 후보를 컴파일·벤치마크해 가장 빠른 것을 기록하고, 같은 키로
 #    다시 부르면 탐색 없이 그 Config로 바로 실행합니다.
 #
+# 아래 셀은 Tutorial 03 커널(`matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, ...)`, 연속 FP16 행렬)의
+# 크기 인자와 stride 인자가 16의 배수인지(특수화 키의 일부) 크기마다 계산합니다 (포인터는 torch가 할당해 늘 16 Byte
+# 정렬이고, 안쪽 stride 1은 크기와 상관없이 같으므로 뺐습니다).
+
+# %%
+spec_rows = []
+for m_, n_, k_ in ((4096, 4096, 4096), (2048, 2048, 2048), (500, 600, 300)):
+    int_args = {"M": m_, "N": n_, "K": k_, "stride_am (= K)": k_, "stride_bk (= N)": n_, "stride_cm (= N)": n_}
+    spec_rows.append({"M×N×K": f"{m_}×{n_}×{k_}", **{a: v % 16 == 0 for a, v in int_args.items()}})
+divisible = pd.DataFrame(spec_rows).set_index("M×N×K")
+display(divisible.replace({True: "16의 배수", False: "-"}))
+keys = [tuple(r) for r in divisible.itertuples(index=False)]
+print("4096³ → 2048³: 특수화 키가", "같음 → 재컴파일 없음" if keys[0] == keys[1] else "다름 → 새로 컴파일")
+print("4096³ → 500×600×300: 특수화 키가", "같음 → 재컴파일 없음" if keys[0] == keys[2] else "다름 → 새로 컴파일")
+
+# %% [markdown]
 # ---
 # # 연습문제 3 — TFLOP/s, 오토튜닝 손익분기점, 컴파일 캐시 (10점)
 #
@@ -313,8 +421,8 @@ pd.DataFrame([{"실행 경로": p.label, "최초 오토튜닝 탐색 시간 (ms)
 #   `tflops_tuned`, `tflops_cublas`(소수 둘째 자리까지)를 구하고, 오토튜닝 최적 설정이 고정 설정과 torch.matmul보다
 #   몇 배 빠른지 `speedup_vs_fixed`, `speedup_vs_cublas`(소수 둘째 자리까지)를 구하세요. (4점)
 # * 3.2 탐색 시간을 포함해, 1번만 실행할 때 오토튜닝 경로의 총 시간 `one_call_tuned_ms`, 1,000번 실행할 때 두 경로의
-#   총 시간 `thousand_calls_fixed_ms`, `thousand_calls_tuned_ms`, 그리고 오토튜닝 경로가 고정 설정보다 빨라지기
-#   시작하는 최소 호출 횟수 `break_even`(정수)을 구하세요. (4점)
+#   총 시간 `thousand_calls_fixed_ms`, `thousand_calls_tuned_ms`(세 시간 모두 ms, 소수 첫째 자리까지), 그리고
+#   오토튜닝 경로가 고정 설정보다 빨라지기 시작하는 최소 호출 횟수 `break_even`(정수)을 구하세요. (4점)
 
 # %% nbgrader={"grade": false, "grade_id": "ex3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 ### BEGIN SOLUTION
@@ -336,7 +444,7 @@ break_even = math.ceil(900 / (1.6 - 0.6872))
 """3.1: TFLOP/s of the fixed, tuned and cuBLAS paths (2 decimals)."""
 from gemm_lab.grading import fresh
 g = fresh()
-_ans = calc.exercise3_answers()
+_ans = g.calc.exercise3_answers()
 g.check_value("tflops_fixed", tflops_fixed, _ans.tflops_fixed, digits=2)
 g.check_value("tflops_tuned", tflops_tuned, _ans.tflops_tuned, digits=2)
 ### BEGIN HIDDEN TESTS
@@ -347,7 +455,7 @@ g.check_value("tflops_cublas", tflops_cublas, _ans.tflops_cublas, digits=2)
 """3.1: how many times faster the tuned config is than the fixed one and than torch.matmul."""
 from gemm_lab.grading import fresh
 g = fresh()
-_ans = calc.exercise3_answers()
+_ans = g.calc.exercise3_answers()
 g.check_value("speedup_vs_fixed", speedup_vs_fixed, _ans.speedup_vs_fixed, digits=2)
 g.check_value("speedup_vs_cublas", speedup_vs_cublas, _ans.speedup_vs_cublas, digits=2)
 
@@ -355,7 +463,7 @@ g.check_value("speedup_vs_cublas", speedup_vs_cublas, _ans.speedup_vs_cublas, di
 """3.2: total time (tuning included) of one tuned call and of 1,000 calls of each path."""
 from gemm_lab.grading import fresh
 g = fresh()
-_ans = calc.exercise3_answers(n_calls=1000)
+_ans = g.calc.exercise3_answers(n_calls=1000)
 g.check_value("one_call_tuned_ms", one_call_tuned_ms, _ans.one_call_tuned_ms, digits=1)
 g.check_value("thousand_calls_fixed_ms", thousand_calls_fixed_ms, _ans.many_calls_fixed_ms, digits=1)
 ### BEGIN HIDDEN TESTS
@@ -366,8 +474,9 @@ g.check_value("thousand_calls_tuned_ms", thousand_calls_tuned_ms, _ans.many_call
 """3.2: the smallest number of calls from which the autotuned path is not slower (an integer)."""
 from gemm_lab.grading import fresh
 g = fresh()
-g.check_value("break_even", break_even, calc.exercise3_answers().break_even,
-              mistakes={985: "985번에서는 아직 오토튜닝 경로가 느립니다: 나눗셈 결과를 올림하세요."})
+_be = g.calc.exercise3_answers().break_even
+g.check_value("break_even", break_even, _be,
+              mistakes={_be - 1: f"{_be - 1}번에서는 아직 오토튜닝 경로가 느립니다: 나눗셈 결과를 올림하세요."})
 
 # %% [markdown]
 # ### 3.3 설명해 보세요 (2점, 수동 채점)
@@ -384,36 +493,48 @@ g.check_value("break_even", break_even, calc.exercise3_answers().break_even,
 # ### END SOLUTION
 
 # %% [markdown]
-# 실제 H200에서 잰 오토튜닝 비용(과정 팀이 측정해 `gemm_lab.calc.FACTS_H200_AUTOTUNE`에 기록한 값)으로 같은 계산을
-# 해 보면, 손익분기점이 가상 문제보다 훨씬 큽니다: 실제 첫 호출은 8개 후보를 컴파일하고 벤치마크합니다.
+# 실제 GPU에서는 어떨까요? 과정 팀이 H200(compute capability 9.0, triton 3.6.0)에서 한 번 잰 오토튜닝 비용
+# (`gemm_lab.calc.FACTS_H200_AUTOTUNE`: 첫 호출의 탐색 시간, 가장 느린 고정 설정과 최적 설정의 중앙값 시간)으로 같은
+# 계산을 해 보면, 손익분기점이 가상 문제보다 훨씬 큽니다: 실제 첫 호출은 8개 후보를 모두 컴파일하고 벤치마크합니다.
+# 한 번 잰 값이므로 자릿수 정도만 믿으세요.
 
 # %%
-real = calc.exercise3_answers(calc.FACTS_H200_AUTOTUNE)
-print(calc.FACTS_H200_AUTOTUNE.source)
-print(f"탐색 {calc.FACTS_H200_AUTOTUNE.tuned.tuning_ms:,.0f} ms, 고정 {calc.FACTS_H200_AUTOTUNE.fixed.kernel_ms} ms → "
-      f"최적 {calc.FACTS_H200_AUTOTUNE.tuned.kernel_ms} ms: 손익분기점 {real.break_even:,}번 "
+real_case = calc.FACTS_H200_AUTOTUNE
+real = calc.exercise3_answers(real_case)
+print(f"H200 (한 번 측정): 탐색 {real_case.tuned.tuning_ms:,.0f} ms, 고정 {real_case.fixed.kernel_ms} ms → "
+      f"최적 {real_case.tuned.kernel_ms} ms: 손익분기점 {real.break_even:,}번 "
       f"(가상 문제: {calc.exercise3_answers().break_even:,}번)")
 
 # %% [markdown]
 # ## 7. 실제 GPU에서: 오토튜닝 실행과 `OutOfResources`
 #
 # GPU가 있으면 (1) 오토튜닝 커널(`gemm_lab.kernels.matmul_autotuned`)의 첫 호출(후보 전체 컴파일 + 벤치마크)과
-# 두 번째 호출의 시간을 재고, 고른 Config를 보여 줍니다. (2) Shared Memory가 모자라는 256×256×64, `num_stages=4`
-# 설정을 실행해 Triton의 실제 `OutOfResources` 메시지를 받아 봅니다.
+# 두 번째 호출의 시간을 재고, 고른 Config와 반복 실행 시간(`gemm_lab.bench.do_bench_ms`: **중앙값(median)**,
+# `return_mode="median"`)을 보여 줍니다. (2) Shared Memory가 모자라는 256×256×64, `num_stages=4` 설정을 실행해
+# Triton의 실제 `OutOfResources` 메시지를 받아 봅니다 — 오토튜너라면 이 예외를 잡아 `inf`로 기록할 것입니다(2.3 앞부분).
 # GPU가 없으면 (오토튜닝은 CPU 해석기에서 돌지 않습니다) 같은 설정을 sm_90으로 교차 컴파일해 컴파일러가 요구하는
 # Shared Memory와 H100/H200의 블록당 한계를 비교합니다.
+#
+# > ⚠️ **세대를 섞지 마세요.** Tutorial 03 본문의 성능 향상 예시(약 220 → 245 TFLOP/s)는 **A100**에서 잰 값이고,
+# > "Modern GPU Programming" 글의 2 PFLOP/s, 8 TB/s, TMA, `tcgen05.mma`, TMEM은 **Blackwell B200**의 것입니다. 이
+# > 노트북의 가상 하드웨어(80 TFLOP/s, 1 TB/s)나 Colab T4(sm_75: Tensor Core 경로 없음, 위 4절), 아래에서 여러분이 잰
+# > 숫자와 섞어 비교하지 않습니다. 측정값에는 늘 GPU 이름, 컴퓨트 능력, Triton 버전을 함께 적습니다.
 
 # %%
 BIG = calc.TileConfig(256, 256, 64, num_stages=4, num_warps=8, name="256x256x64 s4 w8")
-if runtime.on_gpu():
+if grading_mode():
+    print("(채점 중: 시연 셀은 건너뜁니다)")
+elif runtime.on_gpu():
     import time
 
     import torch
-    import triton
 
-    from gemm_lab import kernels
+    from gemm_lab import bench, kernels
     from gemm_lab.kernels import autotuned
 
+    env = bench.env_info()
+    print(f"GPU: {env['gpu']}, compute capability {env['compute_capability']}, torch {env['torch']}, "
+          f"triton {env['triton']}")
     a = torch.randn(M, K, device="cuda", dtype=torch.float16)
     b = torch.randn(K, N, device="cuda", dtype=torch.float16)
     for label in ("첫 호출 (탐색 포함)", "두 번째 호출 (캐시)"):
@@ -423,8 +544,8 @@ if runtime.on_gpu():
         torch.cuda.synchronize()
         print(f"{label}: {(time.perf_counter() - start) * 1e3:,.1f} ms")
     print("고른 Config:", autotuned.best_config(M, N, K))
-    ms = triton.testing.do_bench(lambda: kernels.matmul_autotuned(a, b))
-    print(f"반복 실행: {ms:.4f} ms = {calc.tflops(M, N, K, ms):.1f} TFLOP/s ({torch.cuda.get_device_name()})")
+    ms = bench.do_bench_ms(lambda: kernels.matmul_autotuned(a, b))
+    print(f"반복 실행 (중앙값): {ms:.4f} ms = {calc.tflops(M, N, K, ms):.1f} TFLOP/s")
     try:
         kernels.matmul(a, b, BLOCK_M=BIG.BLOCK_M, BLOCK_N=BIG.BLOCK_N, BLOCK_K=BIG.BLOCK_K,
                        num_stages=BIG.num_stages, num_warps=BIG.num_warps)
@@ -444,12 +565,89 @@ else:
     display(pd.DataFrame(rows).set_index("config"))
 
 # %% [markdown]
+# ## 8. 타일·웨이브 양자화 (NVIDIA Matrix Multiplication Background §3)
+#
+# 이 노트북의 커널은 **비영속(non-persistent)** 커널입니다: 출력 타일 하나마다 프로그램 하나를 띄웁니다
+# (`grid = cdiv(M, BM) × cdiv(N, BN)`). GPU는 한 번에 `슬롯 = SM 수 × SM당 프로그램 수`개만 실행하므로, 프로그램들은
+# 여러 **웨이브(wave)**로 나뉘어 돕니다. 두 가지 반올림이 일을 버립니다.
+#
+# * **타일 양자화:** 가장자리 타일도 `BM × BN` 전체를 계산합니다. 쓸모 있는 비율 = `M × N ÷ (타일 수 × BM × BN)`.
+# * **웨이브 양자화:** 웨이브 수 = `cdiv(타일 수, 슬롯)`. 마지막 웨이브가 덜 차면 그동안 나머지 SM은 놉니다.
+#   슬롯이 바쁜 비율(웨이브 효율) = `타일 수 ÷ (웨이브 수 × 슬롯)`.
+#
+# 예: H100/H200(132 SM)에서 후보 2의 타일(128 × 128), SM당 프로그램 1개. 계산은 `gemm_lab.calc.wave_quantization`.
+
+# %%
+for shape in ((4096, 4096), (500, 600)):
+    wq = calc.wave_quantization(*shape, 128, 128, num_sms=calc.get_device("h200").sms)
+    print(f"{shape[0]}×{shape[1]}: 타일 {wq.tiles}개, 슬롯 {wq.slots}개 → {wq.waves:.2f} 웨이브 → {wq.num_waves}번, "
+          f"마지막 웨이브 {wq.last_wave_tiles}/{wq.slots}; 웨이브 효율 {wq.wave_efficiency:.2%}, "
+          f"타일 효율 {wq.tile_efficiency:.2%}")
+fig = viz_waves.waves_figure(4096, 4096, 128, 128, calc.get_device("h200").sms)
+
+# %% [markdown]
+# 그림의 열은 웨이브, 행은 슬롯(SM)이고, 회색 칸은 마지막 웨이브에서 노는 슬롯입니다. ⑥ 노트북의 영속(persistent)
+# 커널은 슬롯 수만큼만 프로그램을 띄우고 각 프로그램이 타일을 돌며 맡으므로 웨이브를 새로 띄우는 비용은 없애지만,
+# 타일 수가 슬롯으로 나누어떨어지지 않으면 마지막 타일들을 맡은 프로그램이 더 오래 도는 불균형은 그대로 남습니다.
+#
+# ---
+# # 연습문제 4 — 132개 SM 위의 타일·웨이브 양자화 (3점)
+#
+# SM이 132개인 GPU에서 이 노트북의 비영속 커널을 128 × 128 출력 타일, **SM당 프로그램 1개**로 실행합니다.
+#
+# * `M = N = 4096`: 타일 수 `tiles_4096`, 웨이브 수 `waves_4096`(정수, 마지막의 덜 찬 웨이브 포함), 마지막 웨이브의
+#   프로그램 수 `last_wave_4096`, 웨이브 효율 `wave_eff_pct_4096`(%, 소수 둘째 자리까지). (2점)
+# * `M = 500, N = 600`: 동시에 일하는 SM 수 `busy_sms_500`와, 계산한 타일 넓이 중 C 안에 드는 비율
+#   `tile_eff_pct_500`(%, 소수 둘째 자리까지). (1점)
+
+# %% nbgrader={"grade": false, "grade_id": "ex4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+# tiles_4096 = ...; waves_4096 = ...; last_wave_4096 = ...; wave_eff_pct_4096 = ...
+# busy_sms_500 = ...; tile_eff_pct_500 = ...
+### BEGIN SOLUTION
+tiles_4096 = (4096 // 128) * (4096 // 128)
+waves_4096 = -(-tiles_4096 // 132)
+last_wave_4096 = tiles_4096 - (waves_4096 - 1) * 132
+wave_eff_pct_4096 = 100 * tiles_4096 / (waves_4096 * 132)
+busy_sms_500 = -(-500 // 128) * -(-600 // 128)
+tile_eff_pct_500 = 100 * 500 * 600 / (busy_sms_500 * 128 * 128)
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "ex4_waves_4096_on_132_sms", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+"""4: tiles, waves, last-wave programs and wave efficiency (%, 2 decimals) of 4096x4096 in 128x128 tiles on 132 SMs."""
+from gemm_lab.grading import fresh
+g = fresh()
+_wq = g.calc.wave_quantization(4096, 4096, 128, 128, num_sms=132)
+g.check_value("tiles_4096", tiles_4096, _wq.tiles)
+g.check_value("waves_4096", waves_4096, _wq.num_waves,
+              mistakes={_wq.full_waves: "덜 찬 마지막 웨이브도 한 웨이브입니다: 올림하세요."})
+### BEGIN HIDDEN TESTS
+g.check_value("last_wave_4096", last_wave_4096, _wq.last_wave_tiles)
+g.check_value("wave_eff_pct_4096", wave_eff_pct_4096, 100 * _wq.wave_efficiency, digits=2,
+              mistakes={_wq.wave_efficiency: "비율(0~1)로 답했습니다. %로 바꾸세요 (× 100)."})
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "ex4_edge_tiles_500x600", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+"""4: busy SMs and useful share of the computed tile area (%, 2 decimals) for 500x600 in 128x128 tiles."""
+from gemm_lab.grading import fresh
+g = fresh()
+_wq = g.calc.wave_quantization(500, 600, 128, 128, num_sms=132)
+g.check_value("busy_sms_500", busy_sms_500, _wq.last_wave_tiles)
+### BEGIN HIDDEN TESTS
+g.check_value("tile_eff_pct_500", tile_eff_pct_500, 100 * _wq.tile_efficiency, digits=2)
+### END HIDDEN TESTS
+
+# %% [markdown]
 # ## 정리
 # * HBM 산술 강도는 출력 타일의 두 변(BM, BN)이 정합니다: 타일이 클수록 Q가 줄고 I가 커집니다 (문제 A의 표;
 #   가상 장치의 분기점을 넘는 것은 후보 3뿐).
 # * BK와 `num_stages`는 온칩 버퍼를 바꿉니다. 교과서 공식은 `num_stages × 1단계`, 컴파일러는 경로에 따라 S, S−1,
-#   또는 (T4) 버퍼 하나: 채점은 교과서로, 실제 장치에서는 컴파일러의 값이 `OutOfResources`를 결정합니다.
-# * `@triton.autotune`은 key가 새로우면 다시 벤치마크하고, `@triton.jit`은 `tl.constexpr`·옵션·타깃이 바뀔 때만 다시
-#   컴파일합니다. 오토튜닝은 같은 크기로 손익분기점 이상 여러 번 부를 때 이득입니다 (연습문제 3).
+#   또는 (T4) 버퍼 하나: 채점은 교과서로, 실제 장치에서는 컴파일러의 값이 `OutOfResources`를 결정합니다. 오토튜너는
+#   `OutOfResources`를 낸 후보를 `inf`로 기록해 건너뜁니다.
+# * `@triton.autotune`은 key가 새로우면 다시 벤치마크하고, `@triton.jit`은 `tl.constexpr`·옵션·타깃, 그리고 정수·포인터의
+#   특수화(16의 배수, 16 Byte 정렬)가 바뀔 때 다시 컴파일합니다. 오토튜닝은 같은 크기로 손익분기점 이상 여러 번 부를 때
+#   이득입니다 (연습문제 3).
+# * 비영속 커널은 타일 수가 슬롯 수의 배수가 아니면 마지막 웨이브에서 SM이 놉니다 (연습문제 4).
+#
+# **핵심 용어 3개:** 산술 강도(Arithmetic Intensity), 소프트웨어 파이프라이닝(`num_stages`), 오토튜닝 키(Autotune Key)
 #
 # 다음 노트북(④)에서는 이 커널이 AST → TTIR → TTGIR → LLIR → PTX → CUBIN으로 내려가는 과정을 IR로 봅니다.
