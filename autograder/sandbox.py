@@ -1,19 +1,26 @@
 """Run a student's notebook kernel inside bubblewrap.
 
-The grader (nbgrader, trusted code) runs outside the sandbox; only the kernel process is wrapped.
-Inside the sandbox the kernel sees:
+The grader (nbgrader, trusted code) runs outside the sandbox; only the kernel is wrapped, by a small
+supervisor process (:mod:`autograder.supervise`) that jupyter starts in the kernel's place. Inside the
+sandbox the kernel sees:
 
 * the installed environment read-only: /usr, the Python installation, the virtual environment and the
-  ``gemm_lab`` package (plus ``results/``, which is public);
-* its working directory, which is a *copy of the student's own hand-in* bound over the path nbgrader
-  uses as the kernel's cwd (the real autograded directory holds the sanitized notebook with the hidden
-  tests restored, so it is never bound);
+  ``gemm_lab`` package (plus ``results/``, which is public); on a GPU host the NVIDIA device nodes;
+* its working directory ``/home/student/handin``: a size-capped tmpfs holding a *copy of the student's own
+  hand-in* (plus the release's data files), copied back out (size-capped) when the kernel ends;
 * the per-kernel runtime directory (the connection file and the ZMQ ``ipc`` sockets: the kernel has no
-  network at all, ``--unshare-net``), a private ``/tmp`` and ``$HOME`` (tmpfs).
+  network at all), and sized tmpfs for ``/tmp``, ``$HOME``, ``/dev/shm``, ``/run``; ``/`` and ``/dev``
+  are read-only.
+
+It runs in new user/pid/ipc/net/uts/cgroup namespaces with no capabilities, under a seccomp filter
+(:mod:`autograder.seccomp`), with user namespaces disabled, in its own cgroup (memory and process limits
+for all its processes: :mod:`autograder.cgroup`) where the grader may create one. Limits:
+:class:`autograder.limits.Limits`; what was hit: :meth:`SandboxKernelManager.sandbox_outcome`.
 
 Nothing else of the repository (``source/`` masters, ``release/``, the gradebook, other hand-ins) exists
 inside the sandbox. The spec is handed from the grading driver to the kernel manager through the
-``GEMM_LAB_SANDBOX`` environment variable (a JSON file).
+``GEMM_LAB_SANDBOX`` environment variable (a JSON file): ``kernel_cwd`` (required), optional ``env``,
+``ro_paths``, ``gpu``, ``report`` (where the outcome JSON goes) and any :class:`Limits` field.
 """
 
 from __future__ import annotations
@@ -22,39 +29,32 @@ import glob
 import importlib.util
 import json
 import os
+import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import uuid
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
 
+from . import cgroup as cg_mod
+from . import limits as lim
+from . import supervise
+
 ENV_SPEC = "GEMM_LAB_SANDBOX"
+GRADING_ENV = "GEMM_LAB_GRADING"  # gemm_lab.runtime.grading_mode() reads it
 SANDBOX_HOME = "/home/student"
-TMPFS_BYTES = 512 << 20  # private /tmp and $HOME (RAM-backed)
-DEFAULT_MEMORY_BYTES = 4 << 30  # address-space limit of the kernel (CPU only: CUDA needs more)
-DEFAULT_FILE_BYTES = 256 << 20  # largest file the kernel may write
+SANDBOX_CWD = SANDBOX_HOME + "/handin"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+TMPFS_BYTES = lim.Limits().tmp_bytes
+DEFAULT_MEMORY_BYTES = lim.Limits().memory_bytes
+DEFAULT_FILE_BYTES = lim.Limits().file_bytes
 
-# Runs inside the sandbox before the kernel: resource limits, then exec the kernel command.
-_PRELUDE = (
-    "import os, resource, sys\n"
-    "mem, fsize = int(sys.argv[1]), int(sys.argv[2])\n"
-    "resource.setrlimit(resource.RLIMIT_CORE, (0, 0))\n"
-    "resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))\n"
-    "if mem > 0:\n"
-    "    resource.setrlimit(resource.RLIMIT_AS, (mem, mem))\n"
-    "os.execv(sys.argv[3], sys.argv[3:])\n"
-)
-
-
-def limits_prefix(memory_bytes: int | None = None, file_bytes: int | None = None) -> list[str]:
-    """Command prefix that applies the resource limits and then execs the rest of the command line."""
-    mem = DEFAULT_MEMORY_BYTES if memory_bytes is None else int(memory_bytes)
-    if glob.glob("/dev/nvidia*"):
-        mem = 0  # an address-space limit breaks CUDA's initialisation
-    fsize = DEFAULT_FILE_BYTES if file_bytes is None else int(file_bytes)
-    return [sys.executable, "-c", _PRELUDE, str(mem), str(fsize)]
+GPU_NODE = re.compile(r"^nvidia(\d+|ctl|-uvm|-uvm-tools)$")
+GPU_LIBS = ("libcuda.so", "libnvidia-ptxjitcompiler.so", "libnvidia-ml.so", "libnvidia-nvvm.so")
 
 
 def bwrap_path() -> str | None:
@@ -82,40 +82,44 @@ def environment_paths() -> list[str]:
     return sorted(p for p in paths if p and os.path.isdir(p) and p not in ("/", "/usr"))
 
 
+def gpu_device_nodes(dev_root: str = "/dev") -> list[str]:
+    """The NVIDIA device nodes a CUDA kernel needs: nvidia0..N, nvidiactl, nvidia-uvm(-tools); no others."""
+    try:
+        names = os.listdir(dev_root)
+    except OSError:
+        return []
+    return sorted(os.path.join(dev_root, n) for n in names if GPU_NODE.match(n))
+
+
+def has_gpu(dev_root: str = "/dev") -> bool:
+    nodes = {os.path.basename(p) for p in gpu_device_nodes(dev_root)}
+    return "nvidiactl" in nodes and any(n[6:].isdigit() for n in nodes)
+
+
+def gpu_library_dirs(ldconfig_output: str | None = None) -> list[str]:
+    """Folders outside /usr holding the NVIDIA driver's user-space libraries (from ``ldconfig -p``)."""
+    if ldconfig_output is None:
+        try:
+            ldconfig_output = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True,
+                                             timeout=10).stdout
+        except (OSError, subprocess.SubprocessError):
+            return []
+    dirs = set()
+    for line in ldconfig_output.splitlines():
+        name, _, target = line.strip().partition(" => ")
+        if target and name.split(" ")[0].startswith(GPU_LIBS):
+            d = os.path.dirname(os.path.realpath(target)) if os.path.exists(target) else os.path.dirname(target)
+            if not (d + "/").startswith(("/usr/", "/lib/", "/lib64/")):
+                dirs.add(d)
+    return sorted(dirs)
+
+
 _ETC = ["ld.so.cache", "ld.so.conf", "ld.so.conf.d", "passwd", "group", "nsswitch.conf", "localtime",
         "alternatives", "ssl", "mime.types", "fonts", "matplotlibrc"]
 
 
-def bwrap_argv(cwd: str, runtime_dir: str, kernel_cwd_source: str, env: dict[str, str] | None = None,
-               ro_paths: list[str] | None = None) -> list[str]:
-    """The bwrap command line (without the wrapped command).
-
-    ``cwd`` is where nbgrader starts the kernel; ``kernel_cwd_source`` is the directory bound there
-    (a copy of the hand-in). ``runtime_dir`` holds the connection file and ipc sockets.
-    """
-    bw = bwrap_path()
-    if bw is None:
-        raise RuntimeError("bwrap is not installed")
-    argv = [bw, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-            "--ro-bind", "/usr", "/usr"]
-    for top in ("/bin", "/lib", "/lib64", "/lib32", "/sbin"):
-        if os.path.islink(top):
-            argv += ["--symlink", os.readlink(top), top]
-        elif os.path.isdir(top):
-            argv += ["--ro-bind", top, top]
-    for name in _ETC:
-        argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-    tmp_size = str(TMPFS_BYTES)
-    argv += ["--proc", "/proc", "--dev", "/dev", "--size", tmp_size, "--tmpfs", "/tmp",
-             "--size", tmp_size, "--tmpfs", "/home", "--dir", SANDBOX_HOME, "--tmpfs", "/run"]
-    gpu_devs = sorted(glob.glob("/dev/nvidia*"))
-    for dev in gpu_devs:  # a GPU, where there is one (untested on a GPU host so far)
-        argv += ["--dev-bind", dev, dev]
-    if gpu_devs:
-        argv += ["--ro-bind", "/sys", "/sys"]  # the CUDA driver reads PCI topology from sysfs
-    for p in ro_paths if ro_paths is not None else environment_paths():
-        argv += ["--ro-bind", p, p]
-    argv += ["--bind", runtime_dir, runtime_dir, "--bind", kernel_cwd_source, cwd, "--chdir", cwd]
+def sandbox_env(env: dict[str, str] | None = None, gpu: bool = False) -> dict[str, str]:
+    """The kernel's whole environment (nothing of the grader's but the few keys named here)."""
     base_env = {
         "PATH": f"{sys.prefix}/bin:/usr/local/bin:/usr/bin:/bin",
         "HOME": SANDBOX_HOME,
@@ -125,15 +129,165 @@ def bwrap_argv(cwd: str, runtime_dir: str, kernel_cwd_source: str, env: dict[str
         "MPLCONFIGDIR": "/tmp/mpl",
         "PYTHONDONTWRITEBYTECODE": "1",
         "NBGRADER_EXECUTION": "autograde",
+        GRADING_ENV: "1",
     }
-    for keep in ("TRITON_INTERPRET", "CUDA_VISIBLE_DEVICES"):
-        if keep in os.environ:
-            base_env[keep] = os.environ[keep]
+    keep = ("CUDA_VISIBLE_DEVICES",) if gpu else ("TRITON_INTERPRET", "CUDA_VISIBLE_DEVICES")
+    for k in keep:
+        if k in os.environ:
+            base_env[k] = os.environ[k]
     base_env.update(env or {})
-    argv.append("--clearenv")
-    for k, v in sorted(base_env.items()):
+    if gpu:
+        base_env.pop("TRITON_INTERPRET", None)  # kernels run compiled on the GPU
+    return base_env
+
+
+def bwrap_options(runtime_dir: str, env: dict[str, str] | None = None, ro_paths: list[str] | None = None,
+                  limits: lim.Limits | None = None, gpu: bool | None = None, dev_root: str = "/dev",
+                  gpu_lib_dirs: list[str] | None = None, sockets: str | None = None) -> list[str]:
+    """bwrap's options (no command, no ``--seccomp``: the supervisor adds it), for one kernel.
+
+    ``runtime_dir`` holds the connection file, bound read-only when ``sockets`` (the folder of the ipc
+    sockets, inside it: see :func:`socket_dir`) is given, else read-write; ``gpu`` None means "if this
+    host has one".
+    """
+    limits = limits or lim.Limits()
+    gpu = has_gpu(dev_root) if gpu is None else bool(gpu)
+    argv = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
+            "--cap-drop", "ALL", "--ro-bind", "/usr", "/usr"]
+    for top in ("/bin", "/lib", "/lib64", "/lib32", "/sbin"):
+        if os.path.islink(top):
+            argv += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            argv += ["--ro-bind", top, top]
+    for name in _ETC:
+        argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    argv += ["--proc", "/proc", "--dev", "/dev"]
+    if gpu:
+        for dev in gpu_device_nodes(dev_root):
+            argv += ["--dev-bind", dev, "/dev/" + os.path.basename(dev)]
+        argv += ["--ro-bind", "/sys", "/sys"]  # the CUDA driver reads PCI topology from sysfs
+        for d in gpu_lib_dirs if gpu_lib_dirs is not None else gpu_library_dirs():
+            argv += ["--ro-bind", d, d]
+    for path, size in limits.mounts().items():
+        argv += ["--size", str(size), "--tmpfs", path]
+    argv += ["--dir", SANDBOX_HOME, "--size", str(limits.cwd_bytes), "--tmpfs", SANDBOX_CWD]
+    for p in ro_paths if ro_paths is not None else environment_paths():
+        argv += ["--ro-bind", p, p]
+    if sockets:
+        argv += ["--ro-bind", runtime_dir, runtime_dir, "--bind", sockets, sockets]
+    else:
+        argv += ["--bind", runtime_dir, runtime_dir]
+    argv += ["--remount-ro", "/dev", "--remount-ro", "/",
+             "--chdir", SANDBOX_CWD, "--clearenv"]
+    for k, v in sorted(sandbox_env(env, gpu).items()):
         argv += ["--setenv", k, v]
-    return argv + ["--"]
+    return argv
+
+
+SOCKET_DIR_BYTES = 1 << 20
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MNT_DETACH = 2, 4, 8, 2
+_SOCKET_DIR = re.compile(r"^s(\d+)-[0-9a-f]{8}$")
+
+
+def _libc():
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def socket_dir(runtime_dir: str) -> str:
+    """A folder for one kernel's ipc sockets inside ``runtime_dir``: a 1 MiB tmpfs when this process may
+    mount one (root), so the only host folder the kernel may write is capped; a plain folder otherwise."""
+    d = os.path.join(runtime_dir, f"s{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    os.mkdir(d, 0o700)
+    if os.geteuid() == 0:
+        opts = f"size={SOCKET_DIR_BYTES},mode=0700".encode()
+        _libc().mount(b"tmpfs", d.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, opts)
+    return d
+
+
+def release_socket_dir(d: str) -> None:
+    if os.path.ismount(d):
+        _libc().umount2(d.encode(), _MNT_DETACH)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def remove_stale_socket_dirs() -> list[str]:
+    """Unmount socket tmpfs left by a killed grader (``s<pid>-*`` whose process is gone); their paths."""
+    gone = []
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return gone
+    for line in lines:
+        fields = line.split()
+        m = _SOCKET_DIR.match(os.path.basename(fields[4])) if len(fields) > 4 else None
+        if m and " - tmpfs " in line and not cg_mod.alive(int(m.group(1))):
+            release_socket_dir(fields[4])
+            gone.append(fields[4])
+    return gone
+
+
+def supervisor_argv(plan: dict) -> list[str]:
+    """The command jupyter starts in place of the kernel (the kernel command is appended after it)."""
+    boot = (f"import sys; sys.path.insert(0, {str(REPO_ROOT)!r}); from autograder.supervise import main; "
+            "sys.exit(main(sys.argv[1:]))")
+    return [sys.executable, "-c", boot, json.dumps(plan), "--"]
+
+
+def make_plan(runtime_dir: str, kernel_cwd_source: str | None, spec: dict | None = None,
+              cgroup: cg_mod.Cgroup | None = None, cgroup_note: str = "", sockets: str | None = None) -> dict:
+    """Everything the supervisor needs for one kernel (host paths stay outside the sandbox)."""
+    spec = spec or {}
+    bw = bwrap_path()
+    if bw is None:
+        raise RuntimeError("bwrap is not installed")
+    gpu = spec.get("gpu")
+    gpu = has_gpu() if gpu is None else bool(gpu)
+    limits = lim.Limits.from_spec(spec)
+    if gpu and limits.memory_bytes:
+        limits = replace(limits, memory_bytes=0)  # an address-space limit breaks CUDA
+    mounts = dict(limits.mounts(), **{SANDBOX_CWD: limits.cwd_bytes})
+    if sockets and os.path.ismount(sockets):
+        mounts[sockets] = SOCKET_DIR_BYTES
+    nproc = 0
+    if cgroup is None and os.geteuid() != 0:  # RLIMIT_NPROC counts the uid's processes; root is exempt
+        nproc = _processes_of(os.geteuid()) + limits.max_processes
+    return {
+        "bwrap": bw, "python": sys.executable, "handin": kernel_cwd_source,
+        "copy_back_to": spec.get("copy_back_to", kernel_cwd_source), "report": spec.get("report_file"),
+        "limits": asdict(limits), "cgroup": cgroup.to_json() if cgroup else None, "cgroup_note": cgroup_note,
+        "bwrap_options": bwrap_options(runtime_dir, spec.get("env"), spec.get("ro_paths"), limits, gpu,
+                                       sockets=sockets),
+        "init": {"cwd": SANDBOX_CWD, "memory_bytes": limits.memory_bytes, "file_bytes": limits.file_bytes,
+                 "nproc": nproc, "copy_back_bytes": limits.copy_back_bytes, "mounts": mounts},
+    }
+
+
+def _processes_of(uid: int) -> int:
+    n = 0
+    for status in glob.glob("/proc/[0-9]*/status"):
+        try:
+            with open(status) as f:
+                for line in f:
+                    if line.startswith("Uid:"):
+                        n += int(line.split()[1]) == uid
+                        break
+        except OSError:
+            continue
+    return n
+
+
+def bwrap_argv(cwd: str, runtime_dir: str, kernel_cwd_source: str, env: dict[str, str] | None = None,
+               ro_paths: list[str] | None = None, spec: dict | None = None) -> list[str]:
+    """Command prefix that runs a command in the sandbox (no cgroup; append the command).
+
+    ``cwd`` (where nbgrader starts the kernel) is not used inside: the command runs in ``SANDBOX_CWD``,
+    a tmpfs holding a copy of ``kernel_cwd_source``. ``runtime_dir`` holds the connection file and sockets.
+    """
+    spec = dict(spec or {}, env=env, ro_paths=ro_paths)
+    spec.setdefault("copy_back_to", None)
+    return supervisor_argv(make_plan(runtime_dir, kernel_cwd_source, spec))
 
 
 class _IpcKernelManager(AsyncKernelManager):
@@ -165,8 +319,19 @@ class SandboxKernelManager(_IpcKernelManager):
     """A kernel manager that starts the kernel under bwrap (spec from $GEMM_LAB_SANDBOX).
 
     Transport is ``ipc`` (unix sockets in the runtime directory, which is bound into the sandbox);
-    interrupts are sent as messages (signals to bwrap would not reach the kernel in its pid namespace).
+    interrupts are sent as messages (signals would not reach the kernel in its pid namespace). One cgroup
+    per kernel (when the grader may create one), removed in :meth:`cleanup_resources`.
     """
+
+    _cgroup: cg_mod.Cgroup | None = None
+    _report: str | None = None
+    _outcome: lim.Outcome | None = None
+    _socket_dir: str | None = None
+
+    def _use_private_runtime_dir(self):
+        super()._use_private_runtime_dir()
+        self._socket_dir = socket_dir(os.path.dirname(self.connection_file))
+        self.ip = os.path.join(self._socket_dir, "k")
 
     def _wrap(self, kernel_cmd, kw):
         spec_path = os.environ.get(ENV_SPEC)
@@ -175,12 +340,78 @@ class SandboxKernelManager(_IpcKernelManager):
         spec = json.loads(Path(spec_path).read_text())
         if not spec.get("kernel_cwd"):
             raise RuntimeError("sandbox spec has no kernel_cwd")
-        cwd = os.path.abspath(kw.get("cwd") or os.getcwd())
         runtime_dir = os.path.dirname(os.path.abspath(self.connection_file))
-        argv = bwrap_argv(cwd, runtime_dir, spec["kernel_cwd"], env=spec.get("env"),
-                          ro_paths=spec.get("ro_paths"))
-        return argv + limits_prefix(spec.get("memory_bytes"), spec.get("file_bytes")) + kernel_cmd
+        limits = lim.Limits.from_spec(spec)
+        remove_stale_socket_dirs()
+        self._cgroup, note = cg_mod.create(limits.group_memory_bytes, limits.max_processes)
+        self._report = spec.get("report") or os.path.join(
+            tempfile.gettempdir(), f"gemm-lab-outcome-{os.getpid()}-{uuid.uuid4().hex[:8]}.json")
+        self._outcome = None
+        spec = dict(spec, report_file=self._report)
+        plan = make_plan(runtime_dir, spec["kernel_cwd"], spec, self._cgroup, note, self._socket_dir)
+        kw["env"] = {k: v for k, v in (kw.get("env") or os.environ).items() if k in ("PATH", "LANG")}
+        return supervisor_argv(plan) + kernel_cmd
+
+    def sandbox_outcome(self) -> lim.Outcome | None:
+        """What the sandbox saw (exit status, limits hit), once the kernel has ended; None before."""
+        if self._outcome is None and self._report and os.path.exists(self._report):
+            try:
+                self._outcome = lim.Outcome.from_json(json.loads(Path(self._report).read_text()))
+            except (OSError, ValueError):
+                self._outcome = None
+        return self._outcome
+
+    def limit_reason(self) -> str:
+        """One English line naming every limit hit by this kernel ('' when none)."""
+        return lim.limit_reason(self.sandbox_outcome())
+
+    async def _async_cleanup_resources(self, restart: bool = False) -> None:
+        self._finish_sandbox()
+        await super()._async_cleanup_resources(restart=restart)
+
+    cleanup_resources = _async_cleanup_resources
+
+    def _finish_sandbox(self) -> None:
+        if self._socket_dir is not None:
+            release_socket_dir(self._socket_dir)
+            self._socket_dir = None
+        if self._cgroup is None:
+            return
+        if self.sandbox_outcome() is None:  # the supervisor was killed: read the group's counters here
+            proc = getattr(self.provisioner, "process", None)
+            rc = proc.poll() if proc is not None else None
+            self._outcome = supervise.finish(lim.Outcome(returncode=rc, cgroup=self._cgroup.version),
+                                             self._cgroup, lim.Limits(), killed_by_grader=True)
+            self._outcome.notes.append("the supervisor was killed: limits read from the cgroup")
+        self._cgroup.destroy()
+        self._cgroup = None
 
 
 class PlainIpcKernelManager(_IpcKernelManager):
     """Unsandboxed (only with an explicit override): same ipc transport and message interrupts."""
+
+
+def run_sandboxed(cmd: list[str], handin: str | None, runtime_dir: str, spec: dict | None = None,
+                  use_cgroup: bool = True, timeout: float | None = None,
+                  ) -> tuple[subprocess.CompletedProcess, lim.Outcome]:
+    """Run ``cmd`` in the sandbox exactly as a kernel is run (cgroup included where one can be made).
+
+    ``spec`` as in $GEMM_LAB_SANDBOX (limits, ``copy_back_to``, ``env``, ``gpu``); returns the finished
+    process (stdout/stderr captured as text) and the sandbox's outcome.
+    """
+    spec = dict(spec or {})
+    limits = lim.Limits.from_spec(spec)
+    group, note = cg_mod.create(limits.group_memory_bytes, limits.max_processes) if use_cgroup else (None, "")
+    fd, report = tempfile.mkstemp(prefix="gemm-lab-outcome-", suffix=".json")
+    os.close(fd)
+    try:
+        spec.setdefault("copy_back_to", None)
+        plan = make_plan(runtime_dir, handin, dict(spec, report_file=report), group, note)
+        proc = subprocess.run(supervisor_argv(plan) + list(cmd), capture_output=True, text=True, timeout=timeout)
+        text = Path(report).read_text()
+        outcome = lim.Outcome.from_json(json.loads(text)) if text else lim.Outcome(proc.returncode)
+    finally:
+        if group is not None:
+            group.destroy()
+        os.unlink(report)
+    return proc, outcome

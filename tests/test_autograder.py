@@ -62,14 +62,14 @@ def test_release_leaves_out_py_masters_and_solutions(released):
 def test_bwrap_argv_exposes_only_the_environment(tmp_path):
     if sandbox.bwrap_path() is None:
         pytest.skip("bubblewrap not installed")
-    argv = sandbox.bwrap_argv(str(tmp_path / "cwd"), str(tmp_path / "rt"), str(tmp_path / "handin"))
+    argv = sandbox.bwrap_options(str(tmp_path / "rt"))  # the hand-in is copied in, never bound
     assert "--unshare-all" in argv and "--die-with-parent" in argv and "--clearenv" in argv
     binds = [argv[i + 1] for i, a in enumerate(argv) if a in ("--bind", "--ro-bind")]
     assert str(ROOT) not in binds  # never the repository root (source/, gradebook)
     assert not any(b.startswith(str(ROOT / "source")) or b.startswith(str(ROOT / "autograder")) for b in binds)
     assert str(ROOT / "gemm_lab") in binds
     rw = [argv[i + 1] for i, a in enumerate(argv) if a == "--bind"]
-    assert rw == [str(tmp_path / "rt"), str(tmp_path / "handin")]
+    assert rw == [str(tmp_path / "rt")]
 
 
 def test_bwrap_sandbox_hides_the_repository(tmp_path):

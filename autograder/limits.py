@@ -1,0 +1,146 @@
+"""Resource limits of one sandboxed hand-in, and the reasons reported when one is hit.
+
+Sizes are bytes. Every writable place inside the sandbox is a size-capped tmpfs (``/`` and ``/dev`` are
+read-only); RAM used by those tmpfs is charged to the hand-in's memory cgroup where there is one.
+"""
+
+from __future__ import annotations
+
+import signal
+from dataclasses import asdict, dataclass, field
+
+MiB = 1 << 20
+GiB = 1 << 30
+
+
+@dataclass(frozen=True)
+class Limits:
+    memory_bytes: int = 4 * GiB  # RLIMIT_AS per process (0: none; CUDA needs none)
+    group_memory_bytes: int = 6 * GiB  # cgroup memory limit of the whole hand-in (all its processes)
+    max_processes: int = 256  # cgroup pids limit (tasks: processes and threads) of the whole hand-in
+    file_bytes: int = 256 * MiB  # RLIMIT_FSIZE: largest file a process may write
+    cwd_bytes: int = 256 * MiB  # the kernel's working directory (tmpfs holding a copy of the hand-in)
+    copy_back_bytes: int = 64 * MiB  # what of the working directory is copied back after the kernel ends
+    tmp_bytes: int = 512 * MiB  # /tmp
+    home_bytes: int = 64 * MiB  # $HOME
+    shm_bytes: int = 64 * MiB  # /dev/shm
+    run_bytes: int = 4 * MiB  # /run
+    wall_seconds: float = 0.0  # whole sandbox lifetime, 0: none (nbexec's notebook limit applies)
+
+    def __post_init__(self):
+        for name, value in asdict(self).items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"{name}: expected a number, got {type(value).__name__}")
+            if value < 0:
+                raise ValueError(f"{name}: must be >= 0, got {value}")
+        for name in ("max_processes", "cwd_bytes", "tmp_bytes", "home_bytes", "shm_bytes", "run_bytes"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name}: must be > 0, got {getattr(self, name)}")
+
+    def mounts(self) -> dict[str, int]:
+        """Sized tmpfs mounts, by their path inside the sandbox (the cwd is added by the caller)."""
+        return {"/tmp": self.tmp_bytes, "/home": self.home_bytes, "/dev/shm": self.shm_bytes,
+                "/run": self.run_bytes}
+
+    @classmethod
+    def from_spec(cls, spec: dict) -> Limits:
+        """Limits from a sandbox spec (keys as the field names; None or absent: the default)."""
+        kw = {k: spec[k] for k in cls.__dataclass_fields__ if spec.get(k) is not None}
+        return cls(**kw)
+
+
+def human(n: float) -> str:
+    for unit, size in (("GiB", GiB), ("MiB", MiB), ("KiB", 1024)):
+        if n >= size:
+            return f"{n / size:g} {unit}"
+    return f"{int(n)} B"
+
+
+@dataclass
+class LimitHit:
+    """One limit a hand-in ran into: a stable English code, an English detail, a Korean line."""
+
+    code: str  # MEMORY, PROCESSES, DISK, WALL_TIME, COPY_BACK, KILLED_BY_SIGNAL
+    detail: str
+    message_ko: str
+
+    def __str__(self) -> str:
+        return f"LIMIT_{self.code}: {self.detail}" if self.code != "KILLED_BY_SIGNAL" else \
+            f"{self.code}: {self.detail}"
+
+
+@dataclass
+class Outcome:
+    """What the sandbox saw of one kernel: exit status, limit hits, cgroup use, notes."""
+
+    returncode: int | None = None
+    hits: list[LimitHit] = field(default_factory=list)
+    cgroup: str = ""  # "v2", "v1" or "" (no cgroup: see notes)
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"returncode": self.returncode, "hits": [asdict(h) for h in self.hits], "cgroup": self.cgroup,
+                "notes": self.notes}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Outcome:
+        return cls(data.get("returncode"), [LimitHit(**h) for h in data.get("hits", [])],
+                   data.get("cgroup", ""), list(data.get("notes", [])))
+
+
+def limit_reason(outcome: Outcome | None) -> str:
+    """One line for the review column: every limit hit, '; '-separated ('' when none was hit)."""
+    if outcome is None:
+        return ""
+    return "; ".join(str(h) for h in outcome.hits)
+
+
+def signal_of(returncode: int | None) -> int | None:
+    """The signal that ended the kernel, from the sandbox's exit status (-N, or 128+N through bwrap)."""
+    if returncode is None:
+        return None
+    if returncode < 0:
+        return -returncode
+    if 128 < returncode < 128 + 65:
+        return returncode - 128
+    return None
+
+
+def signal_hit(returncode: int | None) -> LimitHit | None:
+    sig = signal_of(returncode)
+    if sig is None:
+        return None
+    try:
+        name = signal.Signals(sig).name
+    except ValueError:
+        name = f"signal {sig}"
+    return LimitHit("KILLED_BY_SIGNAL", f"the kernel was killed by signal {sig} ({name})",
+                    f"커널이 시그널 {sig}({name})로 종료되었습니다.")
+
+
+def memory_hit(limit: int, oom_kills: int) -> LimitHit:
+    return LimitHit("MEMORY", f"the hand-in's memory limit ({human(limit)}) was reached: the OOM killer "
+                              f"ended {oom_kills} process(es)",
+                    f"제출물 전체 메모리 제한({human(limit)})을 넘어 프로세스 {oom_kills}개가 강제 종료되었습니다.")
+
+
+def processes_hit(limit: int, refused: int) -> LimitHit:
+    return LimitHit("PROCESSES", f"the hand-in reached its process limit ({limit} tasks): {refused} fork(s) "
+                                 "refused",
+                    f"제출물의 프로세스 수 제한({limit}개)에 걸려 fork가 {refused}번 거부되었습니다.")
+
+
+def disk_hit(path: str, size: int) -> LimitHit:
+    return LimitHit("DISK", f"{path} is full ({human(size)})",
+                    f"{path}의 용량 제한({human(size)})이 가득 찼습니다.")
+
+
+def wall_hit(seconds: float) -> LimitHit:
+    return LimitHit("WALL_TIME", f"the sandbox ran past its wall-time limit ({seconds:g} s) and was killed",
+                    f"샌드박스 전체 시간 제한({seconds:g}초)을 넘어 강제 종료되었습니다.")
+
+
+def copy_back_hit(limit: int, skipped: list[str]) -> LimitHit:
+    names = ", ".join(skipped[:5]) + (" ..." if len(skipped) > 5 else "")
+    return LimitHit("COPY_BACK", f"files past the copy-back limit ({human(limit)}) were not kept: {names}",
+                    f"작업 폴더 복사 제한({human(limit)})을 넘은 파일은 보관되지 않았습니다: {names}")

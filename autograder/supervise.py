@@ -1,0 +1,216 @@
+"""The process jupyter starts as "the kernel": it runs bwrap for one notebook and watches it (outside the sandbox).
+
+``python -c <bootstrap> PLAN_JSON -- KERNEL_CMD...`` (see :func:`autograder.sandbox.supervisor_argv`):
+
+* puts itself's child in the kernel's cgroup before it execs bwrap, so every process of the hand-in is
+  counted (memory, pids);
+* execs bwrap with an **empty environment** (the sandbox's pid 1 is bwrap: its ``/proc/1/environ`` holds
+  nothing of the grader's) and with every inherited fd closed but the four it hands over: the bwrap options
+  (``--args``: host paths stay out of ``/proc/1/cmdline``), the seccomp program, the hand-in as a tar
+  stream and the copy-back pipe;
+* kills the sandbox when its wall-time limit passes, or when the grader that started it is gone;
+* unpacks what the sandbox copies back (size-capped, regular files only) and writes the outcome (exit
+  status, limit hits) as JSON to ``plan["report"]``; exits with the sandbox's status.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import sys
+import tarfile
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from . import cgroup as cg_mod
+from . import limits as lim
+from . import seccomp
+from .sandbox_init import REPORT
+
+INIT_SOURCE = (Path(__file__).with_name("sandbox_init.py")).read_text()
+
+
+def _memfd(name: str, data: bytes) -> int:
+    fd = os.memfd_create(name, 0)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _handin_tar(src: str | None) -> int:
+    """The hand-in folder as an uncompressed tar (regular files and folders; links are left out)."""
+    fd = os.memfd_create("gemm-lab-handin", 0)
+    with os.fdopen(os.dup(fd), "wb") as f, tarfile.open(fileobj=f, mode="w|") as tar:
+        if src:
+            for root, dirs, files in os.walk(src):
+                dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(root, d)))
+                for name in sorted(files):
+                    full = os.path.join(root, name)
+                    if os.path.isfile(full) and not os.path.islink(full):
+                        tar.add(full, arcname=os.path.relpath(full, src), recursive=False)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+class _Reader(threading.Thread):
+    """Reads the copy-back stream into a temporary file, at most ``cap`` bytes (the rest is drained)."""
+
+    def __init__(self, fd: int, cap: int):
+        super().__init__(daemon=True)
+        self.fd, self.cap, self.truncated = fd, cap, False
+        self.file = tempfile.TemporaryFile()
+
+    def run(self):
+        got = 0
+        while True:
+            chunk = os.read(self.fd, 1 << 16)
+            if not chunk:
+                break
+            if got + len(chunk) > self.cap:
+                self.truncated = True
+                continue
+            self.file.write(chunk)
+            got += len(chunk)
+        os.close(self.fd)
+
+
+def _unpack_copy_back(reader: _Reader, dest: str | None) -> dict:
+    """Extract the copied-back files into ``dest`` (safely); return the sandbox's report member."""
+    report: dict = {}
+    reader.file.seek(0)
+    try:
+        with tarfile.open(fileobj=reader.file, mode="r:") as tar:
+            for m in tar:
+                if m.name == REPORT and m.isfile():
+                    report = json.loads(tar.extractfile(m).read() or b"{}")
+                elif dest and m.isfile():
+                    try:
+                        tar.extract(m, dest, filter="data")
+                    except (tarfile.FilterError, OSError):
+                        report.setdefault("refused", []).append(m.name)
+    except (tarfile.TarError, ValueError, EOFError) as exc:
+        report.setdefault("errors", []).append(f"copy-back stream unreadable: {exc}")
+    return report
+
+
+def run(plan: dict, kernel_cmd: list[str]) -> int:
+    limits = lim.Limits.from_spec(plan.get("limits", {}))
+    outcome = lim.Outcome()
+    group = cg_mod.Cgroup.from_json(plan["cgroup"]) if plan.get("cgroup") else None
+    outcome.cgroup = group.version if group else ""
+    if not group and plan.get("cgroup_note"):
+        outcome.notes.append(plan["cgroup_note"])
+    in_fd = _handin_tar(plan.get("handin"))
+    sec_fd = seccomp.program_fd()
+    r_fd, w_fd = os.pipe()
+    init_cfg = dict(plan["init"], in_fd=in_fd, out_fd=w_fd)
+    options = list(plan["bwrap_options"]) + ["--seccomp", str(sec_fd)]
+    args_fd = _memfd("gemm-lab-bwrap-args", b"".join(a.encode() + b"\0" for a in options))
+    argv = [plan["bwrap"], "--args", str(args_fd), "--", plan["python"], "-c", INIT_SOURCE,
+            json.dumps(init_cfg)] + kernel_cmd
+    keep = (in_fd, sec_fd, w_fd, args_fd)
+    parent = os.getppid()
+    pid = os.fork()
+    if pid == 0:  # the child: into the cgroup, nothing of ours open, no environment, exec bwrap
+        try:
+            if group is not None:
+                group.attach()
+            for fd in keep:
+                os.set_inheritable(fd, True)
+            os.closerange(3, min(keep))
+            for a, b in zip(sorted(keep), sorted(keep)[1:] + [os.sysconf("SC_OPEN_MAX")], strict=True):
+                os.closerange(a + 1, b)
+            os.execve(plan["bwrap"], argv, {})
+        finally:
+            os._exit(127)
+    for fd in (in_fd, sec_fd, w_fd, args_fd):
+        os.close(fd)
+    stopped: list[int] = []
+    reader = _Reader(r_fd, limits.copy_back_bytes + (1 << 20))
+    reader.start()
+
+    def stop(signum, frame):
+        if signum:
+            outcome.notes.append(f"stopped by the grader (signal {signum})")
+            stopped.append(signum)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, stop)
+    pidfd = os.pidfd_open(pid)
+    deadline = time.monotonic() + limits.wall_seconds if limits.wall_seconds > 0 else None
+    while True:
+        try:
+            ready, _, _ = select.select([pidfd], [], [], 0.5)
+        except InterruptedError:
+            continue
+        if ready:
+            break
+        if deadline is not None and time.monotonic() > deadline:
+            outcome.hits.append(lim.wall_hit(limits.wall_seconds))
+            deadline = None
+            stop(0, None)
+        if os.getppid() != parent:  # the grader is gone: nobody will read the results
+            outcome.notes.append("the grader exited: sandbox killed")
+            stop(0, None)
+    _, status = os.waitpid(pid, 0)
+    os.close(pidfd)
+    rc = os.waitstatus_to_exitcode(status)
+    reader.join(timeout=10)
+    report = _unpack_copy_back(reader, plan.get("copy_back_to"))
+    outcome.returncode = rc
+    finish(outcome, group, limits, report, reader.truncated, killed_by_grader=bool(stopped))
+    if plan.get("report"):
+        Path(plan["report"]).write_text(json.dumps(outcome.to_json()))
+    return rc
+
+
+def finish(outcome: lim.Outcome, group: cg_mod.Cgroup | None, limits: lim.Limits, report: dict | None = None,
+           truncated: bool = False, killed_by_grader: bool = False) -> lim.Outcome:
+    """Add the limit hits (cgroup events, full mounts, copy-back) to ``outcome``; remove the cgroup.
+
+    A signal is reported as a hit unless the grader itself stopped the sandbox (shutdown, time limit)."""
+    report = report or {}
+    if group is not None:
+        ev = group.events()
+        if ev["oom_kill"] or (ev["memory_max"] and group.version == "v1"):
+            outcome.hits.append(lim.memory_hit(group.memory_bytes, ev["oom_kill"]))
+        if ev["pids_max"]:
+            outcome.hits.append(lim.processes_hit(group.max_processes, ev["pids_max"]))
+        if not group.destroy():
+            outcome.notes.append(f"cgroup not removed: {sorted(map(str, group.dirs.values()))}")
+    for path, size in report.get("full", []):
+        outcome.hits.append(lim.disk_hit(path, size))
+    skipped = list(report.get("skipped", [])) + list(report.get("refused", []))
+    if skipped or truncated:
+        outcome.hits.append(lim.copy_back_hit(limits.copy_back_bytes, skipped or ["(stream cut)"]))
+    outcome.notes += report.get("errors", [])
+    sig = lim.signal_hit(outcome.returncode)
+    if sig is not None and not killed_by_grader and not any(h.code == "WALL_TIME" for h in outcome.hits):
+        outcome.hits.append(sig)
+    return outcome
+
+
+def main(argv: list[str]) -> int:
+    if "--" not in argv:
+        raise SystemExit("usage: supervise PLAN_JSON -- KERNEL_CMD...")
+    i = argv.index("--")
+    rc = run(json.loads(argv[0]), argv[i + 1:])
+    if rc < 0:  # end the way the sandbox ended, so the grader sees the signal
+        if -rc not in (signal.SIGKILL, signal.SIGSTOP):
+            signal.signal(-rc, signal.SIG_DFL)
+        os.kill(os.getpid(), -rc)
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
