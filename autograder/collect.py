@@ -50,6 +50,7 @@ class _Candidate:
     when: tuple
     where: str
     staged: Path
+    lms: bool = False  # ``when`` is the LMS's submission time
 
 
 def _notebook_index(course: Course, assignment: str) -> dict[str, set]:
@@ -168,9 +169,10 @@ class _Run:
         staged = self.stage / "handins" / f"{len(self.candidates)}.ipynb"
         staged.parent.mkdir(parents=True, exist_ok=True)
         staged.write_bytes(data)
-        if len(entry.parts) > 2 and parse_lms_name(entry.name, self.assignment) is None:
+        lms = parse_lms_name(entry.name, self.assignment) is not None
+        if len(entry.parts) > 2 and not lms:
             self.report.note(student, f"{name} taken from the subfolder {'/'.join(entry.parts[1:-1])}")
-        self.candidates.append(_Candidate(student, name, when, where, staged))
+        self.candidates.append(_Candidate(student, name, when, where, staged, lms))
 
     def choose(self) -> list[_Candidate]:
         """The newest hand-in per (student, notebook); the others are reported as dropped."""
@@ -190,11 +192,22 @@ class _Run:
         return winners
 
     def commit(self, winners: list[_Candidate]) -> None:
+        """Move the winners into submitted/ (plus ``timestamp.txt``, the newest LMS time, as nbgrader
+        zip_collect writes it, for the gradebook's submission time)."""
+        stamps: dict[str, tuple] = {}
         for c in winners:
             (self.course.submitted / c.student / self.assignment).mkdir(parents=True, exist_ok=True)
+            if c.lms:
+                stamps[c.student] = max(stamps.get(c.student, c.when), c.when)
+        for student, when in stamps.items():
+            staged = self.stage / "handins" / f"{student}.timestamp.txt"
+            staged.write_text("{:04d}-{:02d}-{:02d} {:02d}:{:02d}:{:02d}\n".format(*when[:6]), encoding="ascii")
         for c in winners:
             os.replace(c.staged, self.course.submitted / c.student / self.assignment / f"{c.notebook}.ipynb")
             self.report.collected.setdefault(c.student, []).append(c.notebook)
+        for student in stamps:
+            os.replace(self.stage / "handins" / f"{student}.timestamp.txt",
+                       self.course.submitted / student / self.assignment / "timestamp.txt")
 
 
 def _entries_of(source: Path, report: CollectReport, limits: ZipLimits, run: _Run) -> None:

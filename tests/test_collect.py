@@ -213,6 +213,8 @@ def test_same_student_twice_in_a_zip_newest_lms_time_wins(course, tmp_path):
             zf.writestr(zipfile.ZipInfo(f"lee/{NB1} ({n}).ipynb", (2026, 12, 1, 8, 0, 0)), _text(course, NB1, n))
     report = col.collect(course, ASSIGNMENT, z)
     assert "second try" in _handed_in(course, "kim_cs", NB1)
+    assert (course.submitted / "kim_cs" / ASSIGNMENT / "timestamp.txt").read_text() == "2026-12-02 09:00:00\n"
+    assert not (course.submitted / "lee" / ASSIGNMENT / "timestamp.txt").exists()  # no LMS time
     assert '"b"' in _handed_in(course, "lee", NB1)
     why = dict((w.rsplit(":", 1)[1], r) for w, r in report.dropped)
     assert "older hand-in" in why[f"hw_kim_cs_attempt_2026-12-01-23-00-00_{NB1}.ipynb"]
