@@ -300,4 +300,6 @@ if measured is not None and {label, "GROUP_M", "tflops"} <= set(measured.columns
 # * 연산량과 `tl.load` 횟수는 그대로이고, 바뀌는 것은 L2 적중률(= HBM 트래픽)입니다. 그래서 효과는 행렬이 크고
 #   타일이 작을 때 큽니다.
 #
+# **핵심 용어 3개:** 그룹 순서(Grouped Ordering, `GROUP_SIZE_M`), L2 적중률(L2 Hit Rate), 고유 입력 타일(Unique Input Tiles)
+#
 # 다음 노트북(③)에서는 타일 크기·`num_stages`·`num_warps`가 산술 강도와 Shared Memory를 어떻게 바꾸는지 계산합니다.

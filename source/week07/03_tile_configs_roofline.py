@@ -167,7 +167,7 @@ g.check_table("table (bound)", table, _exp[["bound"]], accept={"bound": _aliases
 #
 # 계산기(`gemm_lab.calc.roofline_table`)의 값을 그대로 그립니다. 타일을 키우면 HBM 이동량이 줄어 산술 강도가
 # 오른쪽으로 이동하고, 후보 3(128×256)은 분기점(80 FLOP/Byte) 오른쪽, 연산 병목 구간에 들어갑니다.
-# (4절의 L2 그룹핑 재사용까지 더해지면 실제 유효 산술 강도는 더 높아집니다.)
+# (② 노트북의 L2 그룹핑 재사용까지 더해지면 실제 유효 산술 강도는 더 높아집니다.)
 
 # %%
 roof = calc.roofline_table(M, N, K, CONFIGS)
