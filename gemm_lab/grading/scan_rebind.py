@@ -146,16 +146,31 @@ def _own_bindings(tree) -> set[str]:
     return names
 
 
-def _globals_of(scope_node) -> set[str]:
-    """Names a function/class body declares ``global`` (not counting nested functions/classes)."""
-    out, todo = set(), list(scope_node.body)
+def _scope_names(scope_node) -> tuple[set[str], set[str]]:
+    """(names declared ``global``, local names) of a function/class/lambda body, nested scopes excluded."""
+    glob, local = set(), set()
+    args = scope_node.args if not isinstance(scope_node, ast.ClassDef) else None
+    if args is not None:
+        for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+            if a is not None:
+                local.add(a.arg)
+    body = scope_node.body if isinstance(scope_node.body, list) else [scope_node.body]
+    todo = list(body)
     while todo:
         node = todo.pop()
         if isinstance(node, ast.Global):
-            out.update(node.names)
-        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            glob.update(node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            local.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            local.update(name for name, _ in _import_bindings(node))
+        elif not isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                local.add(node.id)
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                local.add(node.name)
             todo.extend(ast.iter_child_nodes(node))
-    return out
+    return glob, local - glob
 
 
 class RebindScanner(ast.NodeVisitor):
@@ -164,7 +179,8 @@ class RebindScanner(ast.NodeVisitor):
     def __init__(self, protected: dict[str, frozenset], tree: ast.AST):
         self.protected = protected
         self.flags: list[tuple[str, int, str]] = []
-        self.scopes: list[set | None] = [None]  # None: module scope; a set: the globals a function declares
+        # None: module scope; else (names declared global, local names) of the function/class being visited
+        self.scopes: list[tuple[set, set] | None] = [None]
         self.own = _own_bindings(tree)
 
     # helpers ------------------------------------------------------------------
@@ -172,16 +188,29 @@ class RebindScanner(ast.NodeVisitor):
         self.flags.append((code, getattr(node, "lineno", 0), detail))
 
     def _global_scope(self, name) -> bool:
+        """True when binding ``name`` here binds the notebook's global."""
         top = self.scopes[-1]
-        return top is None or name in top
+        return top is None or name in top[0]
+
+    def _refers_to_global(self, name) -> bool:
+        """True when reading ``name`` here reads the notebook's global (not a local of an enclosing scope)."""
+        for scope in reversed(self.scopes):
+            if scope is None or name in scope[0]:
+                return True
+            if name in scope[1]:
+                return False
+        return True
 
     def _bind(self, name, node, how):
         if name in self.protected and self._global_scope(name):
             self._flag("LOCKED_REBIND", node, how.format(name))
 
     def _is_given_value(self, node) -> bool:
-        """A Name that refers to a protected, non-module value (a given list, dict, function...)."""
-        return isinstance(node, ast.Name) and node.id in self.protected and not self.protected[node.id]
+        """The node reads (through items and attributes) a protected, non-module global value."""
+        while isinstance(node, (ast.Subscript, ast.Attribute)):
+            node = node.value
+        return (isinstance(node, ast.Name) and node.id in self.protected and not self.protected[node.id]
+                and self._refers_to_global(node.id))
 
     def _target(self, t, node, how):
         if isinstance(t, ast.Name):
@@ -191,12 +220,8 @@ class RebindScanner(ast.NodeVisitor):
                 self._target(e, node, how)
         elif isinstance(t, ast.Starred):
             self._target(t.value, node, how)
-        elif isinstance(t, (ast.Subscript, ast.Attribute)):
-            root = t
-            while isinstance(root, (ast.Subscript, ast.Attribute)):
-                root = root.value
-            if self._is_given_value(root):
-                self._flag("LOCKED_REBIND", node, f"{ast.unparse(t)} (주어진 값 {root.id}을(를) 고칩니다)")
+        elif isinstance(t, (ast.Subscript, ast.Attribute)) and self._is_given_value(t):
+            self._flag("LOCKED_REBIND", node, f"{ast.unparse(t)} (주어진 값을 고칩니다)")
 
     # bindings ------------------------------------------------------------------
     def visit_Assign(self, node):
@@ -266,7 +291,7 @@ class RebindScanner(ast.NodeVisitor):
                 self.visit(b)
         else:
             self.visit(node.args)
-        self.scopes.append(_globals_of(node) if kind != "lambda" else set())
+        self.scopes.append(_scope_names(node))
         for stmt in (node.body if kind != "lambda" else [node.body]):
             self.visit(stmt)
         self.scopes.pop()
@@ -299,10 +324,10 @@ class RebindScanner(ast.NodeVisitor):
         if isinstance(f, ast.Attribute) and self._is_given_value(f.value) and (
             f.attr in _MUTATORS or any(k.arg == "inplace" for k in node.keywords)
         ):
-            self._flag("LOCKED_REBIND", node, f"{f.value.id}.{f.attr}(...)")
+            self._flag("LOCKED_REBIND", node, f"{ast.unparse(f)}(...)")
         if isinstance(f, ast.Name) and f.id in ("setattr", "delattr", "getattr", "hasattr") and node.args:
             if f.id in ("setattr", "delattr") and self._is_given_value(node.args[0]):
-                self._flag("LOCKED_REBIND", node, f"{f.id}({node.args[0].id}, ...)")
+                self._flag("LOCKED_REBIND", node, f"{f.id}({ast.unparse(node.args[0])}, ...)")
             if len(node.args) > 1 and self._history_literal(node.args[1]):
                 self._flag("INPUT_HISTORY", node, f"{f.id}(..., {node.args[1].value!r})")
         if isinstance(f, ast.Attribute) and f.attr == "get" and node.args and self._history_literal(node.args[0]):
