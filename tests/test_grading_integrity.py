@@ -31,7 +31,7 @@ def _restore_grading():
 
 def test_grader_modules_are_read_only():
     for target, name in [(grading, "check_value"), (grading, "fresh"), (grading, "check_matmul"),
-                         (grading.answers, "_compare"), (grading.kernels, "TOLERANCES"),
+                         (grading.answers_values, "_compare"), (grading.answers, "check_value"), (grading.kernels, "TOLERANCES"),
                          (grading.integrity, "fresh"), (grading._trusted, "guard")]:
         with pytest.raises(AttributeError, match="read-only"):
             setattr(target, name, lambda *a, **k: True)
@@ -71,10 +71,10 @@ def test_sample_tamper_hand_in_fails_in_its_own_cell():
 
 def test_fresh_replaces_helpers_patched_through_the_module_dict():
     # module.__dict__ writes bypass the seal; the old module is fooled, a fresh copy is not
-    saved = grading.answers.__dict__["_compare"]
+    saved = grading.answers_values.__dict__["_compare"]
     try:
-        grading.answers.__dict__["_compare"] = lambda *a, **k: None
-        grading.answers.check_value("unique_tiles", 90, 54)  # the tampered old module "passes"
+        grading.answers_values.__dict__["_compare"] = lambda *a, **k: None
+        grading.answers_values.check_value("unique_tiles", 90, 54)  # the tampered old module "passes"
         g = fresh()
         assert g is sys.modules["gemm_lab.grading"] and g is not grading
         with pytest.raises(ASSERTION_ERROR, match="unique_tiles"):
@@ -83,7 +83,7 @@ def test_fresh_replaces_helpers_patched_through_the_module_dict():
 
         assert gemm_lab.grading is g
     finally:
-        grading.answers.__dict__["_compare"] = saved
+        grading.answers_values.__dict__["_compare"] = saved
 
 
 def test_numpy_torch_comparisons_are_not_used():
@@ -164,9 +164,9 @@ def test_trace_function_and_notebook_import_hook_are_refused():
 def test_fresh_ignores_a_fake_module_in_sys_modules():
     import types
 
-    fake = types.ModuleType("gemm_lab.grading.answers")
+    fake = types.ModuleType("gemm_lab.grading.answers_values")
     fake.check_value = lambda *a, **k: True
-    sys.modules["gemm_lab.grading.answers"] = fake
+    sys.modules["gemm_lab.grading.answers_values"] = fake
     with pytest.raises(ASSERTION_ERROR):
         fresh().check_value("grid", 4, 20)
 
