@@ -40,8 +40,15 @@ def _shorten(out, room: int):
     if out.get("output_type") == "stream":
         text = out.get("text", "")
         text = "".join(text) if isinstance(text, list) else str(text)
-        cut = text.encode("utf-8")[: room - 32].decode("utf-8", errors="ignore")
-        return NotebookNode(output_type="stream", name=out.get("name", "stdout"), text=cut)
+        short = NotebookNode(output_type="stream", name=out.get("name", "stdout"), text="")
+        keep = room - output_bytes(short)
+        while keep > 0:
+            short["text"] = text.encode("utf-8")[:keep].decode("utf-8", errors="ignore")
+            over = output_bytes(short) - room
+            if over <= 0:
+                return short
+            keep -= max(over, 16)  # JSON escapes made it longer than its UTF-8 bytes
+        return None
     return None
 
 
@@ -103,6 +110,9 @@ class OutputBudget:
             self.admit(kept, out)
             if self.cut:
                 break
+        if not self.cut and any(is_notice(o) for o in outputs):  # cut while streaming: say so still
+            kept.append(notice(self.cell_bytes, self.notebook_bytes))
+            self.cut = True
         return kept
 
     def _room_for_cell(self) -> int:

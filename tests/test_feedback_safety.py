@@ -1,0 +1,381 @@
+"""Feedback is safe to hand out and safe to open (issues 15 and 17), on the tiny fixture assignment.
+
+Fast tests check autograder/safe_feedback.py, output_limits.py and normalize.py on notebook JSON; one
+slow test grades hostile and edited hand-ins for real (nbgrader + bubblewrap), builds the feedback and
+parses every page with an HTML parser: no script, no event handler, no javascript: URL, no frame, form or
+object, no external load; no hidden-test source; no instructor path; a right hand-in with edited
+structure scores full marks; huge outputs are capped in bytes.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import sys
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from autograder import safe_feedback as sf  # noqa: E402
+from autograder.normalize import normalize  # noqa: E402
+from autograder.output_limits import OutputBudget, is_notice, output_bytes  # noqa: E402
+
+PAYLOADS = [
+    "<script>alert('s1')</script>",
+    "<img src=x onerror=alert('s2')>",
+    "<a href=\"javascript:alert('s3')\">click</a>",
+    "<iframe src=\"https://evil.example/f\"></iframe>",
+    "<form action=\"https://evil.example/post\"><input name=q></form>",
+    "<object data=\"https://evil.example/o.swf\"></object>",
+    "<svg onload=alert('s4')></svg>",
+    "<img src=\"https://evil.example/track.png\">",
+    "<div style=\"background:url(https://evil.example/bg.png)\">bg</div>",
+]
+
+
+class ActiveFinder(HTMLParser):
+    """Everything in a page that can run code or load from elsewhere (independent of safe_feedback)."""
+
+    LOAD_ATTRS = {"src", "srcset", "data", "poster", "background", "action", "formaction"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.found = []
+        self._in_style = False
+
+    def handle_starttag(self, tag, attrs):
+        if tag in {"script", "iframe", "frame", "object", "embed", "form", "base", "link", "applet", "svg"}:
+            self.found.append(tag)
+        self._in_style = tag == "style"
+        for name, value in attrs:
+            v = (value or "").strip().lower()
+            if name.startswith("on"):
+                self.found.append(f"{tag}[{name}]")
+            if v.startswith(("javascript:", "vbscript:")):
+                self.found.append(f"{tag}[{name}=javascript]")
+            if name in self.LOAD_ATTRS and not v.startswith("data:"):
+                self.found.append(f"{tag}[{name}={v[:30]}]")
+            if name == "style" and "url(" in v:
+                self.found.append(f"{tag}[style url]")
+
+    def handle_data(self, data):
+        if self._in_style and ("@import" in data or "url(http" in data.replace(" ", "")):
+            self.found.append("style loads")
+
+    def handle_endtag(self, tag):
+        self._in_style = False
+
+
+def active(page: str) -> list[str]:
+    p = ActiveFinder()
+    p.feed(page)
+    p.close()
+    return p.found
+
+
+# ------------------------------------------------------------------------------------------ fast tests
+def _test_cell(src, gid="t1"):
+    return {"cell_type": "code", "source": src, "execution_count": 1, "id": gid,
+            "metadata": {"nbgrader": {"grade": True, "solution": False, "locked": True, "points": 1,
+                                      "grade_id": gid, "schema_version": 3}}, "outputs": []}
+
+
+def _code(src, outputs=(), gid=None):
+    cell = {"cell_type": "code", "source": src, "execution_count": 1, "metadata": {}, "outputs": list(outputs)}
+    if gid:
+        cell["id"] = gid
+    return cell
+
+
+HIDDEN = ("g.check_value('x', x, 1)\n### BEGIN HIDDEN TESTS\nassert secret_helper(x) == 42, '숨은 검사 실패'\n"
+          "### END HIDDEN TESTS")
+
+
+def test_test_cell_traceback_keeps_only_the_checker_message():
+    tb = ["\x1b[0;31mAssertionError\x1b[0m Traceback", "Cell In[3], line 3\n----> 3 assert secret_helper(x) == 42",
+          f"File {ROOT}/.venv/lib/python3.11/site-packages/gemm_lab/x.py:1", "AssertionError: 숨은 검사 실패"]
+    cell = _test_cell(HIDDEN)
+    cell["outputs"] = [{"output_type": "error", "ename": "AssertionError", "evalue": "숨은 검사 실패", "traceback": tb}]
+    nb, notes = sf.scrub_notebook({"cells": [cell]})
+    assert nb["cells"][0]["outputs"][0]["traceback"] == ["AssertionError: 숨은 검사 실패"]
+    assert notes == []
+
+
+def test_instructor_paths_leave_student_tracebacks():
+    home = os.path.expanduser("~")
+    tb = [f"File {sys.prefix}/lib/python3.11/site-packages/numpy/core.py:9", f"File {ROOT}/autograder/work/x.py",
+          "File /tmp/glrt-123-abc/kernel.json", f"in {home}/.cache/thing", "File /tmp/ipykernel_77/1234.py:2"]
+    nb = {"cells": [_code("1/0", [{"output_type": "error", "ename": "ZeroDivisionError", "evalue": "x",
+                                   "traceback": tb},
+                                  {"output_type": "stream", "name": "stderr", "text": f"warn {sys.prefix}/x\n"}])]}
+    nb, _ = sf.scrub_notebook(nb)
+    text = json.dumps(nb)
+    for path in (sys.prefix, str(ROOT), "/tmp/glrt-", "/tmp/ipykernel_"):
+        assert path not in text
+    if home not in ("/", "/root") or True:
+        assert f"{home}/.cache" not in text
+    assert "<python>/lib/python3.11/site-packages/numpy/core.py:9" in text
+
+
+def test_student_output_quoting_hidden_tests_is_redacted_with_a_note():
+    leak = {"output_type": "stream", "name": "stdout", "text": "['', \"assert secret_helper(x) == 42, '숨은 검사 실패'\"]"}
+    marker = {"output_type": "execute_result", "execution_count": 2, "metadata": {},
+              "data": {"text/plain": "'### BEGIN HIDDEN TESTS'"}}
+    fine = {"output_type": "stream", "name": "stdout", "text": "g.check_value('x', x, 1)\n"}  # visible part: fine
+    nb = {"cells": [_test_cell(HIDDEN), _code("print(In)", [leak, marker, fine])]}
+    nb, notes = sf.scrub_notebook(nb)
+    outs = nb["cells"][1]["outputs"]
+    assert [o.get("text") for o in outs[:2]] == [sf.REDACTED_KO + "\n"] * 2
+    assert outs[2] == fine
+    assert len(notes) == 2 and all("redacted" in n for n in notes)
+
+
+def test_sanitize_notebook_removes_active_content_and_keeps_images():
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    outs = [{"output_type": "display_data", "metadata": {}, "data": {"text/html": p, "text/plain": "x"}}
+            for p in PAYLOADS]
+    outs.append({"output_type": "display_data", "metadata": {}, "data": {"image/png": png}})
+    outs.append({"output_type": "display_data", "metadata": {},
+                 "data": {"application/javascript": "alert('js')", "image/svg+xml": "<svg onload=alert(1)/>"}})
+    outs.append({"output_type": "display_data", "metadata": {}, "data": {"text/markdown": "".join(PAYLOADS)}})
+    md = {"cell_type": "markdown", "metadata": {}, "source": "".join(PAYLOADS)}
+    nb = sf.sanitize_notebook({"cells": [_code("x", outs), md], "metadata": {}})
+    html = "".join(o["data"].get("text/html", "") + o["data"].get("text/markdown", "")
+                   for o in nb["cells"][0]["outputs"]) + nb["cells"][1]["source"]
+    assert active(html) == []
+    assert nb["cells"][0]["outputs"][len(PAYLOADS)]["data"]["image/png"] == png
+    assert "application/javascript" not in json.dumps(nb) and "svg+xml" not in json.dumps(nb)
+    assert "click" in html  # the text stays, only the active parts go
+
+
+def test_sanitize_html_document_drops_scripts_and_external_css():
+    page = ("<html><head><title>t</title><script src='https://cdn/x.js'></script>"
+            "<style>a{color:red} @import url(https://evil/x.css); b{background:url(https://evil/b.png)}</style>"
+            "</head><body onload='alert(1)'><div class='cell'>" + "".join(PAYLOADS) + "ok</div></body></html>")
+    clean = sf.sanitize_html_document(page)
+    assert active(clean) == [] and sf.active_content(clean) == []
+    assert "a{color:red}" in clean and "ok" in clean
+
+
+def test_only_test_cells_lose_hidden_regions_in_feedback():
+    """A student cell holding the literal marker is data: nbgrader's ClearHiddenTests raised on it."""
+    from nbformat import from_dict
+
+    pre = sf.TestCellsClearHiddenTests(enforce_metadata=False)
+    student = from_dict(_code("# ### BEGIN HIDDEN TESTS (my notes)\nx = 1"))
+    test = from_dict(_test_cell(HIDDEN))
+    out, _ = pre.preprocess_cell(student, {}, 0)
+    assert "BEGIN HIDDEN TESTS" in out.source
+    out, _ = pre.preprocess_cell(test, {}, 1)
+    assert "secret_helper" not in out.source and "check_value" in out.source
+
+
+def test_output_budget_caps_bytes_per_cell_and_per_notebook():
+    budget = OutputBudget(cell_bytes=10_000, notebook_bytes=25_000)
+    kept_total = 0
+    for _cell in range(5):
+        budget.start_cell()
+        outs = []
+        for _ in range(50):  # 50 lines of 1 KB: 50 KB asked per cell
+            out = {"output_type": "stream", "name": "stdout", "text": "y" * 1000 + "\n"}
+            outs.append(out)
+            budget.admit(outs, out)
+        outs = budget.settle(outs)
+        size = sum(output_bytes(o) for o in outs if not is_notice(o))
+        assert size <= 10_000
+        assert is_notice(outs[-1]) and "KiB" in outs[-1]["text"]
+        kept_total += size
+    assert kept_total <= 25_000
+    one = {"output_type": "stream", "name": "stdout", "text": "z" * 5_000_000}  # one huge line
+    budget = OutputBudget(cell_bytes=10_000, notebook_bytes=25_000)
+    outs = [one]
+    budget.admit(outs, one)
+    assert sum(output_bytes(o) for o in outs) < 11_000 and is_notice(outs[-1])
+
+
+# ---------------------------------------------------------------------------- normalize (fast, no nbgrader)
+def _rel_nb():
+    def c(kind, gid, src="x = 1", **flags):
+        meta = {"grade_id": gid, "schema_version": 3, "grade": False, "solution": False, "locked": False}
+        meta.update(flags)
+        return {"cell_type": kind, "id": gid, "metadata": {"nbgrader": meta}, "source": src,
+                **({"outputs": [], "execution_count": None} if kind == "code" else {})}
+    return {"nbformat": 4, "nbformat_minor": 5, "metadata": {"kernelspec": {"name": "python3"}}, "cells": [
+        c("code", "setup", "import math", locked=True),
+        c("code", "given", "HELP = 2", locked=True),
+        c("code", "test_a", "assert a == 1", grade=True, locked=True, points=2),
+        c("code", "ans_b", "b = None", solution=True),
+        c("code", "test_b", "assert b == 2", grade=True, locked=True, points=1),
+    ]}
+
+
+def _ids(nb):
+    return [c["metadata"].get("nbgrader", {}).get("grade_id") for c in nb["cells"]]
+
+
+def test_normalize_restores_a_test_cell_deleted_after_a_locked_only_cell():
+    rel = _rel_nb()
+    nb = copy.deepcopy(rel)
+    del nb["cells"][2]  # test_a followed the locked-only cell 'given': nbgrader's KeyError case
+    fixed, repairs = normalize(nb, rel)
+    assert _ids(fixed) == _ids(rel) and repairs == ["restored missing test cell test_a"]
+
+
+def test_normalize_drops_duplicates_restores_ids_and_metadata():
+    rel = _rel_nb()
+    nb = copy.deepcopy(rel)
+    nb["cells"].append(copy.deepcopy(nb["cells"][4]))  # duplicated test cell
+    nb["cells"][2]["metadata"]["nbgrader"]["grade_id"] = "test_a_mine"  # altered id
+    nb["cells"][3]["metadata"]["nbgrader"]["points"] = 99  # metadata edited
+    nb["cells"][1]["metadata"] = ["not", "a", "dict"]  # non-dict metadata
+    nb["cells"].insert(3, copy.deepcopy(nb["cells"][3]))  # duplicated answer cell: its copy stays, plain
+    fixed, repairs = normalize(nb, rel)
+    assert [g for g in _ids(fixed) if g] == _ids(rel)
+    assert len({c["id"] for c in fixed["cells"]}) == len(fixed["cells"])
+    assert any("restored grade_id test_a" in r for r in repairs)
+    assert any("duplicate(s) of test cell test_b" in r for r in repairs)
+    assert any("duplicate(s) of answer cell" in r for r in repairs)
+    assert any("metadata was not a dict" in r for r in repairs)
+    assert sum(c["source"] == "b = None" for c in fixed["cells"]) == 2  # the answer copy still runs
+    assert normalize(fixed, rel)[1] == []  # idempotent
+    assert normalize(copy.deepcopy(rel), rel) == (rel, [])  # a clean hand-in is left alone
+
+
+def test_normalize_unusable_notebook_becomes_the_blank_release():
+    rel = _rel_nb()
+    fixed, repairs = normalize({"cells": "x"}, rel)
+    assert _ids(fixed) == _ids(rel) and "unreadable" in repairs[0]
+
+
+# ------------------------------------------------------------------------------------ the real pipeline
+def _add(nb, index, src, kind="code"):
+    cell = {"cell_type": kind, "metadata": {}, "source": src}
+    if kind == "code":
+        cell.update(outputs=[], execution_count=None)
+    nb["cells"].insert(index, cell)
+    return nb
+
+
+def _index(nb, gid):
+    return next(i for i, c in enumerate(nb["cells"]) if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == gid)
+
+
+XSS_CELL = ("from IPython.display import HTML, Markdown, SVG, Javascript, display\n"
+            f"P = {PAYLOADS!r}\n"
+            "print(''.join(P))\n"
+            "display(HTML(''.join(P)))\n"
+            "display(Markdown(''.join(P) + ' [m](javascript:alert(9))'))\n"
+            "display({'text/html': ''.join(P)}, raw=True)\n"
+            "display(Javascript('alert(10)'))\n"
+            "display(SVG('<svg xmlns=\"http://www.w3.org/2000/svg\" onload=\"alert(11)\"></svg>'))\n"
+            "''.join(P)")
+LEAK_CELL = ("print('IN', In)\nprint('IH', _ih)\nprint('I', _i, _ii, _iii)\n"
+             "%history -g -n\n"
+             "import inspect, linecache\nprint('LC', [k for k, v in linecache.cache.items() "
+             "if len(v) > 2 and 'tiles' in ''.join(v[2] or [])])")
+HOOK_CELL = ("_seen = []\nget_ipython().events.register('pre_run_cell', lambda info: _seen.append(info.raw_cell))")
+HOOK_PRINT = "print('SEEN', _seen)"
+
+
+def _hostile_handins(root):
+    from autograder.fixture import hand_in, solved
+
+    full = {n: solved(root, n) for n in ("01_counts", "02_vectors")}
+    hand_in(root, "full_marks", full)
+    # XSS: right answers, then payloads printed every way (outputs) and in a markdown cell
+    nb = copy.deepcopy(full["01_counts"])
+    _add(nb, len(nb["cells"]), XSS_CELL)
+    _add(nb, len(nb["cells"]), "".join(PAYLOADS), kind="markdown")
+    hand_in(root, "xss", {"01_counts": nb, "02_vectors": full["02_vectors"]})
+    # wrong answer (failing hidden test) + history probes after the hidden test ran + the literal marker
+    nb = copy.deepcopy(full["01_counts"])
+    nb["cells"][_index(nb, "ans_tiles")]["source"] = "tiles = 55"
+    _add(nb, _index(nb, "tiles_54") + 1, LEAK_CELL)
+    _add(nb, _index(nb, "ans_pct"), "# ### BEGIN HIDDEN TESTS (my own note, no end marker)\nfrom gemm_lab import grading\n"
+         "grading.check_value('x', 1, 2, digits='bad')")  # an error raised inside gemm_lab: venv paths
+    hand_in(root, "leaky", {"01_counts": nb})
+    # a hook that copies test cells as they run (the output scan is the backstop) + a huge output
+    nb = copy.deepcopy(full["01_counts"])
+    _add(nb, _index(nb, "ans_tiles"), HOOK_CELL)
+    _add(nb, len(nb["cells"]), HOOK_PRINT)
+    _add(nb, len(nb["cells"]), "print('x' * 30_000_000)\nfor i in range(200_000):\n    print(i, 'y' * 50)")
+    hand_in(root, "hooked", {"01_counts": nb})
+    # a right hand-in whose structure nbgrader 0.9.6 crashes on: deleted test cell after a locked-only
+    # cell is not in this fixture's 01 (setup is followed by an answer), so: deleted + duplicated + renamed
+    nb = copy.deepcopy(full["01_counts"])
+    nb["cells"].append(copy.deepcopy(nb["cells"][_index(nb, "double_works")]))
+    nb["cells"][_index(nb, "pct_40")]["metadata"]["nbgrader"]["grade_id"] = "pct_mine"
+    del nb["cells"][_index(nb, "tiles_54")]
+    vec = copy.deepcopy(full["02_vectors"])
+    del vec["cells"][_index(vec, "vec_even")]
+    vec["cells"][0]["metadata"] = []  # non-dict metadata on the locked setup cell
+    hand_in(root, "edited", {"01_counts": nb, "02_vectors": vec})
+
+
+@pytest.mark.slow
+def test_feedback_of_hostile_and_edited_handins_is_safe(tmp_path):
+    from autograder import sandbox
+    from autograder.course import Course, read_notebook, release
+    from autograder.fixture import ASSIGNMENT, make_course
+    from autograder.grade import autograde
+    from autograder.report import feedback
+
+    if sandbox.bwrap_path() is None:
+        pytest.skip("bubblewrap not installed (apt-get install -y bubblewrap)")
+    course = Course.at(make_course(tmp_path / "course"))
+    release(course, ASSIGNMENT)
+    _hostile_handins(course.root)
+    t0 = time.monotonic()
+    results = {r.student: r for r in autograde(course, ASSIGNMENT, jobs=2, cell_timeout=30, notebook_timeout=120,
+                                               quiet=True)}
+    print(f"graded {len(results)} hand-ins in {time.monotonic() - t0:.0f}s")
+    assert all(r.ok for r in results.values()), {s: r.error for s, r in results.items()}
+    from nbgrader.api import Gradebook
+
+    with Gradebook(course.db_url) as gb:
+        def scores(s):
+            return {n.name: n.score for n in gb.find_submission(ASSIGNMENT, s).notebooks}
+        full = scores("full_marks")
+        assert full == {"01_counts": 6.0, "02_vectors": 2.0}
+        assert scores("edited") == full, results["edited"].repairs  # a right hand-in keeps its points
+        assert scores("xss")["01_counts"] == 6.0
+        assert scores("leaky")["01_counts"] == 4.0  # tiles wrong: 2 points lost, nothing else
+    rep = results["edited"].repairs
+    assert any("tiles_54" in r for r in rep["01_counts"]) and any("pct_40" in r for r in rep["01_counts"])
+    assert any("vec_even" in r for r in rep["02_vectors"])
+
+    # the kernel forgot the hidden tests before the student's probe ran: nothing to redact there
+    leaky = read_notebook(course.autograded / "leaky" / ASSIGNMENT / "01_counts.ipynb")
+    probe = next(c for c in leaky["cells"] if "".join(c["source"]).startswith("print('IN', In)"))
+    probe_text = json.dumps(probe["outputs"], ensure_ascii=False)
+    assert "IN" in probe_text and "tiles (hidden)" not in probe_text and "HIDDEN TESTS" not in probe_text
+    assert sf.REDACTED_KO not in probe_text
+    # the hook did copy a test cell: the output scan redacted it and said so
+    assert any("redacted" in n for n in results["hooked"].redacted.get("01_counts", []))
+    hooked = course.autograded / "hooked" / ASSIGNMENT / "01_counts.ipynb"
+    assert hooked.stat().st_size < 4_000_000 and "[출력 제한]" in hooked.read_text(encoding="utf-8")
+
+    feedback(course, ASSIGNMENT)
+    pages = sorted(course.feedback.glob(f"*/{ASSIGNMENT}/*.html"))
+    assert {p.parent.parent.name for p in pages} == set(results)
+    secret = "assert int(float(tiles)) == compare_orders"
+    # hidden-test SOURCE lines (the checker's own ✅/❌ messages may name a hidden case: that is feedback)
+    forbidden = [secret, "g.check_value('double(-3)', double(-3), -6)", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS",
+                 str(ROOT), str(course.root), sys.prefix, "/tmp/glrt-"]
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert active(text) == [], (page, active(text)[:5])
+        for f in forbidden:
+            if f == "BEGIN HIDDEN TESTS" and page.parent.parent.name == "leaky":
+                continue  # the student's own comment is shown back to them as written
+            assert f not in text, (page, f)
+    xss = (course.feedback / "xss" / ASSIGNMENT / "01_counts.html").read_text(encoding="utf-8")
+    assert "click" in xss  # the payload's text is shown, inert
+    leaky_page = (course.feedback / "leaky" / ASSIGNMENT / "01_counts.html").read_text(encoding="utf-8")
+    assert "tiles" in leaky_page and "my own note" in leaky_page
