@@ -126,10 +126,18 @@ def test_load_package_orders_modules_by_their_imports(tmp_path):
 
 
 def test_fresh_still_refuses_rebound_builtins_with_the_calc_copy():
-    real_abs = builtins.abs
+    real_abs, real_exec = builtins.abs, builtins.exec
     builtins.abs = lambda x: 0
     try:
         with pytest.raises(REAL_ASSERTION_ERROR, match="abs"):
             fresh()
     finally:
         builtins.abs = real_abs
+    calls = []
+    builtins.exec = lambda *a, **k: calls.append(a)  # the loader keeps the genuine exec it was loaded with
+    try:
+        with pytest.raises(REAL_ASSERTION_ERROR, match="exec"):
+            fresh()
+    finally:
+        builtins.exec = real_exec
+    assert calls == []

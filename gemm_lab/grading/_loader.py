@@ -19,6 +19,11 @@ from . import _seal
 
 __all__ = ["load_package", "load_calc", "module_files", "dependency_order"]
 
+# Taken when this module loads: a notebook that later rebinds builtins.exec/compile does not reach fresh()
+# (and _trusted.guard reports such a rebinding).
+_EXEC = exec
+_COMPILE = compile
+
 
 def module_files(directory: str) -> list[str]:
     """Names of the submodules (``*.py`` files other than ``__init__.py``) in ``directory``, sorted."""
@@ -57,17 +62,18 @@ def _module_level_imports(tree: ast.Module, package: str) -> set[str]:
     return found
 
 
-def dependency_order(directory: str, package: str) -> list[str]:
-    """The submodules of ``directory`` in an order where each comes after the siblings it imports.
+def _read_trees(directory: str) -> dict[str, ast.Module]:
+    trees = {}
+    for name in module_files(directory):
+        path = os.path.join(directory, name + ".py")
+        with open(path, encoding="utf-8") as f:
+            trees[name] = ast.parse(f.read(), filename=path)
+    return trees
 
-    Ties (and modules caught in an import cycle) keep alphabetical order.
-    """
-    names = module_files(directory)
-    deps = {}
-    for name in names:
-        with open(os.path.join(directory, name + ".py"), encoding="utf-8") as f:
-            tree = ast.parse(f.read(), filename=name + ".py")
-        deps[name] = {d for d in _module_level_imports(tree, package) if d in names and d != name}
+
+def _order(trees: dict[str, ast.Module], package: str) -> list[str]:
+    names = sorted(trees)
+    deps = {n: {d for d in _module_level_imports(trees[n], package) if d in trees and d != n} for n in names}
     order: list[str] = []
     placed: set[str] = set()
     while len(order) < len(names):
@@ -78,6 +84,14 @@ def dependency_order(directory: str, package: str) -> list[str]:
             order.append(n)
             placed.add(n)
     return order
+
+
+def dependency_order(directory: str, package: str) -> list[str]:
+    """The submodules of ``directory`` in an order where each comes after the siblings it imports.
+
+    Ties (and modules caught in an import cycle) keep alphabetical order.
+    """
+    return _order(_read_trees(directory), package)
 
 
 def _drop(name: str) -> None:
@@ -104,13 +118,17 @@ def load_package(name: str, directory: str, seal_all: bool = False) -> types.Mod
     sys.modules[name] = pkg
     loaded = []
     try:
-        for sub in dependency_order(directory, name):
-            sspec = importlib.util.spec_from_file_location(f"{name}.{sub}", os.path.join(directory, sub + ".py"))
-            mod = importlib.util.module_from_spec(sspec)
-            sys.modules[sspec.name] = mod
-            sspec.loader.exec_module(mod)
-            types.ModuleType.__setattr__(pkg, sub, sys.modules[sspec.name])
-            loaded.append(sspec.name)
+        trees = _read_trees(directory)
+        for sub in _order(trees, name):
+            full = f"{name}.{sub}"
+            if full not in sys.modules:  # not already imported by a sibling caught in an import cycle
+                path = os.path.join(directory, sub + ".py")
+                mod = importlib.util.module_from_spec(importlib.util.spec_from_file_location(full, path))
+                sys.modules[full] = mod
+                # the tree parsed for the order is compiled once (no second read or parse of the file)
+                _EXEC(_COMPILE(trees[sub], path, "exec"), mod.__dict__)
+            types.ModuleType.__setattr__(pkg, sub, sys.modules[full])
+            loaded.append(full)
         spec.loader.exec_module(pkg)
     except BaseException:
         _drop(name)
