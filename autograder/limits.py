@@ -46,6 +46,8 @@ class Limits:
     def from_spec(cls, spec: dict) -> Limits:
         """Limits from a sandbox spec (keys as the field names; None or absent: the default)."""
         kw = {k: spec[k] for k in cls.__dataclass_fields__ if spec.get(k) is not None}
+        if "group_memory_bytes" not in kw and kw.get("memory_bytes", 0) > cls.group_memory_bytes:
+            kw["group_memory_bytes"] = kw["memory_bytes"]  # --memory-gb above the default raises both
         return cls(**kw)
 
 

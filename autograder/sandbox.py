@@ -20,7 +20,8 @@ for all its processes: :mod:`autograder.cgroup`) where the grader may create one
 Nothing else of the repository (``source/`` masters, ``release/``, the gradebook, other hand-ins) exists
 inside the sandbox. The spec is handed from the grading driver to the kernel manager through the
 ``GEMM_LAB_SANDBOX`` environment variable (a JSON file): ``kernel_cwd`` (required), optional ``env``,
-``ro_paths``, ``gpu``, ``report`` (where the outcome JSON goes) and any :class:`Limits` field.
+``ro_paths``, ``gpu`` (None: auto), ``report_dir`` (each kernel's outcome JSON goes there: see
+:func:`read_outcomes`), ``copy_back_to`` (default: ``kernel_cwd``) and any :class:`Limits` field.
 """
 
 from __future__ import annotations
@@ -344,8 +345,10 @@ class SandboxKernelManager(_IpcKernelManager):
         limits = lim.Limits.from_spec(spec)
         remove_stale_socket_dirs()
         self._cgroup, note = cg_mod.create(limits.group_memory_bytes, limits.max_processes)
-        self._report = spec.get("report") or os.path.join(
-            tempfile.gettempdir(), f"gemm-lab-outcome-{os.getpid()}-{uuid.uuid4().hex[:8]}.json")
+        name = f"outcome-{os.getpid()}-{uuid.uuid4().hex[:8]}.json"
+        if spec.get("report_dir"):
+            os.makedirs(spec["report_dir"], exist_ok=True)
+        self._report = os.path.join(spec.get("report_dir") or tempfile.gettempdir(), name)
         self._outcome = None
         spec = dict(spec, report_file=self._report)
         plan = make_plan(runtime_dir, spec["kernel_cwd"], spec, self._cgroup, note, self._socket_dir)
@@ -364,6 +367,11 @@ class SandboxKernelManager(_IpcKernelManager):
     def limit_reason(self) -> str:
         """One English line naming every limit hit by this kernel ('' when none)."""
         return lim.limit_reason(self.sandbox_outcome())
+
+    def limit_message_ko(self) -> str:
+        """The same for a student: Korean, one sentence per limit hit ('' when none)."""
+        outcome = self.sandbox_outcome()
+        return " ".join(h.message_ko for h in outcome.hits) if outcome else ""
 
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
         self._finish_sandbox()
@@ -389,6 +397,19 @@ class SandboxKernelManager(_IpcKernelManager):
 
 class PlainIpcKernelManager(_IpcKernelManager):
     """Unsandboxed (only with an explicit override): same ipc transport and message interrupts."""
+
+
+def read_outcomes(report_dir: str | os.PathLike) -> list[lim.Outcome]:
+    """The outcomes the kernels of one hand-in wrote into ``report_dir`` (spec key), oldest first."""
+    files = sorted(Path(report_dir).glob("outcome-*.json"), key=lambda p: p.stat().st_mtime) \
+        if Path(report_dir).is_dir() else []
+    out = []
+    for f in files:
+        try:
+            out.append(lim.Outcome.from_json(json.loads(f.read_text())))
+        except (OSError, ValueError):
+            continue
+    return out
 
 
 def run_sandboxed(cmd: list[str], handin: str | None, runtime_dir: str, spec: dict | None = None,

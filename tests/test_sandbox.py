@@ -313,7 +313,8 @@ def test_kernel_survives_a_fork_bomb_and_cleans_up(tmp_path, monkeypatch):
     handin = tmp_path / "handin"
     handin.mkdir()
     spec = tmp_path / "spec.json"
-    spec.write_text(json.dumps({"kernel_cwd": str(handin), "max_processes": 64}))
+    spec.write_text(json.dumps({"kernel_cwd": str(handin), "max_processes": 64,
+                                "report_dir": str(tmp_path / "reports")}))
     monkeypatch.setenv(sandbox.ENV_SPEC, str(spec))
     monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "rt"))
     bomb = ("import os, time\nkids = []\ntry:\n    while True:\n        kids.append(os.fork())\n"
@@ -343,6 +344,9 @@ def test_kernel_survives_a_fork_bomb_and_cleans_up(tmp_path, monkeypatch):
     assert outs[:2] == [f"refused {errno.EAGAIN}\n", "ok"] and outs[-2:] == ["42\n", "ok"]
     assert group is not None and not any(d.exists() for d in group.dirs.values())
     assert "PROCESSES" in [h.code for h in km.sandbox_outcome().hits]
+    assert "LIMIT_PROCESSES" in km.limit_reason() and "프로세스 수 제한(64개)" in km.limit_message_ko()
+    [written] = sandbox.read_outcomes(tmp_path / "reports")  # what grade.py reads after the hand-in
+    assert written.to_json() == km.sandbox_outcome().to_json()
     assert not [p for p in (tmp_path / "rt").iterdir() if p.is_dir()]  # socket tmpfs unmounted, removed
 
 
@@ -381,4 +385,5 @@ def test_limits_validate_their_arguments():
     with pytest.raises(TypeError, match="tmp_bytes"):
         lim.Limits(tmp_bytes="1G")
     assert lim.Limits.from_spec({"memory_bytes": None, "tmp_bytes": 5}).tmp_bytes == 5
+    assert lim.Limits.from_spec({"memory_bytes": 8 * lim.GiB}).group_memory_bytes == 8 * lim.GiB
     assert lim.limit_reason(None) == "" and lim.signal_of(-9) == 9 and lim.signal_of(1) is None
