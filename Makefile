@@ -13,10 +13,18 @@ JOBS ?= 2
 ASSIGNMENTS := $(notdir $(wildcard source/week*))
 FROM ?= autograder/samples
 ASSIGNMENT ?=
+# Where the course is published. Empty: keep the setting in gemm_lab/__init__.py (COURSE_URL, COURSE_REF).
+# make release COURSE_URL=https://github.com/<org>/<repo> COURSE_REF=<tag or commit> stamps it there and
+# into the Colab badges, the set-up cell's install line and the results refresh URL.
+COURSE_URL ?=
+COURSE_REF ?=
+COURSE_ARGS := $(if $(COURSE_URL),--course-url $(COURSE_URL)) $(if $(COURSE_REF),--course-ref $(COURSE_REF))
+# triton versions `make compat` checks beside torch 2.13.0 (CPU build), each in its own venv
+COMPAT_TRITON ?= 3.4.0 3.5.1 3.6.0 3.7.1
 
 .DEFAULT_GOAL := help
-.PHONY: help setup sandbox-deps demo test test-fast lint notebooks release check-release \
-        collect autograde feedback grades bench examples lab clean
+.PHONY: help setup sandbox-deps browser-deps demo test test-fast lint notebooks release check-release \
+        collect autograde feedback grades bench examples lab compat wheel clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -27,13 +35,20 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[course]'
 	@touch $(STAMP)
 
-setup: $(STAMP) sandbox-deps ## create .venv with the pinned versions (+ bubblewrap for grading)
+setup: $(STAMP) sandbox-deps browser-deps ## create .venv with the pinned versions (+ bubblewrap, chromium)
 
 sandbox-deps: ## install bubblewrap (the autograder's sandbox) when it is missing
 	@command -v bwrap >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq >/dev/null && $$SUDO apt-get install -y -qq bubblewrap >/dev/null; }
 	@command -v bwrap >/dev/null 2>&1 && echo "sandbox: $$(bwrap --version)"
+
+browser-deps: ## install chromium, chromium-driver and Noto CJK fonts (browser test, Korean plots)
+	@{ command -v chromium && command -v chromedriver && fc-list | grep -q "Noto Sans CJK"; } >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq >/dev/null && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver fonts-noto-cjk >/dev/null; }
+	@command -v chromedriver >/dev/null 2>&1 && echo "browser: $$(chromedriver --version | cut -d' ' -f1-2)"
 
 demo: setup ## the main job: build the release, autograde the sample hand-ins, print the grade table
 	$(PY) autograder/demo.py
@@ -48,10 +63,10 @@ test-fast: setup ## the tests not marked slow
 lint: setup ## ruff
 	$(PY) -m ruff check gemm_lab tests tools autograder
 
-notebooks: setup ## build every .ipynb from its jupytext master (source/, notebooks/)
-	$(PY) tools/build_notebooks.py
+notebooks: setup ## build every .ipynb from its jupytext master (source/, notebooks/) [COURSE_URL= COURSE_REF=]
+	$(PY) tools/build_notebooks.py $(COURSE_ARGS)
 
-release: notebooks ## nbgrader generate_assignment for every assignment into release/
+release: notebooks ## source/ → release/ (nbgrader); COURSE_URL=https://github.com/<org>/<repo> COURSE_REF=<tag>
 	$(PY) tools/release.py $(ASSIGNMENTS)
 
 check-release: setup ## fail when release/ is stale, holds a solution, or a notebook has outputs
@@ -76,8 +91,14 @@ bench: setup ## GPU benchmark sweep on whatever GPU is here; writes results/
 examples: setup ## print every worked example and exercise answer of the seeds (gemm_lab.calc)
 	$(PY) -m gemm_lab.calc_demo
 
-lab: setup ## open JupyterLab on the notebooks
-	$(VENV)/bin/jupyter lab notebooks
+lab: setup ## open JupyterLab on the students' notebooks (release/); instructors: source/, notebooks/
+	$(VENV)/bin/jupyter lab release
+
+wheel: setup ## build dist/gemm_lab-*.whl (carries results/*.csv as package data)
+	$(PY) -m pip wheel --no-deps --no-build-isolation -w dist .
+
+compat: setup ## maintainers: calc, kernels, cross-compiles, a notebook per week under each COMPAT_TRITON
+	$(PY) tools/compat.py $(COMPAT_TRITON)
 
 clean: ## remove caches and grading outputs (keeps .venv)
 	rm -rf .pytest_cache .ruff_cache .hypothesis autograder/submitted autograder/autograded \

@@ -6,4 +6,12 @@ need (``gemm_lab.calc`` is pure Python; ``gemm_lab.kernels`` loads triton throug
 """
 
 __version__ = "0.1.0"
-REPO_URL = "https://github.com/gemm-lab/gemm-lab"
+
+# Where the course is published: the one place that says it. `make release COURSE_URL=... COURSE_REF=...`
+# (tools/build_notebooks.py --course-url/--course-ref) rewrites these two lines, and every Colab
+# badge, the notebooks' install line and the results refresh URL are derived from them.
+# COURSE_REF is a tag or a commit, never a moving branch.
+COURSE_URL = "https://github.com/gemm-lab/gemm-lab"
+COURSE_REF = "v0.1.0"
+
+REPO_URL = COURSE_URL  # the older name of the same setting
