@@ -428,13 +428,15 @@ def _compile_cached(kernel, cfg_items, target, dtype, aligned, activation, num_s
 
 
 def compile_jit(fn, signature: dict, constexprs: dict | None = None, target=None, *, num_warps: int = 4,
-                num_stages: int = 3, divisible: tuple[str, ...] | None = None) -> Artifacts:
+                num_stages: int = 3, divisible: tuple[str, ...] | None = None, cache: bool = True) -> Artifacts:
     """Compile a student's own @triton.jit function.
 
     signature: argument name -> type string ("*fp16", "*fp32", "i32", "fp32", ...); constexprs:
     argument name -> value (also the way to pin a stride to 1, as Triton does for unit strides).
     ``divisible``: arguments declared 16-divisible (default: every pointer).
     Example: ``compile_jit(my_kernel, {"x_ptr": "*fp32", "n": "i32"}, {"BLOCK": 128}, "sm_80")``.
+    ``cache=False`` compiles without keeping the result (callers that cache by source themselves, such as
+    the grader, whose rebuilt functions are new objects every time).
     """
     constexprs = dict(constexprs or {})
     if not isinstance(signature, dict) or not all(isinstance(k, str) for k in signature):
@@ -444,7 +446,10 @@ def compile_jit(fn, signature: dict, constexprs: dict | None = None, target=None
         divisible = tuple(n for n, t in signature.items() if isinstance(t, str) and t.startswith("*"))
     key = (id(_python_function(fn)), tuple(sorted(signature.items())), tuple(sorted((k, repr(v)) for k, v in constexprs.items())),
            None if target is None else parse_target(target)[0], num_warps, num_stages, tuple(divisible))
-    hit = _JIT_CACHE.get(key)
+    hit = _JIT_CACHE.get(key) if cache else None
+    if hit is None and not cache:
+        return _compile(jf, signature, constexprs, tuple(divisible), target, num_warps, num_stages, jf.__name__,
+                        {"num_warps": num_warps, "num_stages": num_stages, **constexprs})
     if hit is None:
         hit = _compile(jf, signature, constexprs, tuple(divisible), target, num_warps, num_stages, jf.__name__,
                        {"num_warps": num_warps, "num_stages": num_stages, **constexprs})
@@ -453,6 +458,67 @@ def compile_jit(fn, signature: dict, constexprs: dict | None = None, target=None
 
 
 _JIT_CACHE: dict = {}
+# The grader's compile results (gemm_lab.grading.kernel_compile), kept here because fresh() reloads the
+# grading package for every test cell and this module is not reloaded: key -> plain dict.
+GRADER_RESULTS: dict = {}
+
+
+# ------------------------------------------------------------- errors and resources, for graders
+def first_error(exc) -> dict:
+    """The first useful line of a compile failure, instead of its long traceback.
+
+    Returns ``{"kind", "message", "line", "source"}``: the exception's class name, the compiler's message
+    (first non-empty line), and for Triton's ``CompilationError`` the line number inside the kernel
+    (1 = the ``def`` line) and that source line. Errors raised inside a called @jit helper are followed to
+    the innermost one.
+    """
+    from triton.compiler.errors import CompilationError
+
+    inner = exc
+    seen = 0
+    while (isinstance(inner, CompilationError) and not inner.error_message
+           and isinstance(inner.__cause__, CompilationError) and seen < 20):
+        inner, seen = inner.__cause__, seen + 1
+    line = source = None
+    if isinstance(inner, CompilationError):
+        text = inner.error_message or ""
+        if not text and isinstance(inner.__cause__, BaseException):
+            text = str(inner.__cause__)
+        node = inner.node
+        if inner.src is not None and hasattr(node, "lineno"):
+            lines = inner.src.split("\n")
+            if 0 < node.lineno <= len(lines):
+                line, source = node.lineno, lines[node.lineno - 1].strip()
+    else:
+        text = str(inner)
+    message = next((ln.strip() for ln in text.splitlines() if ln.strip()), "") or type(inner).__name__
+    return {"kind": type(inner).__name__, "message": message[:300], "line": line, "source": source}
+
+
+def resource_usage(cubin: bytes) -> dict:
+    """Registers per thread and local memory (spill) bytes of a CUBIN's kernel, read with the
+    ``cuobjdump -res-usage`` shipped with Triton (no GPU needed): ``{"regs": int, "local": int}``, or
+    ``{}`` where the tool is missing or its output cannot be read."""
+    import os
+    import subprocess
+    import tempfile
+
+    if not isinstance(cubin, (bytes, bytearray)) or not cubin:
+        return {}
+    try:
+        import triton.backends.nvidia as nv
+
+        tool = os.path.join(os.path.dirname(nv.__file__), "bin", "cuobjdump")
+        if not os.access(tool, os.X_OK):
+            return {}
+        with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+            f.write(cubin)
+            f.flush()
+            out = subprocess.run([tool, "-res-usage", f.name], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, ImportError, subprocess.SubprocessError):
+        return {}
+    m = re.search(r"REG:(\d+).*?LOCAL:(\d+)", out)
+    return {"regs": int(m.group(1)), "local": int(m.group(2))} if m else {}
 
 
 def shared_table(configs, targets=("sm_75", "sm_80", "sm_90"), kernel: str = "matmul", aligned: bool = True):

@@ -1,58 +1,40 @@
-"""Kernel checks: run a student's launcher on poisoned views and explain what went wrong, in Korean.
+"""Kernel checks: run a student's @triton.jit kernel through the grader's own launcher, on poisoned views,
+and explain what went wrong, in Korean.
 
-``check_vector_add(launch)`` (``launch(x, y, out)``), ``check_softmax(launch)`` (``launch(x, out)``, row-wise),
-``check_matmul(launch)`` (``launch(a, b, c)``), ``check_persistent(launch)`` (``launch(a, b, c, num_programs)``).
-The launcher must write its result into the output it is given.
+``check_vector_add(add_kernel)``, ``check_softmax(softmax_kernel)``, ``check_matmul(student_matmul_kernel)``,
+``check_persistent(student_persistent_kernel, num_programs=[1, 3, 40])`` take the kernel itself. Each check,
+in this order (the first failure fails the test cell, so the cell's points need all of them):
 
-Every input and output is a view inside a larger 1-D buffer:
+1. the object is a genuine Triton kernel (``launchers.genuine``): not a launcher, not an object whose
+   ``[grid](...)`` computes with torch; its arguments are those the notebook's locked launcher passes;
+2. the source has no unmasked block loads (``kernel_static``) and is not the release stub;
+3. it cross-compiles for sm_75, sm_80 and sm_90 (``kernel_compile``: the interpreter runs kernels the real
+   compiler refuses; cached per kernel source);
+4. it gives the right answer when the grader's copy of the locked launcher runs it (``launchers``) on the
+   cases of ``kernel_cases``: poisoned input margins (NaN), a sentinel-filled output buffer, hidden shapes,
+   non-contiguous views. Under ``TRITON_INTERPRET=1`` it runs in the interpreter; on a GPU it runs compiled.
 
-* input margins (before, after and between rows) hold NaN, so an unmasked read pollutes the result;
-* the output buffer, margins *and* interior, is filled with a sentinel (-7776.0), so an unmasked write
-  shows up in the margins and an element that was never written still holds the sentinel.
-
-Shapes: small, non-multiples of the usual tile sizes; ``hidden=True`` adds one-row, tall-skinny,
-K-not-a-multiple-of-BLOCK_K, padded-row and (for matmul) transposed-input cases. Inputs are drawn by a
-private generator from values exactly representable in fp16 (multiples of 1/16 in [-2, 2]), so the fp32
-accumulation is exact and the pure-Python reference is the true answer; fp16 outputs are compared with a
-relative tolerance (``rel * |ref| + abs``, see ``TOLERANCES``), never the course's ``atol=1e-2, rtol=0``,
-which a correct kernel fails at fp16 magnitudes 16-32.
-
-What the margins cannot see: an unmasked *load* whose lanes are then masked at the store (the NaN is
-read but never stored) gives a right answer here; on a GPU it may read out of bounds. Only a sanitizer
-(``compute-sanitizer``) catches that. bf16 only works on a GPU (the interpreter's bf16 ``tl.dot`` is wrong).
-
-Tamper resistance (see ``gemm_lab.grading.integrity``): inputs are written and read back through the
-C-level ``torch._C.TensorBase`` methods (an immutable type: a notebook cannot patch them), the reference
-is computed in plain Python, nothing calls ``torch.allclose``/``np.allclose``, and the built-ins are
-checked again after the student's launcher ran. torch is imported only when a kernel check runs.
+The ✅ line reports the cases and, per target, shared memory against that GPU's limit, registers/spills and
+whether tensor cores are used. Tamper resistance (see ``gemm_lab.grading.integrity``): the kernel is rebuilt
+with the grader's own globals (real ``triton.language``, the grader's copies of the notebook's given helpers),
+inputs are written and read back through the C-level ``torch._C.TensorBase`` methods, the reference is
+computed in plain Python, and the built-ins and the grader's module globals are checked again after the
+kernel ran. torch and triton are imported only when a kernel check runs. bf16 only works on a GPU (the
+interpreter's bf16 ``tl.dot`` is wrong).
 """
 
 from __future__ import annotations
 
-from types import MappingProxyType as _MappingProxy
-
-from . import _seal, _trusted
+from . import _seal, _trusted, kernel_cases, kernel_compile, kernel_static, launchers
 from .feedback import REAL_ASSERTION_ERROR
+from .kernel_cases import SENTINEL, TOLERANCES, _build, _fmt, _idx, _matmul_cases, _Rand, _read, _same_list
 
 __all__ = ["check_vector_add", "check_softmax", "check_matmul", "check_persistent", "TOLERANCES", "SENTINEL"]
 
-SENTINEL = -7776.0  # exactly representable in fp16/bf16/fp32, never a result of these inputs
-# output dtype -> (rel, abs): |got - ref| <= rel * |ref| + abs
-TOLERANCES = _MappingProxy({
-    "float16": (2.0 ** -8, 2.0 ** -10),
-    "bfloat16": (2.0 ** -6, 2.0 ** -8),
-    "float32": (1e-4, 1e-6),
-})
 _NAN = float("nan")
 _BASE_EXC = _trusted.REAL_BASE_EXCEPTION
 _TYPE = (0).__class__.__class__
-_FLOAT = (0.0).__class__
-_INT = (0).__class__
-_LIST = [].__class__
-
-
-class _Fail(_trusted.REAL_EXCEPTION):
-    pass
+_EXPORTED = (_matmul_cases,)  # kept importable from here for older tests
 
 
 # --------------------------------------------------------------------------- trusted torch access
@@ -84,133 +66,10 @@ def _device(torch):
         return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def _math_exp():
-    import math
-
-    f = math.exp
-    if _TYPE(f) is not [].append.__class__ or f.__name__ != "exp" or f.__self__.__name__ != "math":
-        raise REAL_ASSERTION_ERROR("❌ 채점 환경이 바뀌었습니다: math.exp가 바뀌어 있습니다.")
-    return f
-
-
-class _Rand:
-    """xorshift64*: the checker's own generator (torch.randn / random can be patched by a notebook)."""
-
-    def __init__(self, seed: int):
-        self.s = (seed * 0x9E3779B97F4A7C15 + 0x1234567) & 0xFFFFFFFFFFFFFFFF or 1
-
-    def next(self) -> int:
-        s = self.s
-        s ^= (s >> 12)
-        s ^= (s << 25) & 0xFFFFFFFFFFFFFFFF
-        s ^= (s >> 27)
-        self.s = s
-        return ((s * 0x2545F4914F6CDD1D) & 0xFFFFFFFFFFFFFFFF) >> 11
-
-    def grid(self, lo: int, hi: int, scale: float) -> float:
-        """A value k * scale with lo <= k <= hi."""
-        return (lo + self.next() % (hi - lo + 1)) * scale
-
-
-# --------------------------------------------------------------------------- poisoned buffers
-
-
-class _View:
-    """A logical tensor placed in a flat buffer; positions are computed here, not asked from torch."""
-
-    def __init__(self, name, shape, layout, front=16, pad=5, back_rows=160):
-        self.name, self.shape, self.layout = name, shape, layout
-        if len(shape) == 1:
-            (n,) = shape
-            step = 2 if layout == "strided" else 1
-            self.strides = (step,)
-            self.offset = front
-            self.size = front + (n - 1) * step + 1 + 1100 if n else front + 1100
-            self.positions = [front + i * step for i in range(n)]
-        else:
-            R, C = shape
-            if layout == "packed":
-                strides = (C, 1)
-            elif layout == "padded":
-                strides = (C + pad, 1)
-            elif layout == "aligned":  # row stride and offset multiples of 16 bytes (TMA descriptors)
-                strides = ((C + pad + 7) // 8 * 8, 1)
-                front = 64
-            elif layout == "transposed":
-                strides = (1, R + pad)
-            else:
-                raise ValueError(f"unknown layout {layout!r}")
-            self.strides = strides
-            self.offset = front
-            last = front + (R - 1) * strides[0] + (C - 1) * strides[1]
-            ld = strides[0] if layout != "transposed" else strides[1]
-            self.size = last + 1 + back_rows * (ld + 1) + 64
-            self.positions = [front + i * strides[0] + j * strides[1] for i in range(R) for j in range(C)]
-
-    def index(self, k: int) -> tuple:
-        """Logical index of the k-th element (row-major)."""
-        if len(self.shape) == 1:
-            return (k,)
-        return (k // self.shape[1], k % self.shape[1])
-
-    def where(self) -> str:
-        words = {"packed": "연속", "padded": "행 사이 여백", "aligned": "행 사이 여백(16바이트 정렬)",
-                 "transposed": "전치(transposed) 뷰", "strided": "stride 2"}
-        return f"{self.name}{list(self.shape)} {words[self.layout]}"
-
-
-def _build(torch, tb, view: _View, values, fill, dtype, device):
-    flat = [fill] * view.size
-    for p, v in zip(view.positions, values, strict=True):
-        flat[p] = v
-    buf = torch.tensor(flat, dtype=dtype)
-    back = tb.tolist(buf)
-    if not _same_list(back, flat):
-        raise REAL_ASSERTION_ERROR("❌ 채점 환경이 바뀌었습니다: torch.tensor가 준 값과 다른 텐서를 만듭니다.")
-    if device != "cpu":
-        buf = tb.to(buf, device)
-    t = tb.as_strided(buf, view.shape, view.strides, view.offset)
-    esize = tb.element_size(buf)
-    if (
-        _TYPE(t) is not _TYPE(buf)
-        or tuple(tb.stride(t)) != view.strides
-        or tb.storage_offset(t) != view.offset
-        or tb.data_ptr(t) != tb.data_ptr(buf) + view.offset * esize
-        or tuple(tb.size(t)) != view.shape
-    ):
-        raise REAL_ASSERTION_ERROR("❌ 채점 환경이 바뀌었습니다: 텐서 뷰(as_strided)가 요청과 다릅니다.")
-    return buf, t, flat
-
-
-def _same_list(a, b) -> bool:
-    if len(a) != len(b):
-        return False
-    for x, y in zip(a, b, strict=True):
-        if x != y and not (x != x and y != y):
-            return False
-    return True
-
-
-def _read(tb, buf):
-    return tb.tolist(tb.cpu(buf))
-
-
 # --------------------------------------------------------------------------- one case
 
 
-def _fmt(x) -> str:
-    if x != x:
-        return "nan"
-    if x == SENTINEL:
-        return "(쓰이지 않음)"
-    return format(x, ".6g")
-
-
-def _idx(view: _View, k: int) -> str:
-    return f"{view.name}[{', '.join(str(i) for i in view.index(k))}]"
-
-
-def _run_case(kernel, launch, case, extra_args, rng, torch, tb, device, dtype_name, ref_fn):
+def _run_case(kernel, launch, case, extra_args, rng, torch, tb, device, dtype_name):
     """Run one case; return None on success or a Korean reason (str) and facts."""
     in_views, out_view = case["inputs"], case["output"]
     dtype = getattr(torch, case.get("in_dtype", dtype_name))
@@ -230,7 +89,7 @@ def _run_case(kernel, launch, case, extra_args, rng, torch, tb, device, dtype_na
     for b, v in zip(bufs, in_views, strict=True):
         back = _read(tb, b)
         in_read.append([back[p] for p in v.positions])
-    ref = ref_fn(case, in_read)
+    ref = case["ref"](case, in_read)
     # Everything used after the student's code ran is bound now, and the grader's module globals are
     # snapshotted: a launcher that rebinds them (or mutates TOLERANCES) is caught, not obeyed.
     rel, abs_tol = TOLERANCES[dtype_name]
@@ -320,19 +179,20 @@ def _trusted_str(exc) -> str:
     return text[:300]
 
 
-def _run_cases(kernel, launch, cases, extra_for, seed, dtype_name, ref_fn, hint=None):
-    """Run every case; print ✅ or raise the genuine AssertionError naming the case."""
-    _trusted.guard(kernel)
-    if not callable(launch):
-        raise REAL_ASSERTION_ERROR(f"❌ {kernel}: launch 함수를 기대했지만 {_TYPE(launch).__name__}을(를) 받았습니다.")
+def _run_cases(kernel, launch, cases, extra_for, seed, dtype_name, hint=None, after=None):
+    """Run every case; return the number of runs or raise the genuine AssertionError naming the case."""
     user_hint = hint
     torch, tb = _torch()
     device = _device(torch)
     rng = _Rand(seed)
     passed_layouts = set()
+    runs = 0
     for n, case in enumerate(cases, 1):
         for extra in extra_for(case):
-            reason = _run_case(kernel, launch, case, extra, rng, torch, tb, device, dtype_name, ref_fn)
+            reason = _run_case(kernel, launch, case, extra, rng, torch, tb, device, dtype_name)
+            if reason is None and after is not None:
+                reason = after(case, extra)
+            runs += 1
             if reason is not None:
                 where = ", ".join(v.where() for v in case["inputs"] + [case["output"]])
                 if extra:
@@ -349,294 +209,156 @@ def _run_cases(kernel, launch, cases, extra_for, seed, dtype_name, ref_fn, hint=
                 raise REAL_ASSERTION_ERROR(f"❌ {kernel} (경우 {n}/{len(cases)}: {where}): {reason}{hint}")
         if all(v.layout == "packed" for v in case["inputs"] + [case["output"]]):
             passed_layouts.add("packed")
-    _trusted.guard(kernel)
-    runs = 0
-    for case in cases:
-        runs += len(extra_for(case))
+    return runs
+
+
+# --------------------------------------------------------------------------- the checks' common path
+
+
+def _check(exercise, kernel_obj, cases, extras, seed, dtype, name, hint, after_factory=None):
+    """genuine kernel -> static checks -> cross-compile -> run through the trusted launcher -> ✅ line."""
+    _trusted.guard(name)
+    if dtype not in TOLERANCES:
+        raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
+    py = launchers.genuine(kernel_obj, exercise, name)
+    arg_names = launchers.check_arguments(py, exercise, name)
+    try:
+        functions = launchers.student_functions(py, exercise)
+    except (OSError, TypeError):
+        raise REAL_ASSERTION_ERROR(
+            f"❌ {name}: 커널의 소스 코드를 읽을 수 없습니다. 노트북 셀에서 @triton.jit으로 정의한 커널을 "
+            "넘기세요.") from None
+    if kernel_static.unfinished(functions):
+        raise REAL_ASSERTION_ERROR(f"❌ {name}: 아직 구현하지 않았습니다 (NotImplementedError). 커널의 TODO를 "
+                                   "채우세요.")
+    found = kernel_static.unmasked_loads(functions)
+    if found:
+        raise REAL_ASSERTION_ERROR(f"❌ {name}: {kernel_static.describe(found, py.__name__)}")
+    ex = launchers.EXERCISES[exercise]
+    all_extras = [e for case in cases for e in extras(case)]
+    constexprs = ex["constexprs"](cases, [e[0] for e in all_extras if e])
+    sig = launchers.signature(exercise, arg_names, dtype)
+    compiled = kernel_compile.check(name, launchers.fingerprint(py, exercise),
+                                    lambda: launchers.rebuild(py, exercise, "compile"), sig, constexprs)
+    runner = launchers.rebuild(py, exercise, "run")
+    launch_copy = ex["launch"]
+    after = after_factory() if after_factory is not None else None
+    if after is not None:
+        def launch(*args):
+            return launch_copy(runner, *args, *after.tensors(args))
+    else:
+        def launch(*args):
+            return launch_copy(runner, *args)
+    runs = _run_cases(name, launch, cases, extras, seed, dtype, hint, after.check if after is not None else None)
+    _trusted.guard(name)
     what = f"{len(cases)}개 경우" if runs == len(cases) else f"{len(cases)}개 경우 × 실행 {runs}번"
-    print(f"✅ {kernel}: {what} 모두 통과 (여백 오염·미기록 원소 없음, 기준값과 일치)")
+    print(f"✅ {name}: {what} 모두 통과 (여백 오염·미기록 원소 없음, 기준값과 일치); {compiled}")
     return None
 
 
-# --------------------------------------------------------------------------- references
+class _Ownership:
+    """The persistent launcher's visits/owner records: every tile computed once, by program tile % P."""
 
+    def __init__(self, strict: bool):
+        self.strict = strict
+        self.current = None
 
-def _ref_add(case, ins):
-    x, y = ins
-    return [a + b for a, b in zip(x, y, strict=True)]
+    def tensors(self, args):
+        torch, tb = _torch()
+        a, b, c, num_programs = args
+        M = tb.size(a)[0]
+        N = tb.size(b)[1]
+        tiles = max(((M + 31) // 32) * ((N + 31) // 32), 1)
+        device = _device(torch)
+        visits = torch.tensor([0] * tiles, dtype=torch.int32)
+        owner = torch.tensor([-1] * tiles, dtype=torch.int32)
+        if not (_same_list(tb.tolist(visits), [0] * tiles) and _same_list(tb.tolist(owner), [-1] * tiles)):
+            raise REAL_ASSERTION_ERROR("❌ 채점 환경이 바뀌었습니다: torch.tensor가 준 값과 다른 텐서를 만듭니다.")
+        if device != "cpu":
+            visits, owner = tb.to(visits, device), tb.to(owner, device)
+        self.current = (visits, owner, tiles, num_programs, M, N)
+        return visits, owner
 
-
-def _ref_matmul(case, ins):
-    a, b = ins
-    M, K = case["inputs"][0].shape
-    N = case["inputs"][1].shape[1]
-    out = []
-    for i in range(M):
-        row = a[i * K:(i + 1) * K]
-        for j in range(N):
-            s = 0.0
-            for k in range(K):
-                s += row[k] * b[k * N + j]
-            out.append(s)
-    return out
-
-
-def _softmax_rows(x, R, C, pad_to=None):
-    exp = _math_exp()
-    out = []
-    for i in range(R):
-        row = x[i * C:(i + 1) * C]
-        m = row[0]
-        for v in row:
-            if v > m:
-                m = v
-        e = [exp(v - m) for v in row]
-        s = 0.0
-        for v in e:
-            s += v
-        if pad_to is not None:  # what a kernel gets when it reads padding as 0.0 instead of -inf
-            m0 = m if m > 0.0 else 0.0
-            e = [exp(v - m0) for v in row]
-            s = 0.0
-            for v in e:
-                s += v
-            s += (pad_to - C) * exp(0.0 - m0)
-        out.extend(v / s for v in e)
-    return out
-
-
-def _ref_softmax(case, ins):
-    (x,) = ins
-    R, C = case["inputs"][0].shape
-    return _softmax_rows(x, R, C)
-
-
-def _next_pow2(n: int) -> int:
-    p = 1
-    while p < n:
-        p *= 2
-    return p
-
-
-# --------------------------------------------------------------------------- diagnoses
-
-
-def _diag_add(got, ref, bad, ins):
-    return "x + y를 원소별로 더했는지, 오프셋(pid * BLOCK_SIZE + tl.arange)을 확인하세요."
-
-
-def _diag_matmul(case):
-    K = case["inputs"][0].shape[1]
-
-    def diagnose(got, ref, bad, ins):
-        diffs = [got[k] - ref[k] for k in bad]
-        lo, hi = min(diffs), max(diffs)
-        if len(bad) == len(got) and lo > 0.5 and hi - lo < 0.05 * hi + 0.1:
-            return (f"K축 마스크의 other 값이 0.0이 아닌 것 같습니다: 모든 원소가 약 {format(lo, '.3g')}만큼 큽니다 "
-                    "(마지막 K 블록의 빈 칸 수 × other × other). tl.load(..., mask=..., other=0.0)을 쓰세요.")
-        scale = 0.0
-        for k in bad:
-            r = ref[k] if ref[k] >= 0 else -ref[k]
-            scale = r if r > scale else scale
-        worst = 0.0
-        for k in bad:
-            d = got[k] - ref[k]
-            d = d if d >= 0 else -d
-            worst = d if d > worst else worst
-        if scale > 0 and worst < 0.03 * scale:
-            return ("오차가 작습니다(정밀도 문제): 누산기(accumulator)를 tl.float32로 두고 마지막에만 "
-                    "출력 dtype으로 바꾸세요.")
-        M = case["inputs"][0].shape[0]
-        N = case["inputs"][1].shape[1]
-        rows = {k // N for k in bad}
-        cols = {k % N for k in bad}
-        if K and len(bad) < len(got) and (len(rows) < M or len(cols) < N):
-            return ("일부 행/열만 틀렸습니다: 가장자리 타일의 행·열 오프셋(% M, % N 또는 마스크)과 "
-                    "pid_m·pid_n 계산을 확인하세요.")
-        return ("포인터 계산을 확인하세요: a_ptrs/b_ptrs의 stride(stride_am, stride_ak, stride_bk, stride_bn), "
-                "K 루프마다 BLOCK_K * stride_ak / BLOCK_K * stride_bk만큼 전진하는지.")
-
-    return diagnose
-
-
-def _diag_softmax(case):
-    R, C = case["inputs"][0].shape
-
-    def diagnose(got, ref, bad, ins):
-        alt = _softmax_rows(ins[0], R, C, pad_to=_next_pow2(C))
-        close = True
-        for k in bad:
-            d = got[k] - alt[k]
-            d = d if d >= 0 else -d
-            if d > 1e-4 * (alt[k] if alt[k] >= 0 else -alt[k]) + 1e-6:
-                close = False
-                break
-        if close and _next_pow2(C) > C:
-            return ("범위 밖 칸을 -inf가 아닌 값(0.0 등)으로 읽은 것 같습니다: 합계에 exp(0 - max)가 더해졌습니다. "
-                    "tl.load(..., mask=col_offsets < n_cols, other=-float('inf'))를 쓰세요.")
-        sums_ok = True
-        for i in range(R):
-            s = 0.0
-            for v in got[i * C:(i + 1) * C]:
-                s += v
-            if not (0.999 < s < 1.001):
-                sums_ok = False
-        if not sums_ok:
-            return "행의 합이 1이 아닙니다: 최댓값 빼기, exp, 합으로 나누기를 같은 행 안에서 했는지 확인하세요."
-        return "행 오프셋(row_idx * row_stride)과 열 오프셋을 확인하세요."
-
-    return diagnose
+    def check(self, case, extra):
+        if not self.strict or self.current is None:
+            return None
+        torch, tb = _torch()
+        visits, owner, tiles, P, M, N = self.current
+        v = _read(tb, visits)
+        o = _read(tb, owner)
+        if M == 0 or N == 0:
+            return None
+        for t in range(tiles):
+            if v[t] != 1:
+                what = "계산되지 않았습니다" if v[t] == 0 else f"{int(v[t])}번 계산되었습니다"
+                return (f"tile {t}이(가) {what} (tile {tiles}개, program {P}개): 모든 tile을 정확히 한 번씩 "
+                        "계산해야 합니다. 루프가 pid에서 시작해 NUM_PROGRAMS씩 건너뛰며 num_tiles 직전까지 도는지 "
+                        "확인하세요.")
+            if o[t] != t % P:
+                return (f"tile {t}을(를) program {int(o[t])}이(가) 계산했습니다 (기대: program {t % P}): program pid는 "
+                        "tile pid, pid + NUM_PROGRAMS, pid + 2·NUM_PROGRAMS, …를 계산해야 합니다.")
+        return None
 
 
 # --------------------------------------------------------------------------- public checks
 
-def _vec_gen(rng):
-    return rng.grid(-4096, 4096, 1.0 / 1024)
 
-
-def _sm_gen(rng):
-    return rng.grid(-4096, 4096, 1.0 / 1024)
-
-
-def _mm_gen(rng):
-    return rng.grid(-32, 32, 1.0 / 16)
-
-
-_NAN_HINT_MM = ("K축 마스크(offs_k < K - k * BLOCK_K)와 A·B 로드의 mask를 확인하세요 "
-                "(K가 BLOCK_K의 배수가 아닌 경우).")
-
-
-def _align(specs, aligned):
-    """With ``aligned``, every view gets 16-byte-aligned row strides and no transposed views (TMA)."""
-    if not aligned:
-        return specs
-    return [(shape, ("aligned",) * 3) for shape, layouts in specs if "transposed" not in layouts]
-
-
-def _mm_case(M, N, K, la, lb, lc) -> dict:
-    """One C = A @ B case: a [M, K] and b [K, N] inputs and a [M, N] output in the given view layouts."""
-    case = {
-        "inputs": [_View("a", (M, K), la), _View("b", (K, N), lb)],
-        "output": _View("c", (M, N), lc),
-        "gen": _mm_gen,
-        "nan_hint": _NAN_HINT_MM,
-    }
-    case["diagnose"] = _diag_matmul(case)
-    return case
-
-
-def _matmul_cases(hidden, noncontiguous, extra_shapes=(), aligned=False):
-    specs = [
-        ((64, 64, 64), ("packed", "packed", "packed")),
-        ((37, 45, 50), ("packed", "packed", "packed")),       # K not a multiple of BLOCK_K, contiguous
-        ((29, 40, 48), ("padded", "padded", "padded")),       # row strides != row lengths
-    ]
-    if hidden:
-        specs += [
-            ((1, 33, 70), ("padded", "padded", "padded")),        # one row, K not a multiple of 32/64
-            ((130, 7, 45), ("padded", "padded", "padded")),       # tall-skinny
-            ((65, 129, 33), ("packed", "packed", "padded")),      # just past tile multiples
-        ]
-        if noncontiguous:
-            specs += [((45, 37, 29), ("transposed", "transposed", "padded"))]
-    specs += [(s, ("padded", "padded", "padded")) for s in extra_shapes]
-    return [_mm_case(M, N, K, la, lb, lc) for (M, N, K), (la, lb, lc) in _align(specs, aligned)]
-
-
-def check_matmul(launch, *, hidden=False, noncontiguous=True, dtype="float16", shapes=(), seed=0,
+def check_matmul(kernel, *, hidden=False, noncontiguous=True, dtype="float16", shapes=(), seed=0,
                  name="matmul", hint=None, aligned=False):
-    """Check ``launch(a, b, c)`` (writes A @ B into c) on poisoned views; ``shapes``: extra (M, N, K).
+    """Check week 7's ``student_matmul_kernel`` (C = A @ B) through the locked launcher's copy (16×16×16
+    tiles, one program per C tile); ``shapes``: extra (M, N, K).
 
     ``dtype``: inputs and output dtype ("float16" default, "float32"; "bfloat16" only on a GPU).
-    ``aligned=True``: only views whose row strides and offsets are multiples of 16 bytes (what a TMA
-    tensor descriptor needs), no transposed views.
+    ``aligned=True``: only views whose row strides and offsets are multiples of 16 bytes, no transposed views.
     """
     if dtype not in TOLERANCES:
         raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
-    cases = _matmul_cases(hidden, noncontiguous, shapes, aligned)
-    return _run_cases(name, launch, cases, lambda case: [()], seed, dtype, _ref_matmul, hint)
+    cases = kernel_cases.matmul_cases(hidden, noncontiguous, shapes, aligned)
+    return _check("matmul", kernel, cases, lambda case: [()], seed, dtype, name, hint)
 
 
-def check_persistent(launch, *, hidden=False, noncontiguous=True, dtype="float16", num_programs=None, seed=0,
-                     name="persistent_matmul", hint=None, aligned=False):
-    """Check ``launch(a, b, c, num_programs)`` for several program counts: 1 (one program loops over every
-    tile), 3 (tiles split unevenly) and 1000 (more programs than tiles); ``num_programs`` overrides them.
-    ``aligned=True`` as in ``check_matmul`` (for TMA kernels)."""
+def check_persistent(kernel, *, hidden=False, noncontiguous=True, dtype="float16", num_programs=None, seed=0,
+                     name="persistent_matmul", hint=None, aligned=False, ownership=False):
+    """Check week 7's ``student_persistent_kernel`` through the locked launcher's copy (32×32×32 tiles) for
+    several program counts: 1 (one program loops over every tile), 3 (tiles split unevenly) and 1000 (more
+    programs than tiles); ``num_programs`` overrides them. ``ownership=True`` also requires every tile to be
+    computed exactly once, by program ``tile % num_programs`` (the launcher's visits/owner records).
+    ``aligned=True`` as in ``check_matmul``."""
     if dtype not in TOLERANCES:
         raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
     counts = list(num_programs) if num_programs is not None else [1, 3, 1000]
-    specs = [((130, 70, 50), ("padded", "padded", "padded"))]
-    if hidden:
-        specs += [((1, 33, 70), ("padded", "padded", "padded")), ((200, 9, 45), ("padded", "padded", "padded"))]
-        if noncontiguous:
-            specs += [((45, 37, 29), ("transposed", "transposed", "padded"))]
-    cases = []
-    for (M, N, K), (la, lb, lc) in _align(specs, aligned):
-        case = _mm_case(M, N, K, la, lb, lc)
-        case["unwritten_hint"] = (
-            "프로그램 수가 타일 수보다 적으면 각 프로그램이 for tile_id in range(pid, num_tiles, NUM_PROGRAMS)로 "
-            "여러 타일을 돌아야 합니다 (num_programs를 커널에 넘겼는지, 타일 좌표를 tile_id로 계산하는지 확인하세요)."
-        )
-        cases.append(case)
+    for p in counts:
+        if _TYPE(p) is not (0).__class__ or p < 1:
+            raise ValueError(f"num_programs must be positive ints, got {p!r}")
+    cases = kernel_cases.persistent_cases(hidden, noncontiguous, aligned)
 
     def extra_for(case):
         return [(p,) for p in counts]
 
-    return _run_cases(name, launch, cases, extra_for, seed, dtype, _ref_matmul, hint)
+    return _check("persistent", kernel, cases, extra_for, seed, dtype, name, hint,
+                  after_factory=lambda: _Ownership(ownership))
 
 
-def check_vector_add(launch, *, hidden=False, noncontiguous=False, dtype="float32", sizes=(), seed=0,
-                     name="vector_add", hint=None):
-    """Check ``launch(x, y, out)`` (writes x + y into out) on 1-D poisoned views.
-
-    ``noncontiguous=True`` adds stride-2 views (only for kernels that take strides).
-    """
+def check_vector_add(kernel, *, hidden=False, dtype="float32", sizes=(), seed=0, name="vector_add", hint=None):
+    """Check week 6's ``add_kernel`` (out = x + y) through the locked launcher's copy (BLOCK_SIZE=128)."""
     if dtype not in TOLERANCES:
         raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
-    specs = [(1000, "packed"), (1, "packed")]
-    if hidden:
-        specs += [(3, "packed"), (1025, "packed"), (4097, "packed")]
-        if noncontiguous:
-            specs += [(777, "strided")]
-    specs += [(n, "packed") for n in sizes]
-    cases = []
-    for n, layout in specs:
-        cases.append({
-            "inputs": [_View("x", (n,), layout), _View("y", (n,), layout)],
-            "output": _View("out", (n,), layout),
-            "gen": _vec_gen,
-            "nan_hint": "로드에 mask=offsets < n_elements를 주었는지 확인하세요.",
-            "diagnose": _diag_add,
-        })
-    return _run_cases(name, launch, cases, lambda case: [()], seed, dtype, _ref_add, hint)
+    cases = kernel_cases.vector_add_cases(hidden, sizes)
+    return _check("vector_add", kernel, cases, lambda case: [()], seed, dtype, name, hint)
 
 
-def check_softmax(launch, *, hidden=False, dtype="float32", shapes=(), seed=0, name="softmax", hint=None):
-    """Check ``launch(x, out)`` (row-wise softmax of a 2-D x into out) on poisoned views.
-
-    Rows are padded in memory (row stride > n_cols), so the kernel must use x.stride(0)/out.stride(0).
-    """
+def check_softmax(kernel, *, hidden=False, dtype="float32", shapes=(), seed=0, name="softmax", hint=None):
+    """Check week 6's ``softmax_kernel`` (row-wise softmax) through the locked launcher's copy (one program
+    per row, BLOCK_SIZE = next_power_of_2(n_cols)). Rows are padded in memory (row stride > n_cols)."""
     if dtype not in TOLERANCES:
         raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
-    specs = [((5, 10), "packed"), ((17, 33), "padded")]
-    if hidden:
-        specs += [((1, 7), "padded"), ((3, 128), "packed"), ((6, 100), "padded"), ((40, 3), "padded")]
-    specs += [(s, "padded") for s in shapes]
-    cases = []
-    for (R, C), layout in specs:
-        case = {
-            "inputs": [_View("x", (R, C), layout)],
-            "output": _View("out", (R, C), layout),
-            "gen": _sm_gen,
-            "nan_hint": "열 마스크(col_offsets < n_cols)와 other=-float('inf')를 확인하세요.",
-        }
-        case["diagnose"] = _diag_softmax(case)
-        cases.append(case)
-    return _run_cases(name, launch, cases, lambda case: [()], seed, dtype, _ref_softmax, hint)
+    cases = kernel_cases.softmax_cases(hidden, shapes)
+    return _check("softmax", kernel, cases, lambda case: [()], seed, dtype, name, hint)
 
 
-# The namespaces whose bindings must not change while a student's launcher runs.
-_NAMESPACES = (globals(), _trusted.__dict__, _trusted.GENUINE)
+# The namespaces whose bindings must not change while a student's kernel runs.
+_NAMESPACES = (globals(), _trusted.__dict__, _trusted.GENUINE, kernel_cases.__dict__, launchers.__dict__,
+               kernel_compile.__dict__, kernel_static.__dict__)
 
 
 _seal.seal(__name__)

@@ -1,0 +1,204 @@
+"""Static checks of a student's kernel source (its AST), before anything runs.
+
+``unmasked_loads(functions)`` finds the ``tl.load`` calls that read a *block* of addresses without a
+``mask=``: a pointer expression that depends on ``tl.arange`` (directly or through names assigned from it,
+in any order, loops included) may point past the end of a tensor on the last block, and an unmasked load
+there reads out of bounds on a GPU even when the store is masked (the output checks cannot see such a
+read: the value is never stored). A block pointer (``tl.make_block_ptr`` / ``tl.advance``) needs
+``boundary_check=`` instead; tensor descriptors (``desc.load``) check bounds in hardware and are not
+flagged. In a helper the student wrote, every non-constexpr parameter may be a block, so its loads need a
+mask too. The check keys on what names are bound to (``triton.language`` under any alias, ``load`` imported
+by name), not on the sample solutions' variable names.
+
+``unfinished(functions)`` tells whether a kernel still raises ``NotImplementedError`` (the release stub).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from . import _seal
+
+__all__ = ["unmasked_loads", "unfinished", "describe"]
+
+_TYPE = (0).__class__.__class__
+
+
+def _lang_names(glob) -> tuple[set, set, set]:
+    """Names bound to triton.language, to the triton package, and to triton.language.load itself."""
+    lang, pkg, load = set(), set(), set()
+    for name, val in glob.items():
+        mod = getattr(val, "__name__", None) if _TYPE(val).__name__ == "module" else None
+        if mod in ("triton.language", "triton.language.core"):
+            lang.add(name)
+        elif mod == "triton":
+            pkg.add(name)
+        elif getattr(val, "__module__", "") in ("triton.language.core", "triton.language") and \
+                getattr(val, "__name__", "") == "load":
+            load.add(name)
+    if not (lang or pkg):
+        lang.add("tl")  # the convention, when the globals cannot tell
+    return lang, pkg, load
+
+
+class _Lang:
+    def __init__(self, glob):
+        self.lang, self.pkg, self.load = _lang_names(glob)
+
+    def is_lang(self, node) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id in self.lang
+        return (isinstance(node, ast.Attribute) and node.attr == "language" and isinstance(node.value, ast.Name)
+                and node.value.id in self.pkg)
+
+    def is_call(self, node, attr: str) -> bool:
+        if not isinstance(node, ast.Call):
+            return False
+        f = node.func
+        if isinstance(f, ast.Attribute) and f.attr == attr and self.is_lang(f.value):
+            return True
+        return attr == "load" and isinstance(f, ast.Name) and f.id in self.load
+
+
+def _targets(node) -> list[str]:
+    out = []
+    for t in ast.walk(node):
+        if isinstance(t, ast.Name):
+            out.append(t.id)
+    return out
+
+
+def _taint(fn: ast.FunctionDef, lang: _Lang, params_are_blocks: bool) -> tuple[set, set]:
+    """Names that hold blocks of offsets/pointers (from tl.arange) and block pointers."""
+    block, bptr = set(), set()
+    if params_are_blocks:
+        for a in fn.args.args:
+            ann = a.annotation
+            if not (ann is not None and "constexpr" in ast.dump(ann)):
+                block.add(a.arg)
+
+    def uses(expr, names) -> bool:
+        return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(expr))
+
+    def makes(expr, attr) -> bool:
+        return any(lang.is_call(n, attr) for n in ast.walk(expr))
+
+    assigns = []
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign):
+            assigns.append((node.targets, node.value))
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            assigns.append(([node.target], node.value))
+        elif isinstance(node, ast.For):
+            assigns.append(([node.target], node.iter))
+        elif isinstance(node, ast.NamedExpr):
+            assigns.append(([node.target], node.value))
+    changed = True
+    while changed:
+        changed = False
+        for targets, value in assigns:
+            is_block = makes(value, "arange") or uses(value, block)
+            is_bptr = makes(value, "make_block_ptr") or makes(value, "advance") or uses(value, bptr)
+            for t in targets:
+                for name in _targets(t):
+                    if is_block and name not in block:
+                        block.add(name)
+                        changed = True
+                    if is_bptr and name not in bptr:
+                        bptr.add(name)
+                        changed = True
+    return block, bptr
+
+
+def _kw(call: ast.Call, name: str, pos: int):
+    for k in call.keywords:
+        if k.arg == name:
+            return k.value
+    if len(call.args) > pos:
+        return call.args[pos]
+    return None
+
+
+def _is_none(node) -> bool:
+    return node is None or (isinstance(node, ast.Constant) and node.value is None)
+
+
+def _empty(node) -> bool:
+    return _is_none(node) or (isinstance(node, (ast.Tuple, ast.List)) and not node.elts)
+
+
+def _parse(src: str):
+    tree = ast.parse(src)
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            return node
+    return None
+
+
+def unmasked_loads(functions) -> list[dict]:
+    """``functions``: [(name, source, globals)], the kernel first, then the student's @jit helpers.
+    Returns one dict per unmasked block load: function, line (1 = the def line), code, kind
+    ("mask" or "boundary_check")."""
+    found = []
+    for k, (name, src, glob) in enumerate(functions):
+        try:
+            fn = _parse(src)
+        except SyntaxError:
+            continue
+        if fn is None:
+            continue
+        lang = _Lang(glob)
+        block, bptr = _taint(fn, lang, params_are_blocks=k > 0)
+        first = fn.lineno
+        for node in ast.walk(fn):
+            if not lang.is_call(node, "load"):
+                continue
+            ptr = _kw(node, "pointer", 0)
+            if ptr is None:
+                continue
+            names = {n.id for n in ast.walk(ptr) if isinstance(n, ast.Name)}
+            direct_bptr = any(lang.is_call(n, "make_block_ptr") or lang.is_call(n, "advance") for n in ast.walk(ptr))
+            if names & bptr or direct_bptr:
+                if _empty(_kw(node, "boundary_check", 3)):
+                    found.append({"function": name, "line": node.lineno - first + 1, "kind": "boundary_check",
+                                  "code": ast.get_source_segment(src, node) or "tl.load(...)"})
+                continue
+            direct_block = any(lang.is_call(n, "arange") for n in ast.walk(ptr))
+            if (names & block or direct_block) and _is_none(_kw(node, "mask", 1)):
+                found.append({"function": name, "line": node.lineno - first + 1, "kind": "mask",
+                              "code": ast.get_source_segment(src, node) or "tl.load(...)"})
+    return found
+
+
+def describe(found: list[dict], kernel_name: str) -> str:
+    """Korean feedback naming the first unmasked load (and how many there are)."""
+    f = found[0]
+    where = f"{f['function']}의 {f['line']}번째 줄" if f["function"] != kernel_name else f"커널 {f['line']}번째 줄"
+    code = " ".join(f["code"].split())
+    if len(code) > 90:
+        code = code[:87] + "..."
+    more = f" (마스크 없는 로드 {len(found)}개)" if len(found) > 1 else ""
+    if f["kind"] == "boundary_check":
+        return (f"블록 포인터 로드 `{code}` ({where})에 boundary_check가 없습니다{more}: 마지막 블록이 텐서 끝을 "
+                "넘으면 범위 밖을 읽습니다. boundary_check=(0, 1)과 padding_option='zero'를 주세요.")
+    return (f"마스크 없는 로드 `{code}` ({where}){more}: 포인터 블록의 일부 레인이 텐서 범위 밖을 가리킬 수 "
+            "있습니다. 저장(tl.store)에 마스크가 있어도 GPU에서는 범위 밖 읽기가 잘못된 메모리 접근이 됩니다. "
+            "tl.load(..., mask=..., other=...)로 범위 안의 레인만 읽으세요.")
+
+
+def unfinished(functions) -> bool:
+    """True when the kernel (or a helper the student wrote) still raises NotImplementedError."""
+    for _name, src, _glob in functions:
+        try:
+            fn = _parse(src)
+        except SyntaxError:
+            continue
+        for node in ast.walk(fn) if fn is not None else ():
+            if isinstance(node, ast.Raise) and node.exc is not None:
+                exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+                if isinstance(exc, ast.Name) and exc.id == "NotImplementedError":
+                    return True
+    return False
+
+
+_seal.seal(__name__)
