@@ -241,7 +241,7 @@ def _skipped_results(course: Course, assignment: str, done: dict[str, str]) -> l
 
 def _autograde_locked(course, assignment, todo, mode, jobs, cell_timeout, notebook_timeout, keep_scratch,
                       quiet, memory_bytes, regrade=False):
-    snapshot = prepare_gradebook(course, assignment)
+    course.gradebook.parent.mkdir(parents=True, exist_ok=True)
     resume.ensure_table(course.gradebook)
     resume.write_review_files(course)  # a kill between a commit and its review file left one stale
     done = {} if regrade else resume.already_graded(course, assignment, todo)
@@ -249,6 +249,9 @@ def _autograde_locked(course, assignment, todo, mode, jobs, cell_timeout, notebo
     if done and not quiet:
         print(f"autograde: {len(done)} hand-in(s) of {assignment} already graded (same files, same source): "
               "skipped; --regrade grades them again", flush=True)
+    if all(s in done for s in todo):
+        return results
+    snapshot = prepare_gradebook(course, assignment)
     source_sha = resume.tree_sha256(course.source / assignment)
     jobs = jobs or max(1, os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -267,6 +270,8 @@ def _autograde_locked(course, assignment, todo, mode, jobs, cell_timeout, notebo
                 extra += "".join(f"  [검토 {nb}: {len(v)} 건]" for nb, v in res.findings.items() if v)
                 extra += "".join(f"  [repaired {nb}: {len(v)}]" for nb, v in res.repairs.items())
                 print(f"graded {assignment}/{res.student} in {res.seconds:.1f}s{flag}{extra}", flush=True)
+    if not keep_scratch:
+        snapshot.unlink(missing_ok=True)
     results.sort(key=lambda r: r.student)
     return results
 

@@ -1,0 +1,274 @@
+"""`make autograde` killed at any point, run twice at once, and kernels killed from outside (issues 15, 18).
+
+Each test starts `python -m autograder autograde` on the tiny fixture assignment as its own process and
+kills processes it started (or their descendants) by PID. Fast tests cover the lock, the resume
+bookkeeping and the exit-status reading without grading anything.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from autograder.lock import AutogradeLocked, CourseLock, clean_leftovers, pid_alive  # noqa: E402
+from autograder.nbexec import death_reason  # noqa: E402
+
+
+def _dead_pid() -> int:
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
+
+
+# ------------------------------------------------------------------------------------------ fast tests
+def test_lock_refuses_a_second_holder_and_takes_over_a_dead_ones(tmp_path):
+    said = []
+    with CourseLock(tmp_path, log=said.append):
+        with pytest.raises(AutogradeLocked, match=f"process {os.getpid()}"):
+            CourseLock(tmp_path).__enter__()
+    assert said == [] and (tmp_path / "autograde.lock").read_text() == ""
+    dead = _dead_pid()
+    (tmp_path / "autograde.lock").write_text(f"{dead}\n")
+    with CourseLock(tmp_path, log=said.append) as lock:
+        assert lock.taken_over == dead
+    assert len(said) == 1 and f"process {dead}" in said[0] and "gone" in said[0]
+
+
+def test_leftovers_of_a_dead_run_are_removed_and_live_ones_kept(tmp_path):
+    work, rt = tmp_path / "work", tmp_path / "rt"
+    (work / "grade" / "a1" / "bob" / "x").mkdir(parents=True)
+    (work / "grade" / "a1" / "gradebook.base.db").write_text("x")
+    dead, live = rt / f"glrt-{_dead_pid()}-abc", rt / f"glrt-{os.getpid()}-abc"
+    for d in (dead, live):
+        d.mkdir(parents=True)
+    removed = clean_leftovers(work, runtime_parent=rt)
+    assert not (work / "grade" / "a1" / "bob").exists() and not dead.exists() and live.exists()
+    assert len(removed) == 3
+    assert pid_alive(os.getpid()) and not pid_alive(_dead_pid())
+
+
+@pytest.mark.parametrize("status, reason, sig", [
+    (-9, "killed by signal 9 (SIGKILL)", 9),  # the sandbox process itself was killed
+    (137, "killed by signal 9 (SIGKILL)", 9),  # bwrap: the kernel inside died of SIGKILL
+    (139, "killed by signal 11 (SIGSEGV)", 11),
+    (3, "kernel exited with code 3", None),  # the student's os._exit(3)
+    (0, "kernel exited with code 0", None),
+])
+def test_death_reason_reads_the_exit_status(status, reason, sig):
+    assert death_reason(status) == (reason, sig)
+
+
+# ------------------------------------------------------------------------------------ real processes
+def _course(tmp_path, students: dict):
+    from autograder.course import Course, release
+    from autograder.fixture import ASSIGNMENT, hand_in, make_course, solved
+
+    course = Course.at(make_course(tmp_path / "course"))
+    release(course, ASSIGNMENT)
+    full = {n: solved(course.root, n) for n in ("01_counts", "02_vectors")}
+    for student, edit in students.items():
+        nbs = json.loads(json.dumps(full))
+        if edit:
+            edit(nbs)
+        hand_in(course.root, student, nbs)
+    return course
+
+
+def _start(course, *extra, env=None):
+    cmd = [sys.executable, "-m", "autograder", "--course-root", str(course.root), "autograde", "demo01",
+           "--cell-timeout", "30", "--notebook-timeout", "120", *extra]
+    full_env = dict(os.environ, PYTHONPATH=str(ROOT), **(env or {}))
+    return subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+
+
+def _run(course, *extra, env=None, timeout=300):
+    p = _start(course, *extra, env=env)
+    out, _ = p.communicate(timeout=timeout)
+    return p.returncode, out
+
+
+def _scores(course) -> dict:
+    with sqlite3.connect(course.gradebook) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        rows = db.execute(
+            "SELECT submitted_assignment.student_id, base_cell.name, grade.auto_score FROM grade "
+            "JOIN submitted_notebook ON grade.notebook_id = submitted_notebook.id "
+            "JOIN submitted_assignment ON submitted_notebook.assignment_id = submitted_assignment.id "
+            "JOIN base_cell ON grade.cell_id = base_cell.id").fetchall()
+    out: dict = {}
+    for student, cell, score in rows:
+        out.setdefault(student, {})[cell] = score
+    return out
+
+
+def _graded_mark(course) -> set:
+    with sqlite3.connect(course.gradebook) as db:
+        return {s for (s,) in db.execute("SELECT student FROM gemm_lab_graded WHERE ok = 1")}
+
+
+def _graded_lines(out: str) -> list[str]:
+    return [ln.split()[1].split("/", 1)[1] for ln in out.splitlines() if ln.startswith("graded demo01/")]
+
+
+def _descendants(pid: int) -> list[int]:
+    kids: dict[int, list[int]] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            kids.setdefault(ppid, []).append(int(d.name))
+    out, todo = [], [pid]
+    while todo:
+        for k in kids.get(todo.pop(), []):
+            out.append(k)
+            todo.append(k)
+    return out
+
+
+def _running_in(folder: Path) -> list[int]:
+    """Processes whose working directory is inside ``folder`` (nbgrader runs in the scratch course)."""
+    out = []
+    for d in Path("/proc").iterdir():
+        try:
+            if d.name.isdigit() and Path(os.readlink(d / "cwd")).is_relative_to(folder):
+                out.append(int(d.name))
+        except OSError:
+            continue
+    return out
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+@pytest.mark.slow
+def test_sigkill_midway_then_rerun_keeps_scores_and_grades_the_rest_once(tmp_path):
+    from autograder import sandbox
+
+    if sandbox.bwrap_path() is None:
+        pytest.skip("bubblewrap not installed (apt-get install -y bubblewrap)")
+
+    def wrong(nbs):
+        cell = next(c for c in nbs["01_counts"]["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "ans_pct")
+        cell["source"] = "pct = 41.0"
+
+    course = _course(tmp_path, {"a_full": None, "b_wrong": wrong, "c_full": None})
+    # 1. kill -9 the whole run right after its first hand-in is merged
+    p = _start(course, "--jobs", "1")
+    first = None
+    for line in p.stdout:
+        if line.startswith("graded demo01/"):
+            first = line.split()[1].split("/", 1)[1]
+            os.kill(p.pid, signal.SIGKILL)
+            break
+    p.wait(timeout=60)
+    assert first is not None and p.returncode == -signal.SIGKILL
+    time.sleep(1)
+    assert not _running_in(course.root), "grading processes outlived the kill"
+    before = _scores(course)  # integrity_check inside
+    assert _graded_mark(course) == {first}
+    leftover_rt = list(Path("/tmp").glob(f"glrt-{p.pid}-*"))
+    assert leftover_rt and any((course.work / "grade" / "demo01").iterdir())  # the kill left scratch behind
+
+    # 2. rerun: takes the dead lock over, skips the merged hand-in, grades the other two once
+    rc, out = _run(course, "--jobs", "2")
+    assert rc == 0, out
+    assert f"taking over the lock of process {p.pid}" in out and out.count("taking over") == 1
+    assert "1 hand-in(s) of demo01 already graded" in out
+    assert sorted(_graded_lines(out)) == sorted({"a_full", "b_wrong", "c_full"} - {first})
+    after = _scores(course)
+    assert after[first] == before[first]
+    total = {s: sum(v or 0 for v in cells.values()) for s, cells in after.items()}
+    assert total == {"a_full": 8.0, "b_wrong": 5.0, "c_full": 8.0}  # b_wrong loses pct_40 (3 points)
+    assert _graded_mark(course) == {"a_full", "b_wrong", "c_full"}
+    assert not list(Path("/tmp").glob(f"glrt-{p.pid}-*"))
+    assert not list((course.work / "grade").glob("*/*"))  # no scratch course, no snapshot left
+    review = json.loads(course.review_json.read_text())["demo01"]
+    assert set(review) == {"a_full", "b_wrong", "c_full"}
+    assert all((course.logs / "review" / "demo01" / f"{s}.json").is_file() for s in review)
+
+    # 3. killed inside the merge transaction (fault injection): old scores intact, regraded next time
+    rc, out = _run(course, "--regrade", "--student", "b_wrong", env={"GEMM_LAB_CRASH_AT": "before_commit"})
+    assert rc == -signal.SIGKILL
+    assert _scores(course) == after and _graded_mark(course) == {"a_full", "c_full"}
+    rc, out = _run(course)
+    assert rc == 0 and _graded_lines(out) == ["b_wrong"] and _scores(course) == after
+    # 4. nothing changed: nothing is graded again
+    rc, out = _run(course)
+    assert rc == 0 and _graded_lines(out) == [] and "3 hand-in(s) of demo01 already graded" in out
+
+
+@pytest.mark.slow
+def test_second_autograde_refused_and_kernel_killed_from_outside_flagged(tmp_path):
+    from autograder import sandbox
+
+    if sandbox.bwrap_path() is None:
+        pytest.skip("bubblewrap not installed (apt-get install -y bubblewrap)")
+
+    def sleeper(nbs):
+        cells = nbs["01_counts"]["cells"]
+        i = next(i for i, c in enumerate(cells) if c["metadata"].get("nbgrader", {}).get("grade_id") == "ans_tiles")
+        cells.insert(i + 1, {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                             "source": "import time\ntime.sleep(45)"})
+
+    def self_exit(nbs):
+        cells = nbs["01_counts"]["cells"]
+        i = next(i for i, c in enumerate(cells) if c["metadata"].get("nbgrader", {}).get("grade_id") == "ans_tiles")
+        cells.insert(i + 1, {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                             "source": "import os\nos._exit(3)"})
+
+    course = _course(tmp_path, {"sleeper": sleeper, "self_exit": self_exit})
+    p = _start(course, "--jobs", "2")
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(p.stdout), daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not [k for k in _descendants(p.pid) if "ipykernel" in _cmdline(k)]:
+        time.sleep(0.5)
+    assert p.poll() is None, "".join(lines)
+    # a second autograde while this one runs stops at once, saying why
+    t0 = time.monotonic()
+    rc, out = _run(course, timeout=60)
+    assert rc == 2 and "another autograde is running" in out and f"process {p.pid}" in out
+    assert time.monotonic() - t0 < 30
+    # the kernels (the deepest ipykernel processes) are killed from outside, as the OOM killer would
+    time.sleep(4)  # both are in their long cell (the self_exit one is gone by then)
+    targets = [k for k in _descendants(p.pid) if "ipykernel" in _cmdline(k)
+               and not any("ipykernel" in _cmdline(c) for c in _descendants(k))]
+    assert targets
+    for k in targets:
+        os.kill(k, signal.SIGKILL)
+    assert p.wait(timeout=200) == 0
+    reader.join(timeout=10)
+    review = json.loads(course.review_json.read_text())["demo01"]
+    killed = review["sleeper"]
+    assert any("killed by signal 9 (SIGKILL)" in i for i in killed["incidents"]["01_counts"]), killed
+    assert killed["manual"]["01_counts"] == ["tiles_54", "pct_40", "double_works"]
+    own = review["self_exit"]
+    assert any("kernel exited with code 3" in i for i in own["incidents"]["01_counts"]), own
+    assert not any("signal" in i for i in own["incidents"]["01_counts"]) and own["manual"] == {}
+    from nbgrader.api import Gradebook
+
+    with Gradebook(course.db_url) as gb:
+        nb = next(n for n in gb.find_submission("demo01", "sleeper").notebooks if n.name == "01_counts")
+        assert nb.flagged and {g.name for g in nb.grades if g.needs_manual_grade} >= {"tiles_54", "pct_40"}
+        nb = next(n for n in gb.find_submission("demo01", "self_exit").notebooks if n.name == "01_counts")
+        assert not nb.flagged
