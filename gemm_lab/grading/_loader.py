@@ -19,10 +19,11 @@ from . import _seal
 
 __all__ = ["load_package", "load_calc", "module_files", "dependency_order"]
 
-# Taken when this module loads: a notebook that later rebinds builtins.exec/compile does not reach fresh()
-# (and _trusted.guard reports such a rebinding).
+# Taken when gemm_lab.grading is first imported and handed on to every copy fresh() loads: a notebook
+# that later rebinds builtins.exec/compile does not reach the loading (and _trusted.guard reports it).
 _EXEC = exec
 _COMPILE = compile
+_OWN_FILE = os.path.abspath(sys._getframe().f_code.co_filename)
 
 
 def module_files(directory: str) -> list[str]:
@@ -127,9 +128,14 @@ def load_package(name: str, directory: str, seal_all: bool = False) -> types.Mod
                 sys.modules[full] = mod
                 # the tree parsed for the order is compiled once (no second read or parse of the file)
                 _EXEC(_COMPILE(trees[sub], path, "exec"), mod.__dict__)
+                if os.path.abspath(path) == _OWN_FILE:
+                    # the new loader keeps this one's exec/compile (genuine since the first import),
+                    # not what builtins holds now
+                    mod.__dict__["_EXEC"], mod.__dict__["_COMPILE"] = _EXEC, _COMPILE
             types.ModuleType.__setattr__(pkg, sub, sys.modules[full])
             loaded.append(full)
-        spec.loader.exec_module(pkg)
+        with open(init, encoding="utf-8") as f:
+            _EXEC(_COMPILE(f.read(), init, "exec"), pkg.__dict__)
     except BaseException:
         _drop(name)
         raise

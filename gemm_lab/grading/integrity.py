@@ -52,6 +52,7 @@ import os
 import sys
 
 from . import _loader, _seal
+from .feedback import REAL_ASSERTION_ERROR
 
 __all__ = ["fresh", "environment_problems", "scan_source", "scan_notebook", "locked_names", "FLAG_TEXT"]
 
@@ -83,18 +84,24 @@ def fresh():
     grading module needs no registration here.
     Raises the genuine AssertionError (Korean) when the environment was tampered with.
     """
+    # refuse before loading anything with a tampered interpreter (exec, import hooks, trace functions)...
+    _refuse_tampering(environment_problems(), REAL_ASSERTION_ERROR)
     here = os.path.dirname(os.path.abspath(sys._getframe().f_code.co_filename))
     pkg = _loader.load_package(_PACKAGE, here)
     parent = sys.modules.get("gemm_lab")
     if parent is not None:
         parent.grading = pkg
-    problems = pkg.integrity.environment_problems()
+    # ...and ask the freshly loaded copy again
+    _refuse_tampering(pkg.integrity.environment_problems(), pkg.feedback.REAL_ASSERTION_ERROR)
+    return pkg
+
+
+def _refuse_tampering(problems, error) -> None:
     if problems:
-        raise pkg.feedback.REAL_ASSERTION_ERROR(
+        raise error(
             "❌ 채점 환경이 바뀌었습니다: " + "; ".join(problems)
             + ". 채점기를 바꾸는 코드를 지우고 커널을 재시작한 뒤 처음부터 다시 실행하세요."
         )
-    return pkg
 
 
 # The static scan of hand-ins lives in .scan; its public names stay importable from here.
