@@ -241,9 +241,9 @@ def _skipped_results(course: Course, assignment: str, done: dict[str, str]) -> l
 
 def _autograde_locked(course, assignment, todo, mode, jobs, cell_timeout, notebook_timeout, keep_scratch,
                       quiet, memory_bytes, regrade=False):
-    course.gradebook.parent.mkdir(parents=True, exist_ok=True)
-    resume.ensure_table(course.gradebook)
-    resume.write_review_files(course)  # a kill between a commit and its review file left one stale
+    if course.gradebook.exists():  # (nbgrader creates it: a file made here first would confuse its migrations)
+        resume.ensure_table(course.gradebook)
+        resume.write_review_files(course)  # a kill between a commit and its review file left one stale
     done = {} if regrade else resume.already_graded(course, assignment, todo)
     results = _skipped_results(course, assignment, done)
     if done and not quiet:
@@ -252,6 +252,7 @@ def _autograde_locked(course, assignment, todo, mode, jobs, cell_timeout, notebo
     if all(s in done for s in todo):
         return results
     snapshot = prepare_gradebook(course, assignment)
+    resume.ensure_table(course.gradebook)
     source_sha = resume.tree_sha256(course.source / assignment)
     jobs = jobs or max(1, os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
