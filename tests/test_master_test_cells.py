@@ -40,6 +40,9 @@ def test_a_cell_that_follows_the_rule_passes():
     assert _problems("from gemm_lab.grading.integrity import fresh as f\nchk = f()\nchk.check_value('a', grid, 1)") == []
     assert _problems("import gemm_lab.grading\ng = gemm_lab.grading.fresh()\ng.check_value('a', grid, 1)") == []
     assert _problems("from gemm_lab.grading import fresh\nfresh().check_value('a', grid, 1)") == []
+    # gemm_lab modules without a trusted copy in g may be imported in the cell
+    assert _problems("from gemm_lab.compile import compile_artifacts\nfrom gemm_lab.grading import fresh\n"
+                     "g = fresh()\ng.check_value('a', grid, compile_artifacts('matmul').metadata['shared'])") == []
     # a kernel check on the grader's own module, builtins, comprehension and lambda locals
     ok = ("from gemm_lab.grading import fresh\ng = fresh()\nk = g.kernels\n"
           "k.check_matmul(table, hidden=True)\n"
@@ -89,6 +92,11 @@ def test_reads_of_notebook_names_are_reported_by_name(src, names):
     ("from gemm_lab.grading import fresh\nfrom gemm_lab.calc.tiling import cdiv\ng = fresh()\n"
      "g.check_value('a', grid, cdiv(3, 2))", "imports gemm_lab.calc.tiling.cdiv"),
     ("from mylib import fresh\ng = fresh()\ng.check_value('a', grid, 1)", "calls g.check_value() on"),
+    ("import gemm_lab.grading\ng = gemm_lab.grading.fresh()\ng.check_value('a', grid, gemm_lab.calc.cdiv(3, 2))",
+     "uses gemm_lab.calc"),
+    ("import gemm_lab.grading\ng = gemm_lab.grading.fresh()\ngemm_lab.grading.check_value('a', grid, 1)",
+     "uses gemm_lab.grading.check_value"),
+    ("from gemm_lab import grading\ng = grading.fresh()\ng.check_value('a', grid, 1)", "imports gemm_lab.grading"),
     ("g = fresh()\ng.check_value('a', grid, 1)", "reads notebook names fresh"),
     ("from gemm_lab.grading import fresh\ng = fresh(\n", "cannot be parsed"),
 ])

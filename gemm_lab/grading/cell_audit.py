@@ -8,7 +8,9 @@ reads. ``audit_test_cell(source, answers)`` lists every way a cell breaks it:
   not a Python builtin and not one of ``answers`` (the names the student sets in solution cells);
 * a ``check_*`` call on anything but the object a ``fresh()`` call of this cell returned (or no such
   call at all), a ``fresh`` that is not imported from ``gemm_lab.grading`` in the cell;
-* an import of a ``gemm_lab`` module other than ``fresh`` itself (``g.calc`` is the trusted copy).
+* an import from ``gemm_lab.calc`` or ``gemm_lab.grading`` other than ``fresh`` itself (``g.calc`` and
+  ``g`` are the trusted copies; other ``gemm_lab`` modules such as ``compile`` have none and may be
+  imported in the cell).
 
 ``answer_names(cells)`` collects the answer names of a notebook: names assigned or defined (not
 imported) at module level in cells nbgrader marks ``solution: true``, and between
@@ -31,6 +33,8 @@ __all__ = ["audit_test_cell", "answer_names", "audit_notebook", "is_test_cell", 
 _BUILTINS = frozenset(dir(builtins))
 _FRESH_HOMES = ("gemm_lab.grading", "gemm_lab.grading.integrity")
 _BEGIN, _END = "### BEGIN SOLUTION", "### END SOLUTION"
+# `from gemm_lab import calc` / `import gemm_lab.calc`: what g.calc and g itself replace
+_TRUSTED_PARENTS = ("gemm_lab.calc", "gemm_lab.grading")
 
 
 def _nbgrader(cell) -> dict:
@@ -206,6 +210,14 @@ def _is_fresh_call(node, fresh: set[str], pkg: set[str]) -> bool:
     return False
 
 
+def _dotted(node) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id] + parts[::-1]) if isinstance(node, ast.Name) else None
+
+
 def _root(node):
     while isinstance(node, (ast.Attribute, ast.Subscript)):
         node = node.value
@@ -247,13 +259,20 @@ def _checker_problems(tree: ast.Module) -> list[str]:
             mod = node.module if isinstance(node, ast.ImportFrom) else None
             for a in node.names:
                 full = f"{mod}.{a.name}" if mod else a.name
-                if not full.startswith("gemm_lab"):
-                    continue
+                if not full.startswith(_TRUSTED_PARENTS):
+                    continue  # other gemm_lab modules (compile, runtime) have no trusted copy in g
                 if mod in _FRESH_HOMES and a.name == "fresh":
                     continue
                 if isinstance(node, ast.Import) and full.startswith("gemm_lab.grading") and a.asname is None:
                     continue  # `import gemm_lab.grading` for gemm_lab.grading.fresh()
                 problems.append(f"imports {full} (take checks and expected values from g = fresh(), e.g. g.calc)")
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            dotted = _dotted(node)
+            if dotted == "gemm_lab.calc" or (
+                dotted and dotted.startswith("gemm_lab.grading.") and dotted.count(".") == 2
+                and dotted not in ("gemm_lab.grading.fresh", "gemm_lab.grading.integrity")
+            ):
+                problems.append(f"uses {dotted} (take checks and expected values from g = fresh(), e.g. g.calc)")
         if not isinstance(node, ast.Call):
             continue
         f = node.func
