@@ -9,10 +9,16 @@ tries to make the checks *not raise*. What this package does about it:
   cell, and the public names are served from class properties, so a write into ``g.__dict__`` does not
   change what ``from gemm_lab.grading import fresh`` returns.
 * ``fresh()`` drops every ``gemm_lab.grading*`` module from ``sys.modules`` and loads the package again
-  straight from its files (``spec_from_file_location``, bypassing ``sys.meta_path`` finders), so
-  ``g.check_value = lambda *a, **k: None`` or a patched helper in a notebook is gone. It fails (Korean
-  message) when built-ins the grader uses were rebound (``builtins.AssertionError``, ``abs``,
-  ``isinstance``, ...), when a trace/profile function is installed (it could rewrite the checker's local
+  straight from its files (``_loader``: every ``*.py`` of the package, discovered and ordered by their
+  imports, compiled and executed by the loader itself, so neither ``sys.meta_path`` finders nor
+  ``sys.modules`` entries decide what runs), so ``g.check_value = lambda *a, **k: None`` or a patched
+  helper in a notebook is gone. It also gives ``g.calc``, a private copy of ``gemm_lab.calc`` loaded the
+  same way and sealed: a test cell computes every expected value from it, so a notebook that patches
+  ``gemm_lab.calc`` or rebinds ``calc``/``tiling``/``rf``/``CONFIGS``/``expected_table`` changes no
+  check (the rule is in the package docstring; ``cell_audit`` and ``tests/test_master_test_cells.py``
+  enforce it on the masters). It fails (Korean message), before loading and again after, when
+  built-ins the grader uses were rebound (``builtins.AssertionError``, ``abs``, ``isinstance``,
+  ``exec``, ...), when a trace/profile function is installed (it could rewrite the checker's local
   variables), or when a ``sys.meta_path`` finder defined in the notebook is present.
 * The checks never call numpy/torch/math comparison functions: values leave tensors through the
   C-level ``torch._C.TensorBase.tolist`` / ``numpy.ndarray.tolist`` (immutable types), and are compared
@@ -40,10 +46,18 @@ answer to these, not this module):
 * use ``ctypes``/``gc.get_referents`` to write into immutable types or frames, ``os._exit(0)`` /
   ``sys.exit`` to end the kernel (nbgrader then records errors, not passes, but check it), read the
   expected values from ``gemm_lab.calc`` (they are computed, not secret: hidden tests protect the
-  *shapes* and cases, not the formulas), or edit files of the installed package on disk.
+  *shapes* and cases, not the formulas), or edit files of the installed package on disk;
+* when ``gemm_lab.grading`` is first imported *after* a student cell rebound ``builtins.exec`` with a
+  function that restores itself on first call, the loader keeps that function (the guard checks
+  ``exec`` only while it is still rebound); importing ``gemm_lab.grading`` in the notebook's first
+  (locked) cell closes this;
+* read IPython's history (``In``, ``_ih``, ``%history``) in a later cell, where the source of hidden
+  tests that already ran is kept: it cannot change a score, but it can copy hidden tests into the
+  notebook's outputs (the feedback step strips them).
 
-``scan_source(code)`` flags all of these constructs statically so the autograder can mark the hand-in
-for a human to look at.
+``scan_source(code, protected)`` (``.scan``) flags all of these constructs statically, and also
+rebinding of any name the locked cells define (``LOCKED_REBIND``) and history reads
+(``INPUT_HISTORY``), so the autograder can mark the hand-in for a human to look at.
 """
 
 from __future__ import annotations
