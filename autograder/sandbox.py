@@ -26,6 +26,7 @@ inside the sandbox. The spec is handed from the grading driver to the kernel man
 
 from __future__ import annotations
 
+import functools
 import glob
 import importlib.util
 import json
@@ -61,6 +62,19 @@ GPU_LIBS = ("libcuda.so", "libnvidia-ptxjitcompiler.so", "libnvidia-ml.so", "lib
 def bwrap_path() -> str | None:
     """Path of the bwrap executable, or None when bubblewrap is not installed."""
     return shutil.which("bwrap")
+
+
+@functools.lru_cache(maxsize=4)
+def bwrap_supports(option: str, bwrap: str | None = None) -> bool:
+    """Whether this bwrap knows ``option`` (``--disable-userns`` needs bubblewrap >= 0.8)."""
+    bw = bwrap or bwrap_path()
+    if bw is None:
+        return False
+    try:
+        out = subprocess.run([bw, "--help"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return option in (out.stdout + out.stderr).split()
 
 
 def _package_dir(name: str) -> Path | None:
@@ -153,8 +167,10 @@ def bwrap_options(runtime_dir: str, env: dict[str, str] | None = None, ro_paths:
     """
     limits = limits or lim.Limits()
     gpu = has_gpu(dev_root) if gpu is None else bool(gpu)
-    argv = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
-            "--cap-drop", "ALL", "--ro-bind", "/usr", "/usr"]
+    argv = ["--unshare-all", "--unshare-user"]
+    if bwrap_supports("--disable-userns"):  # older bwrap: seccomp still refuses new user namespaces
+        argv.append("--disable-userns")
+    argv += ["--die-with-parent", "--new-session", "--cap-drop", "ALL", "--ro-bind", "/usr", "/usr"]
     for top in ("/bin", "/lib", "/lib64", "/lib32", "/sbin"):
         if os.path.islink(top):
             argv += ["--symlink", os.readlink(top), top]
@@ -233,7 +249,7 @@ def supervisor_argv(plan: dict) -> list[str]:
     """The command jupyter starts in place of the kernel (the kernel command is appended after it)."""
     boot = (f"import sys; sys.path.insert(0, {str(REPO_ROOT)!r}); from autograder.supervise import main; "
             "sys.exit(main(sys.argv[1:]))")
-    return [sys.executable, "-c", boot, json.dumps(plan), "--"]
+    return [sys.executable, "-I", "-S", "-c", boot, json.dumps(plan), "--"]  # stdlib only: no site
 
 
 def make_plan(runtime_dir: str, kernel_cwd_source: str | None, spec: dict | None = None,

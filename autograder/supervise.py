@@ -112,7 +112,7 @@ def run(plan: dict, kernel_cmd: list[str]) -> int:
     init_cfg = dict(plan["init"], in_fd=in_fd, out_fd=w_fd)
     options = list(plan["bwrap_options"]) + ["--seccomp", str(sec_fd)]
     args_fd = _memfd("gemm-lab-bwrap-args", b"".join(a.encode() + b"\0" for a in options))
-    argv = [plan["bwrap"], "--args", str(args_fd), "--", plan["python"], "-c", INIT_SOURCE,
+    argv = [plan["bwrap"], "--args", str(args_fd), "--", plan["python"], "-I", "-S", "-c", INIT_SOURCE,
             json.dumps(init_cfg)] + kernel_cmd
     keep = (in_fd, sec_fd, w_fd, args_fd)
     parent = os.getppid()
