@@ -12,7 +12,7 @@ import ast
 import os
 
 from . import _seal
-from .scan_rebind import RebindScanner, default_protected, history_magic, protected_names
+from .scan_rebind import RebindScanner, default_protected, history_magic, merge_protected, protected_names
 
 __all__ = ["scan_source", "scan_notebook", "locked_names", "FLAG_TEXT"]
 
@@ -369,9 +369,7 @@ def _as_protected(protected) -> dict[str, frozenset]:
     for name, origins in items:
         if not isinstance(name, str):
             raise TypeError(f"protected: names must be str, got {type(name).__name__}")
-        origins = frozenset([origins] if isinstance(origins, str) else (origins or ()))
-        prev = out.get(name)
-        out[name] = frozenset() if (not origins or prev == frozenset()) else (prev or frozenset()) | origins
+        merge_protected(out, name, [origins] if isinstance(origins, str) else (origins or ()))
     return out
 
 
@@ -449,8 +447,7 @@ def locked_names(cells, before=None) -> dict[str, frozenset]:
         if not _is_given(cell):
             continue
         for name, origins in protected_names(_cell_source(cell)).items():
-            prev = out.get(name)
-            out[name] = frozenset() if (not origins or prev == frozenset()) else (prev or frozenset()) | origins
+            merge_protected(out, name, origins)
     return out
 
 

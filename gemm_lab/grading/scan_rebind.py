@@ -28,7 +28,8 @@ import sys
 
 from . import _seal
 
-__all__ = ["default_protected", "protected_names", "RebindScanner", "history_magic", "HISTORY_NAMES"]
+__all__ = ["default_protected", "protected_names", "merge_protected", "RebindScanner", "history_magic",
+           "HISTORY_NAMES"]
 
 HISTORY_NAMES = frozenset({"In", "Out", "_ih", "_oh", "_dh", "_i", "_ii", "_iii", "___"})
 _HISTORY_RE = re.compile(r"^_i?\d+$")
@@ -66,6 +67,17 @@ def default_protected() -> dict[str, frozenset]:
     return out
 
 
+def merge_protected(table: dict, name: str, origins) -> None:
+    """Add ``name`` to ``table`` ({name: modules an import may bind it to}). No origins means a given
+    value or function, which no import may replace, and wins over any module origins."""
+    origins = frozenset(origins)
+    prev = table.get(name)
+    if not origins or prev == frozenset():
+        table[name] = frozenset()
+    else:
+        table[name] = (prev or frozenset()) | origins
+
+
 def _import_bindings(node) -> list[tuple[str, str]]:
     """(bound name, the module or object it is bound to) for an import statement."""
     out = []
@@ -92,13 +104,7 @@ def protected_names(source: str) -> dict[str, frozenset]:
     out: dict[str, frozenset] = {}
 
     def add(name, origin=None):
-        prev = out.get(name)
-        if origin is None:
-            out[name] = frozenset()
-        elif prev is None:
-            out[name] = frozenset({origin})
-        elif prev:
-            out[name] = prev | {origin}
+        merge_protected(out, name, () if origin is None else (origin,))
 
     todo = list(tree.body)
     while todo:
