@@ -552,6 +552,21 @@ elif runtime.on_gpu():
         print(f"{BIG.name}: 이 GPU에서는 실행되었습니다 (Shared Memory가 충분).")
     except triton.runtime.errors.OutOfResources as exc:
         print(f"{BIG.name} → {type(exc).__name__}: {exc}")
+    # 2.3 앞부분을 실제로: 들어가는 후보 하나와 BIG을 오토튜너에 함께 주면 BIG은 inf로 기록되고 탈락합니다.
+    from gemm_lab.kernels.matmul import matmul_kernel
+
+    def tile_config(cfg):
+        return triton.Config({"BLOCK_SIZE_M": cfg.BLOCK_M, "BLOCK_SIZE_N": cfg.BLOCK_N, "BLOCK_SIZE_K": cfg.BLOCK_K,
+                              "GROUP_SIZE_M": 8}, num_stages=cfg.num_stages, num_warps=cfg.num_warps)
+
+    tuner = triton.autotune(configs=[tile_config(CONFIGS[1]), tile_config(BIG)], key=["M", "N", "K"])(matmul_kernel)
+    c = torch.empty(M, N, device="cuda", dtype=torch.float16)
+    tuner[lambda meta: (triton.cdiv(M, meta["BLOCK_SIZE_M"]) * triton.cdiv(N, meta["BLOCK_SIZE_N"]),)](
+        a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1), ACTIVATION="")
+    for cfg, timing in getattr(tuner, "configs_timings", {}).items():
+        t = timing[0] if isinstance(timing, (list, tuple)) else timing
+        print(f"오토튜너의 측정: {cfg} → {t} ms" + ("  (OutOfResources → inf로 탈락)" if t == float("inf") else ""))
+    print("오토튜너가 고른 Config:", tuner.best_config)
 else:
     print("GPU가 없어 오토튜닝과 실제 OutOfResources는 실행하지 않습니다 "
           "(@triton.autotune의 벤치마크는 GPU가 필요합니다). 대신 교차 컴파일 결과:")
