@@ -71,6 +71,8 @@ NOTEBOOKS = {
     "02_vectors": _nb([
         _cell("code", "import numpy as np", grade_id="setup2", locked=True),
         _answer("ans_vec", "vec = np.arange(4) * 2.0"),
+        # a locked-only cell right before a test cell: deleting that test cell crashed nbgrader 0.9.6
+        _cell("code", "EVEN_STEP = 2", grade_id="given_step", locked=True),
         _test("vec_even", 2, '"""vec holds 0, 2, 4, 6."""\n'
               "from gemm_lab.grading import fresh\ng = fresh()\n"
               "g.check_value('vec', list(vec), [0, 2, 4, 6])"),

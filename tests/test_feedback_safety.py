@@ -379,3 +379,23 @@ def test_feedback_of_hostile_and_edited_handins_is_safe(tmp_path):
     assert "click" in xss  # the payload's text is shown, inert
     leaky_page = (course.feedback / "leaky" / ASSIGNMENT / "01_counts.html").read_text(encoding="utf-8")
     assert "tiles" in leaky_page and "my own note" in leaky_page
+
+
+@pytest.mark.slow
+def test_without_normalize_nbgrader_crashes_on_the_edited_handin(tmp_path, monkeypatch):
+    """The problem the normalisation solves, reproduced: nbgrader 0.9.6 itself fails on these edits
+    (KeyError in add_missing_grade_cells / 'grade_id'), so the whole hand-in would score 0."""
+    from autograder import grade, sandbox
+    from autograder.course import Course, release
+    from autograder.fixture import ASSIGNMENT, make_course
+
+    if sandbox.bwrap_path() is None:
+        pytest.skip("bubblewrap not installed (apt-get install -y bubblewrap)")
+    course = Course.at(make_course(tmp_path / "course"))
+    release(course, ASSIGNMENT)
+    _hostile_handins(course.root)
+    monkeypatch.setattr(grade, "normalize_file", lambda path, release_path: [])
+    (res,) = grade.autograde(course, ASSIGNMENT, students=["edited"], jobs=1, quiet=True)
+    assert not res.ok
+    log = Path(res.log).read_text()
+    assert "KeyError" in log, log[-2000:]
