@@ -1,9 +1,15 @@
-"""gemm_lab.grading kernel checks: a correct kernel passes, each typical bug is rejected with its Korean hint.
+"""gemm_lab.grading kernel checks: the masters' kernels pass; typical bugs, interpreter-only kernels, unmasked
+loads and fakes are rejected with Korean feedback.
 
-The broken kernels are tiny Triton kernels defined here (interpreter on CPU), each with one bug a student
-makes: missing load/store mask, other=1.0 on the K axis, no store, strides assumed contiguous, a floor
-instead of a ceiling in the grid, fp16 accumulation, a persistent kernel that does one tile per program.
+The kernels are the masters' own solution cells (read from source/), loaded as modules the way a notebook
+defines them; the buggy ones are the master's source with one bug edited in, or the hand-ins of
+``autograder/bad_kernels.py``. Compile results are cached on disk (``GEMM_LAB_COMPILE_CACHE``), so a second
+run of this file compiles nothing.
 """
+
+import importlib.util
+import re
+from pathlib import Path
 
 import pytest
 
@@ -11,9 +17,77 @@ from gemm_lab import runtime  # noqa: F401  (before triton)
 
 torch = pytest.importorskip("torch")
 triton = pytest.importorskip("triton")
-tl = triton.language
 
-from gemm_lab.grading import check_matmul, check_persistent, check_softmax, check_vector_add  # noqa: E402
+from autograder import bad_kernels  # noqa: E402
+from gemm_lab.grading import (  # noqa: E402
+    check_matmul,
+    check_persistent,
+    check_softmax,
+    check_vector_add,
+    kernel_cases,
+    kernel_compile,
+    launchers,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+HEADER = "import torch\nimport triton\nimport triton.language as tl\n\n"
+MASTERS = {
+    "vector_add": ("source/week06/01_block_model.py", "ex4_add_kernel", "add_kernel"),
+    "softmax": ("source/week06/02_fusion_softmax.py", "ex4_softmax_kernel", "softmax_kernel"),
+    "matmul": ("source/week07/01_pointer_blocks.py", "student_kernel", "student_matmul_kernel"),
+    "persistent": ("source/week07/06_persistent_loop.py", "student_kernel", "student_persistent_kernel"),
+}
+CHECKS = {"vector_add": check_vector_add, "softmax": check_softmax, "matmul": check_matmul,
+          "persistent": check_persistent}
+
+
+def master_cell(path: str, grade_id: str) -> str:
+    """The source of the master's cell with this grade_id (jupytext percent format)."""
+    text = (ROOT / path).read_text(encoding="utf-8")
+    heads = re.findall(r"^# %%.*$", text, flags=re.M)
+    bodies = re.split(r"^# %%.*$", text, flags=re.M)[1:]
+    for head, body in zip(heads, bodies, strict=True):
+        if f'"grade_id": "{grade_id}"' in head:
+            return body.strip("\n") + "\n"
+    raise KeyError(grade_id)
+
+
+_COUNT = [0]
+
+
+def load(tmp_path: Path, *cells: str):
+    """Define the cells in a fresh module, as a notebook would (source on disk: Triton reads it)."""
+    _COUNT[0] += 1
+    name = f"hand_in_{_COUNT[0]}"
+    path = tmp_path / f"{name}.py"
+    path.write_text(HEADER + "\n\n".join(cells), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def master_source(exercise: str) -> str:
+    path, gid, _ = MASTERS[exercise]
+    return master_cell(path, gid)
+
+
+def given(exercise: str) -> list[str]:
+    return [master_cell(MASTERS["persistent"][0], "given_tile_body")] if exercise == "persistent" else []
+
+
+def kernel(tmp_path, exercise: str, source: str | None = None, *extra_cells: str):
+    mod = load(tmp_path, *given(exercise), source if source is not None else master_source(exercise), *extra_cells)
+    return getattr(mod, MASTERS[exercise][2])
+
+
+def edited(exercise: str, *pairs) -> str:
+    """The master's kernel with each (old, new) replacement made (each old text must be there)."""
+    src = master_source(exercise)
+    for old, new in pairs:
+        assert old in src, old
+        src = src.replace(old, new)
+    return src
 
 
 def rejects(fn, *args, **kwargs) -> str:
@@ -24,332 +98,243 @@ def rejects(fn, *args, **kwargs) -> str:
     return msg
 
 
-# --------------------------------------------------------------------------- vector add
+@pytest.fixture(autouse=True)
+def _cache(tmp_path_factory, monkeypatch):
+    # one on-disk compile cache for the whole test session (a fresh clone compiles each kernel once)
+    d = tmp_path_factory.getbasetemp() / "compile_cache"
+    monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", str(d))
 
 
-@triton.jit
-def _add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr, LOAD_MASK: tl.constexpr, STORE_MASK: tl.constexpr,
-         STORE: tl.constexpr):
-    pid = tl.program_id(0)
-    offs = pid * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    if LOAD_MASK:
-        x = tl.load(x_ptr + offs, mask=mask)
-        y = tl.load(y_ptr + offs, mask=mask)
-    else:
-        x = tl.load(x_ptr + offs)
-        y = tl.load(y_ptr + offs)
-    if STORE:
-        if STORE_MASK:
-            tl.store(out_ptr + offs, x + y, mask=mask)
-        else:
-            tl.store(out_ptr + offs, x + y)
+# --------------------------------------------------------------------------- the masters pass
 
 
-def add_launcher(load_mask=True, store_mask=True, store=True, floor_grid=False, BLOCK=256):
-    def launch(x, y, out):
-        n = x.numel()
-        grid = (n // BLOCK,) if floor_grid else (triton.cdiv(n, BLOCK),)
-        if grid[0] == 0:
-            return out
-        _add[grid](x, y, out, n, BLOCK=BLOCK, LOAD_MASK=load_mask, STORE_MASK=store_mask, STORE=store)
-        return out
-
-    return launch
-
-
-def test_vector_add_accepts_correct_kernel(capsys):
-    assert check_vector_add(add_launcher(), hidden=True) is None
-    assert "✅ vector_add" in capsys.readouterr().out
+@pytest.mark.parametrize("exercise", sorted(MASTERS))
+def test_masters_kernels_pass_visible_and_hidden(tmp_path, capsys, exercise):
+    k = kernel(tmp_path, exercise)
+    kw = {"num_programs": [1, 3, 40]} if exercise == "persistent" else {}
+    assert CHECKS[exercise](k, **kw) is None
+    if exercise != "persistent":  # the persistent hidden cases are covered by the ownership test below
+        CHECKS[exercise](k, hidden=True, seed=1)
+    out = capsys.readouterr().out
+    assert out.count("✅") == (1 if exercise == "persistent" else 2)
+    for target, gpu in (("sm_75", "T4"), ("sm_80", "A100"), ("sm_90", "H100")):
+        assert f"{target}({gpu}) 공유 메모리" in out
+    if exercise in ("matmul", "persistent"):  # tl.dot: tensor cores from sm_80 on (T4 falls back to FMA here)
+        assert "mma.sync(텐서 코어)" in out and "레지스터" in out
 
 
-def test_vector_add_accepts_teammates_launcher():
-    kernels = pytest.importorskip("gemm_lab.kernels")
-    check_vector_add(lambda x, y, out: kernels.vector_add(x, y, out), hidden=True, noncontiguous=True)
+def test_persistent_ownership_and_hidden(tmp_path, capsys):
+    k = kernel(tmp_path, "persistent")
+    check_persistent(k, hidden=True, num_programs=[1, 2, 5, 40])
+    check_persistent(k, num_programs=[1, 3, 7, 20], ownership=True)
+    assert capsys.readouterr().out.count("✅ persistent_matmul") == 2
 
 
-def test_vector_add_missing_store_mask():
-    msg = rejects(check_vector_add, add_launcher(store_mask=False))
-    assert "마스크가 빠진 것 같습니다: 출력 바깥 여백(margin)에 값이 써졌습니다" in msg
-    assert "x[1000]" in msg and "경우 1/" in msg
+def test_given_helper_copy_matches_the_master():
+    import inspect
+    import textwrap
+
+    from gemm_lab.grading import given_kernels
+
+    ours = textwrap.dedent(inspect.getsource(given_kernels.helpers("persistent")["compute_tile"].fn))
+    master = master_cell(MASTERS["persistent"][0], "given_tile_body")
+    assert ours.strip() == master.strip()
 
 
-def test_vector_add_unmasked_load_with_masked_store_passes():
-    # A known limit, documented in gemm_lab.grading.kernels: the lanes that read the NaN margin are never
-    # stored, so the output is right and the margins are clean; only a sanitizer would see the read.
-    assert check_vector_add(add_launcher(load_mask=False)) is None
+def test_trusted_launchers_match_the_locked_cells():
+    # the grader's copies pass the same constexprs as the masters' locked launcher cells
+    cells = {
+        "vector_add": ("source/week06/01_block_model.py", "ex4_launcher", "BLOCK_SIZE=128"),
+        "softmax": ("source/week06/02_fusion_softmax.py", "ex4_launcher", "BLOCK_SIZE=BLOCK_SIZE"),
+        "matmul": ("source/week07/01_pointer_blocks.py", "given_launcher", "BLOCK_SIZE_M=16, BLOCK_SIZE_N=16, BLOCK_SIZE_K=16"),
+        "persistent": ("source/week07/06_persistent_loop.py", "given_launcher", "BLOCK_M=32, BLOCK_N=32, BLOCK_K=32"),
+    }
+    for exercise, (path, gid, text) in cells.items():
+        assert text in master_cell(path, gid), exercise
+        src = master_cell(path, gid)
+        kname = launchers.EXERCISES[exercise]["kernel"]
+        assert f"{kname}[" in src
 
 
-def test_vector_add_no_store():
-    msg = rejects(check_vector_add, add_launcher(store=False))
-    assert "결과가 전혀 쓰이지 않았습니다" in msg
+# --------------------------------------------------------------------------- typical bugs (dynamic checks)
 
 
-def test_vector_add_new_tensor_returned():
-    msg = rejects(check_vector_add, lambda x, y, out: x + y)
-    assert "결과가 전혀 쓰이지 않았습니다" in msg and "새 텐서를 반환" in msg
+def test_vector_add_missing_store_mask(tmp_path):
+    k = kernel(tmp_path, "vector_add", edited("vector_add", ("x + y, mask=mask)", "x + y)")))
+    msg = rejects(check_vector_add, k)
+    assert "마스크가 빠진 것 같습니다: 출력 바깥 여백(margin)에 값이 써졌습니다" in msg and "경우 1/" in msg
 
 
-def test_vector_add_floor_grid():
-    msg = rejects(check_vector_add, add_launcher(floor_grid=True))
-    assert "쓰이지 않았습니다" in msg and "cdiv" in msg and "out[768]" in msg
+def test_vector_add_no_store_and_input_overwrite(tmp_path):
+    k = kernel(tmp_path, "vector_add", edited("vector_add", ("tl.store(output_ptr + offsets", "tl.store(x_ptr + offsets")))
+    assert "입력 x을(를) 덮어썼습니다" in rejects(check_vector_add, k)
 
 
-def test_vector_add_exceptions_are_feedback():
-    def not_done(x, y, out):
-        raise NotImplementedError()
-
-    assert "아직 구현하지 않았습니다" in rejects(check_vector_add, not_done)
-
-    def crashes(x, y, out):
-        raise ValueError("bad block size")
-
-    msg = rejects(check_vector_add, crashes)
-    assert "실행 중 오류가 났습니다: ValueError: bad block size" in msg
-    assert "launch 함수" in rejects(check_vector_add, 42)
-
-
-def test_vector_add_overwriting_input():
-    def clobber(x, y, out):
-        out.copy_(x + y)
-        x.zero_()
-
-    assert "입력 x을(를) 덮어썼습니다" in rejects(check_vector_add, clobber)
-
-
-# --------------------------------------------------------------------------- softmax
-
-
-@triton.jit
-def _softmax(out_ptr, x_ptr, x_row_stride, out_row_stride, n_cols, BLOCK: tl.constexpr, OTHER: tl.constexpr,
-             USE_STRIDE: tl.constexpr):
-    row = tl.program_id(0)
-    cols = tl.arange(0, BLOCK)
-    if USE_STRIDE:
-        x_row = x_ptr + row * x_row_stride
-        o_row = out_ptr + row * out_row_stride
-    else:
-        x_row = x_ptr + row * n_cols
-        o_row = out_ptr + row * n_cols
-    x = tl.load(x_row + cols, mask=cols < n_cols, other=OTHER)
-    x = x - tl.max(x, axis=0)
-    e = tl.exp(x)
-    tl.store(o_row + cols, e / tl.sum(e, axis=0), mask=cols < n_cols)
-
-
-def softmax_launcher(other=-float("inf"), use_stride=True):
-    def launch(x, out):
-        R, C = x.shape
-        _softmax[(R,)](out, x, x.stride(0), out.stride(0), C, BLOCK=triton.next_power_of_2(C), OTHER=other,
-                       USE_STRIDE=use_stride)
-
-    return launch
-
-
-def test_softmax_accepts_correct_kernels():
-    check_softmax(softmax_launcher(), hidden=True)
-    kernels = pytest.importorskip("gemm_lab.kernels")
-    check_softmax(lambda x, out: kernels.softmax(x, out=out), hidden=True)
-
-
-def test_softmax_other_zero():
-    msg = rejects(check_softmax, softmax_launcher(other=0.0))
+def test_softmax_other_zero(tmp_path):
+    k = kernel(tmp_path, "softmax", edited("softmax", ('other=-float("inf")', "other=0.0")))
+    msg = rejects(check_softmax, k)
     assert "-inf가 아닌 값(0.0 등)으로 읽은 것 같습니다" in msg and "x[5, 10]" in msg
 
 
-def test_softmax_assumes_contiguous_rows():
-    msg = rejects(check_softmax, softmax_launcher(use_stride=False))
-    assert "경우 2/" in msg and "행 사이 여백" in msg
-    assert "stride" in msg
+def test_softmax_assumes_contiguous_rows(tmp_path):
+    k = kernel(tmp_path, "softmax", edited("softmax", ("row_idx * input_row_stride", "row_idx * n_cols"),
+                                           ("row_idx * output_row_stride", "row_idx * n_cols")))
+    msg = rejects(check_softmax, k)
+    assert "경우 2/" in msg and "행 사이 여백" in msg and "stride" in msg
 
 
-# --------------------------------------------------------------------------- matmul
-
-
-@triton.jit
-def _mm(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
-        BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
-        K_MASK: tl.constexpr, OTHER: tl.constexpr, STORE_MASK: tl.constexpr, STORE: tl.constexpr,
-        ACC_FP16: tl.constexpr):
-    pid = tl.program_id(0)
-    num_pid_n = tl.cdiv(N, BN)
-    pid_m = pid // num_pid_n
-    pid_n = pid % num_pid_n
-    offs_am = (pid_m * BM + tl.arange(0, BM)) % M
-    offs_bn = (pid_n * BN + tl.arange(0, BN)) % N
-    offs_k = tl.arange(0, BK)
-    a_ptrs = a_ptr + offs_am[:, None] * sam + offs_k[None, :] * sak
-    b_ptrs = b_ptr + offs_k[:, None] * sbk + offs_bn[None, :] * sbn
-    if ACC_FP16:
-        acc = tl.zeros((BM, BN), dtype=tl.float16)
-    else:
-        acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BK)):
-        if K_MASK:
-            a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BK, other=OTHER)
-            b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BK, other=OTHER)
-        else:
-            a = tl.load(a_ptrs)
-            b = tl.load(b_ptrs)
-        if ACC_FP16:
-            acc += tl.dot(a, b, out_dtype=tl.float16)
-        else:
-            acc = tl.dot(a, b, acc)
-        a_ptrs += BK * sak
-        b_ptrs += BK * sbk
-    offs_cm = pid_m * BM + tl.arange(0, BM)
-    offs_cn = pid_n * BN + tl.arange(0, BN)
-    c_ptrs = c_ptr + scm * offs_cm[:, None] + scn * offs_cn[None, :]
-    if STORE:
-        if STORE_MASK:
-            tl.store(c_ptrs, acc.to(tl.float16), mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
-        else:
-            tl.store(c_ptrs, acc.to(tl.float16))
-
-
-def mm_launcher(k_mask=True, other=0.0, store_mask=True, store=True, strides=True, acc_fp16=False,
-                BM=16, BN=16, BK=16):
-    def launch(a, b, c):
-        M, K = a.shape
-        N = b.shape[1]
-        if strides:
-            st = (a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1))
-        else:  # the bug: assume contiguous rows
-            st = (K, 1, N, 1, N, 1)
-        grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN),)
-        _mm[grid](a, b, c, M, N, K, *st, BM=BM, BN=BN, BK=BK, K_MASK=k_mask, OTHER=other,
-                  STORE_MASK=store_mask, STORE=store, ACC_FP16=acc_fp16)
-
-    return launch
-
-
-def test_matmul_accepts_correct_kernels(capsys):
-    check_matmul(mm_launcher(), hidden=True)
-    kernels = pytest.importorskip("gemm_lab.kernels")
-    check_matmul(lambda a, b, c: kernels.matmul(a, b, out=c, BLOCK_M=32, BLOCK_N=32, BLOCK_K=16), hidden=True)
-    assert capsys.readouterr().out.count("✅ matmul") == 2
-
-
-def test_matmul_missing_k_mask():
-    msg = rejects(check_matmul, mm_launcher(k_mask=False))
-    assert "경우 2/" in msg and "a[37, 50]" in msg
-    assert "K축 마스크" in msg
-
-
-def test_matmul_other_one():
-    msg = rejects(check_matmul, mm_launcher(other=1.0))
+def test_matmul_other_one(tmp_path):
+    k = kernel(tmp_path, "matmul", edited("matmul", ("other=0.0", "other=1.0")))
+    msg = rejects(check_matmul, k)
     assert "K축 마스크의 other 값이 0.0이 아닌 것 같습니다" in msg
     assert "약 14만큼" in msg  # cdiv(50, 16) * 16 - 50 = 14 padded slots, each adds 1 × 1
 
 
-def test_matmul_missing_store_mask():
-    msg = rejects(check_matmul, mm_launcher(store_mask=False))
-    assert "마스크가 빠진 것 같습니다: 출력 바깥 여백(margin)에 값이 써졌습니다" in msg
+def test_matmul_missing_store_mask(tmp_path):
+    k = kernel(tmp_path, "matmul", edited("matmul", ("tl.store(c_ptrs, c, mask=c_mask)", "tl.store(c_ptrs, c)")))
+    assert "출력 바깥 여백(margin)에 값이 써졌습니다" in rejects(check_matmul, k)
 
 
-def test_matmul_no_store():
-    assert "결과가 전혀 쓰이지 않았습니다" in rejects(check_matmul, mm_launcher(store=False))
-
-
-def test_matmul_wrong_strides():
-    msg = rejects(check_matmul, mm_launcher(strides=False))
+def test_matmul_assumes_contiguous_output(tmp_path):
+    k = kernel(tmp_path, "matmul", edited("matmul", ("stride_cm * offs_cm", "N * offs_cm")))
+    msg = rejects(check_matmul, k)
     assert "경우 3/" in msg and "연속 배치(contiguous)에서는 맞았습니다" in msg
 
 
-def test_matmul_transposed_inputs_are_hidden_case():
-    # a kernel that only handles row-major inputs passes the visible cases but not the hidden ones
-    def row_major_only(a, b, c):
-        M, K = a.shape
-        N = b.shape[1]
-        grid = (triton.cdiv(M, 16) * triton.cdiv(N, 16),)
-        _mm[grid](a, b, c, M, N, K, a.stride(0), 1, b.stride(0), 1, c.stride(0), c.stride(1), BM=16, BN=16,
-                  BK=16, K_MASK=True, OTHER=0.0, STORE_MASK=True, STORE=True, ACC_FP16=False)
-
-    check_matmul(row_major_only)
-    msg = rejects(check_matmul, row_major_only, hidden=True)
-    assert "전치(transposed) 뷰" in msg
+def test_matmul_row_major_only_fails_hidden_transposed_case(tmp_path):
+    k = kernel(tmp_path, "matmul", edited("matmul", ("offs_k[None, :] * stride_ak", "offs_k[None, :]"),
+                                          ("offs_bn[None, :] * stride_bn", "offs_bn[None, :]")))
+    check_matmul(k)
+    assert "전치(transposed) 뷰" in rejects(check_matmul, k, hidden=True)
 
 
-def test_matmul_fp16_accumulation_is_a_precision_hint():
-    msg = rejects(check_matmul, mm_launcher(acc_fp16=True))
-    assert "정밀도" in msg
-
-
-# --------------------------------------------------------------------------- persistent
-
-
-@triton.jit
-def _persistent(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn, NUM_PROGRAMS,
-                BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, LOOP: tl.constexpr):
-    pid = tl.program_id(0)
-    num_pid_n = tl.cdiv(N, BN)
-    num_tiles = tl.cdiv(M, BM) * num_pid_n
-    step = NUM_PROGRAMS if LOOP else num_tiles
-    for tile_id in range(pid, num_tiles, step):
-        pid_m = tile_id // num_pid_n
-        pid_n = tile_id % num_pid_n
-        offs_am = (pid_m * BM + tl.arange(0, BM)) % M
-        offs_bn = (pid_n * BN + tl.arange(0, BN)) % N
-        offs_k = tl.arange(0, BK)
-        a_ptrs = a_ptr + offs_am[:, None] * sam + offs_k[None, :] * sak
-        b_ptrs = b_ptr + offs_k[:, None] * sbk + offs_bn[None, :] * sbn
-        acc = tl.zeros((BM, BN), dtype=tl.float32)
-        for k in range(0, tl.cdiv(K, BK)):
-            a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BK, other=0.0)
-            b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BK, other=0.0)
-            acc = tl.dot(a, b, acc)
-            a_ptrs += BK * sak
-            b_ptrs += BK * sbk
-        offs_cm = pid_m * BM + tl.arange(0, BM)
-        offs_cn = pid_n * BN + tl.arange(0, BN)
-        tl.store(c_ptr + scm * offs_cm[:, None] + scn * offs_cn[None, :], acc.to(tl.float16),
-                 mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
-
-
-def persistent_launcher(loop=True, BM=32, BN=32, BK=16):
-    def launch(a, b, c, num_programs):
-        M, K = a.shape
-        N = b.shape[1]
-        tiles = triton.cdiv(M, BM) * triton.cdiv(N, BN)
-        P = max(1, min(num_programs, tiles))
-        _persistent[(P,)](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
-                          c.stride(1), P, BM=BM, BN=BN, BK=BK, LOOP=loop)
-
-    return launch
-
-
-def test_persistent_accepts_correct_kernels():
-    check_persistent(persistent_launcher(), hidden=True)
-    kernels = pytest.importorskip("gemm_lab.kernels")
-    check_persistent(lambda a, b, c, p: kernels.persistent_matmul(a, b, out=c, num_sms=p, BLOCK_M=32, BLOCK_N=32,
-                                                                  BLOCK_K=16))
-
-
-def test_persistent_one_tile_per_program():
-    msg = rejects(check_persistent, persistent_launcher(loop=False))
+def test_persistent_one_tile_per_program(tmp_path):
+    src = master_source("persistent").replace("tl.range(pid, num_tiles, NUM_PROGRAMS)", "tl.range(pid, pid + 1)")
+    msg = rejects(check_persistent, kernel(tmp_path, "persistent", src), num_programs=[1, 3, 40])
     assert "num_programs=1" in msg and "for tile_id in range(pid, num_tiles, NUM_PROGRAMS)" in msg
 
 
-def test_kernel_check_hint_and_name_are_shown():
-    msg = rejects(check_vector_add, add_launcher(store=False), name="내 vector_add", hint="tl.store를 잊지 마세요")
+def test_persistent_wrong_owner_is_an_ownership_failure(tmp_path):
+    # every tile once, but in blocks of tiles per program instead of striding by NUM_PROGRAMS
+    src = master_source("persistent").replace(
+        "for tile_id in tl.range(pid, num_tiles, NUM_PROGRAMS):",
+        "per = tl.cdiv(num_tiles, NUM_PROGRAMS)\n    for tile_id in tl.range(pid * per, tl.minimum(pid * per + per, num_tiles)):")
+    k = kernel(tmp_path, "persistent", src)
+    check_persistent(k, num_programs=[1, 3, 40])  # the values are right
+    msg = rejects(check_persistent, k, num_programs=[1, 3], ownership=True)
+    assert "program pid는" in msg and "num_programs=3" in msg
+
+
+def test_hint_and_name_are_shown(tmp_path):
+    k = kernel(tmp_path, "vector_add", edited("vector_add", ("tl.store(output_ptr + offsets, x + y, mask=mask)",
+                                                              "pass")))
+    msg = rejects(check_vector_add, k, name="내 vector_add", hint="tl.store를 잊지 마세요")
     assert msg.startswith("❌ 내 vector_add (경우 1/2") and msg.endswith("(힌트: tl.store를 잊지 마세요)")
+    assert "결과가 전혀 쓰이지 않았습니다" in msg
 
 
-def test_aligned_views_for_tma_kernels():
-    from gemm_lab.grading.kernels import _matmul_cases
-
-    cases = _matmul_cases(hidden=True, noncontiguous=True, aligned=True)
-    for case in cases:
-        for v in case["inputs"] + [case["output"]]:
-            assert v.layout == "aligned" and v.strides[0] % 8 == 0 and v.offset % 8 == 0, v.where()
-    check_matmul(mm_launcher(), hidden=True, aligned=True)
+# --------------------------------------------------------------------------- contract: the kernel itself
 
 
-@pytest.mark.gpu
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="TMA tensor descriptors need a GPU")
-def test_persistent_tma_variant_on_gpu():
+def test_plain_launcher_gets_a_pass_the_kernel_message(tmp_path):
+    k = kernel(tmp_path, "vector_add")
+
+    def launch(x, y, out):
+        k[(triton.cdiv(out.numel(), 128),)](x, y, out, out.numel(), BLOCK_SIZE=128)
+
+    msg = rejects(check_vector_add, launch)
+    assert "launch 같은 실행 함수가 아니라 @triton.jit 커널 자체" in msg and "g.check_vector_add(add_kernel)" in msg
+
+
+def test_missing_decorator_and_wrong_arguments(tmp_path):
+    mod = load(tmp_path, master_source("vector_add").replace("@triton.jit\n", ""))
+    assert "@triton.jit 데코레이터가 없습니다" in rejects(check_vector_add, mod.add_kernel)
+    src = master_source("vector_add").replace("n_elements,  # 원소 수", "n_elements, extra,")
+    msg = rejects(check_vector_add, kernel(tmp_path, "vector_add", src))
+    assert "잠긴 launch 셀이 넘기는 인자와 다릅니다" in msg
+
+
+def test_library_and_autotuned_kernels_are_not_the_exercise(tmp_path):
     kernels = pytest.importorskip("gemm_lab.kernels")
-    if torch.cuda.get_device_capability() < (9, 0):
-        pytest.skip("TMA needs sm_90+")
-    check_persistent(lambda a, b, c, p: kernels.persistent_matmul(a, b, out=c, num_sms=p, variant="tma"),
-                     hidden=True, aligned=True)
+    msg = rejects(check_vector_add, kernels.add_kernel)  # the library's kernel takes strides: other arguments
+    assert "인자와 다릅니다" in msg
+    msg = rejects(check_matmul, 42)
+    assert "진짜 Triton 커널이 아닙니다" in msg and "int" in msg
+
+
+def test_redefined_launch_gains_nothing(tmp_path):
+    # the stub kernel plus an added cell whose launch fills the output with torch: the grader never calls it
+    entry = bad_kernels.by_name("vector_add_passes_launcher")
+    mod = load(tmp_path, entry["source"], entry["added_cell"])
+    torch_launch_works = torch.zeros(4)
+    mod.launch(torch.ones(4), torch.ones(4), torch_launch_works)
+    assert torch_launch_works.tolist() == [2.0] * 4
+    assert "아직 구현하지 않았습니다" in rejects(check_vector_add, mod.add_kernel)
+
+
+# --------------------------------------------------------------------------- autograder/bad_kernels.py
+
+
+def _interpreter_answer_is_right(exercise, k) -> bool:
+    """Run the raw kernel through the trusted launcher's copy on plain tensors and compare with torch."""
+    gen = torch.Generator().manual_seed(0)
+    launch = launchers.EXERCISES[exercise]["launch"]
+    if exercise == "vector_add":
+        x, y = torch.randn(1000, generator=gen), torch.randn(1000, generator=gen)
+        out = torch.zeros(1000)
+        launch(k, x, y, out)
+        return torch.allclose(out, x + y)
+    if exercise == "softmax":
+        x = torch.randn(17, 33, generator=gen)
+        out = torch.zeros(17, 33)
+        launch(k, x, out)
+        return torch.allclose(out, torch.softmax(x, dim=1), atol=1e-6)
+    a = torch.randn(37, 50, generator=gen).half()
+    b = torch.randn(50, 45, generator=gen).half()
+    c = torch.zeros(37, 45, dtype=torch.float16)
+    if exercise == "matmul":
+        launch(k, a, b, c)
+    else:
+        tiles = triton.cdiv(37, 32) * triton.cdiv(45, 32)
+        launch(k, a, b, c, 3, torch.zeros(tiles, dtype=torch.int32), torch.full((tiles,), -1, dtype=torch.int32))
+    return torch.allclose(c.float(), a.float() @ b.float(), atol=2e-2, rtol=1e-2)
+
+
+def test_bad_kernels_table_is_complete():
+    entries = bad_kernels.BAD_KERNELS
+    compile_only = [e for e in entries if e["kind"] == "compile"]
+    assert len(compile_only) >= 6
+    reasons = {e["message"] for e in compile_only}
+    assert len(reasons) >= 4 and "K >= 16" in reasons
+    assert {e["exercise"] for e in compile_only} == set(MASTERS)
+    assert any(e["kind"] == "unmasked" for e in entries) and any(e["kind"] == "fake" for e in entries)
+    for e in entries:
+        assert e["notebook"] in bad_kernels.NOTEBOOK_TESTS
+        assert set(e["tests_lost"]) <= set(bad_kernels.NOTEBOOK_TESTS[e["notebook"]])
+        assert master_cell(MASTERS[e["exercise"]][0], e["cell"])  # the cell it replaces exists
+        if e["added_after"]:
+            assert master_cell(MASTERS[e["exercise"]][0], e["added_after"])
+
+
+@pytest.mark.parametrize("name", [e["name"] for e in bad_kernels.BAD_KERNELS])
+def test_bad_kernel_is_rejected_with_its_message(tmp_path, name):
+    e = bad_kernels.by_name(name)
+    cells = [e["source"]] + ([e["added_cell"]] if e["added_cell"] else [])
+    mod = load(tmp_path, *given(e["exercise"]), *cells)
+    k = getattr(mod, MASTERS[e["exercise"]][2])
+    if e["interpreter_ok"]:  # what the CPU grader used to see: a right answer
+        assert _interpreter_answer_is_right(e["exercise"], k), name
+    if e["kind"] == "compile":  # and what triton's compiler says, straight (no grader cache)
+        py = launchers.genuine(k, e["exercise"], name)
+        ex = e["exercise"]
+        dtype = "float16" if ex in ("matmul", "persistent") else "float32"
+        sig = launchers.signature(ex, launchers.check_arguments(py, ex, name), dtype)
+        cases = getattr(kernel_cases, f"{ex}_cases")(False)
+        consts = launchers.EXERCISES[ex]["constexprs"](cases, [3])
+        r = kernel_compile.compile_one(lambda: launchers.rebuild(py, ex, "compile"), sig, consts, "sm_80")
+        assert not r["ok"] and e["message"] in r["message"], r
+    kw = {"num_programs": [1, 3, 40]} if e["exercise"] == "persistent" else {}
+    msg = rejects(CHECKS[e["exercise"]], k, hidden=True, **kw)
+    assert e["message"] in msg, msg
+    if e["kind"] == "compile":
+        assert "컴파일되지 않습니다" in msg and "sm_75(T4)" in msg and "Traceback" not in msg
