@@ -492,6 +492,7 @@ def first_error(exc) -> dict:
     else:
         text = str(inner)
     message = next((ln.strip() for ln in text.splitlines() if ln.strip()), "") or type(inner).__name__
+    message = re.sub(r" at 0x[0-9a-fA-F]+>", ">", message)  # object addresses change every run
     return {"kind": type(inner).__name__, "message": message[:300], "line": line, "source": source}
 
 

@@ -1,0 +1,225 @@
+"""The compile and static parts of the kernel checks: first-error extraction, CUBIN resources, the compile
+cache (memory, disk, read-only, off), and the unmasked-load analysis on kernels written in several styles."""
+
+import importlib.util
+import time
+
+import pytest
+
+from gemm_lab import runtime  # noqa: F401  (before triton)
+
+triton = pytest.importorskip("triton")
+
+from gemm_lab import compile as gcompile  # noqa: E402
+from gemm_lab.grading import kernel_compile, kernel_static, launchers  # noqa: E402
+
+HEADER = "import triton\nimport triton.language as tl\n\n"
+ADD = '''@triton.jit
+def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    tl.store(output_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask),
+             mask=mask)
+'''
+SIG = {"x_ptr": "*fp32", "y_ptr": "*fp32", "output_ptr": "*fp32", "n_elements": "i32"}
+
+
+def load(tmp_path, src: str, name: str = "k"):
+    path = tmp_path / f"{name}.py"
+    path.write_text(HEADER + src, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(f"{name}_{abs(hash(str(tmp_path)))}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def functions(mod, name):
+    py = launchers.genuine(getattr(mod, name), "vector_add", name)
+    return launchers.student_functions(py, "vector_add")
+
+
+# --------------------------------------------------------------------------- compile.first_error / resources
+
+
+def test_first_error_names_the_line_and_message(tmp_path):
+    mod = load(tmp_path, ADD.replace("mask = offsets < n_elements", "mask = {'m': offsets < n_elements}['m']"))
+    with pytest.raises(Exception) as info:
+        gcompile.compile_jit(mod.add_kernel, SIG, {"BLOCK_SIZE": 128}, "sm_80", cache=False)
+    err = gcompile.first_error(info.value)
+    assert err["kind"] == "UnsupportedLanguageConstruct"
+    assert err["message"] == "unsupported AST node type: Dict"
+    assert err["line"] == 4 and err["source"].startswith("mask = {")
+    plain = gcompile.first_error(RuntimeError("\n\nPassManager::run failed\nmore text"))
+    assert plain == {"kind": "RuntimeError", "message": "PassManager::run failed", "line": None, "source": None}
+
+
+def test_resource_usage_reads_registers_from_the_cubin(tmp_path):
+    mod = load(tmp_path, ADD)
+    art = gcompile.compile_jit(mod.add_kernel, SIG, {"BLOCK_SIZE": 128}, "sm_80", cache=False)
+    res = gcompile.resource_usage(art.cubin)
+    assert 0 < res["regs"] <= 255 and res["local"] == 0
+    assert gcompile.resource_usage(b"") == {}
+
+
+# --------------------------------------------------------------------------- the cache
+
+
+def _compile_check(mod, fingerprint):
+    py = launchers.genuine(mod.add_kernel, "vector_add", "t")
+    return kernel_compile.check("vector_add", fingerprint, lambda: launchers.rebuild(py, "vector_add", "compile"),
+                                SIG, {"BLOCK_SIZE": 128})
+
+
+def test_cache_memory_and_disk(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", str(cache))
+    mod = load(tmp_path, ADD)
+    fp = f"test-cache-{time.time_ns()}"  # a key no other test has used
+    t0 = time.perf_counter()
+    line = _compile_check(mod, fp)
+    cold = time.perf_counter() - t0
+    assert line.startswith("컴파일 sm_75(T4) 공유 메모리") and "sm_90(H100)" in line
+    assert len(list(cache.glob("*.json"))) == 3  # one entry per target
+    # in memory: nothing compiles again
+    monkeypatch.setattr(gcompile, "compile_jit", lambda *a, **k: pytest.fail("compiled twice"))
+    t0 = time.perf_counter()
+    assert _compile_check(mod, fp) == line
+    warm = time.perf_counter() - t0
+    assert warm < cold
+    # on disk: a new process (empty memory) reads the files
+    monkeypatch.setattr(gcompile, "GRADER_RESULTS", {})
+    assert _compile_check(mod, fp) == line
+
+
+def test_cache_read_only_or_off(tmp_path, monkeypatch):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("x")
+    monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", str(blocker / "cache"))  # cannot be created: read-only case
+    mod = load(tmp_path, ADD)
+    monkeypatch.setattr(gcompile, "GRADER_RESULTS", {})
+    assert _compile_check(mod, f"ro-{time.time_ns()}").startswith("컴파일 ")
+    monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", "off")
+    assert kernel_compile.cache_dir() is None
+    assert _compile_check(mod, f"off-{time.time_ns()}").startswith("컴파일 ")
+
+
+def test_corrupt_disk_entry_is_ignored(tmp_path, monkeypatch):
+    monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", str(tmp_path))
+    monkeypatch.setattr(gcompile, "GRADER_RESULTS", {})
+    mod = load(tmp_path, ADD)
+    fp = f"corrupt-{time.time_ns()}"
+    key = kernel_compile._key(fp, SIG, {"BLOCK_SIZE": 128}, "sm_75")
+    (tmp_path / f"{key}.json").write_text('{"ok": true}')  # lacks the fields: not trusted, recompiled
+    assert "sm_75(T4)" in _compile_check(mod, fp)
+
+
+def test_fingerprint_changes_with_source_and_globals(tmp_path):
+    a = load(tmp_path, ADD, "a")
+    b = load(tmp_path, ADD.replace("x_ptr + offsets, mask=mask) +", "x_ptr + offsets, mask=mask) * 1.0 +"), "b")
+    fa = launchers.fingerprint(launchers.genuine(a.add_kernel, "vector_add", "t"), "vector_add")
+    fb = launchers.fingerprint(launchers.genuine(b.add_kernel, "vector_add", "t"), "vector_add")
+    assert fa != fb
+    c = load(tmp_path, "SCALE = 2\n" + ADD.replace("+ tl.load(y_ptr", "* SCALE + tl.load(y_ptr"), "c")
+    f2 = launchers.fingerprint(launchers.genuine(c.add_kernel, "vector_add", "t"), "vector_add")
+    c.SCALE = 3
+    f3 = launchers.fingerprint(launchers.genuine(c.add_kernel, "vector_add", "t"), "vector_add")
+    assert "SCALE=2" in f2 and f2 != f3
+
+
+def test_shared_memory_over_the_t4_limit_fails(monkeypatch):
+    class Fake:  # what compile_jit returns, with 80 KiB of shared memory
+        cubin = b""
+        shared = 80 * 1024
+
+        def summary(self):
+            return {"mma": "mma.sync"}
+
+    monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", "off")
+    monkeypatch.setattr(gcompile, "GRADER_RESULTS", {})
+    monkeypatch.setattr(gcompile, "compile_jit", lambda *a, **k: Fake())
+    with pytest.raises(AssertionError, match=r"sm_75\(T4\)에서 공유 메모리 80 KiB가 한도 64 KiB를 넘습니다"):
+        kernel_compile.check("matmul", f"fp-{time.time_ns()}", lambda: None, {}, {})
+
+
+# --------------------------------------------------------------------------- static: unmasked loads
+
+
+def test_masked_styles_pass(tmp_path):
+    styles = {
+        "two_step": ADD,
+        "positional_mask": ADD.replace("mask=mask) +", "mask) +"),
+        "scalar_load": '''@triton.jit
+def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    scale = tl.load(y_ptr)  # one element: no block, no mask needed
+    offs = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    tl.store(output_ptr + offs, tl.load(x_ptr + offs, mask=offs < n_elements) * scale, mask=offs < n_elements)
+''',
+        "block_ptr_checked": '''@triton.jit
+def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    start = tl.program_id(0) * BLOCK_SIZE
+    xb = tl.make_block_ptr(x_ptr, (n_elements,), (1,), (start,), (BLOCK_SIZE,), (0,))
+    x = tl.load(xb, boundary_check=(0,), padding_option="zero")
+    offs = start + tl.arange(0, BLOCK_SIZE)
+    tl.store(output_ptr + offs, x, mask=offs < n_elements)
+''',
+    }
+    for name, src in styles.items():
+        mod = load(tmp_path, src, name)
+        assert kernel_static.unmasked_loads(functions(mod, "add_kernel")) == [], name
+
+
+def test_unmasked_styles_are_found(tmp_path):
+    styles = {
+        "direct_arange": ('''@triton.jit
+def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    base = tl.program_id(0) * BLOCK_SIZE
+    v = tl.load(x_ptr + base + tl.arange(0, BLOCK_SIZE))
+    tl.store(output_ptr + base + tl.arange(0, BLOCK_SIZE), v, mask=base + tl.arange(0, BLOCK_SIZE) < n_elements)
+''', "mask"),
+        "pointer_advanced_in_loop": ('''@triton.jit
+def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    acc = tl.zeros((BLOCK_SIZE,), dtype=tl.float32)
+    p = x_ptr
+    for i in range(0, 4):
+        acc += tl.load(p)
+        p += BLOCK_SIZE
+        p = p + 0 * q
+        q = tl.arange(0, BLOCK_SIZE)
+    tl.store(output_ptr + tl.arange(0, BLOCK_SIZE), acc, mask=tl.arange(0, BLOCK_SIZE) < n_elements)
+''', "mask"),
+        "block_ptr_unchecked": ('''@triton.jit
+def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    start = tl.program_id(0) * BLOCK_SIZE
+    xb = tl.make_block_ptr(x_ptr, (n_elements,), (1,), (start,), (BLOCK_SIZE,), (0,))
+    xb = tl.advance(xb, (0,))
+    offs = start + tl.arange(0, BLOCK_SIZE)
+    tl.store(output_ptr + offs, tl.load(xb), mask=offs < n_elements)
+''', "boundary_check"),
+        "in_a_helper": ('''@triton.jit
+def read(ptrs):
+    return tl.load(ptrs)
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    tl.store(output_ptr + offs, read(x_ptr + offs) + read(y_ptr + offs), mask=offs < n_elements)
+''', "mask"),
+    }
+    for name, (src, kind) in styles.items():
+        mod = load(tmp_path, src, name)
+        found = kernel_static.unmasked_loads(functions(mod, "add_kernel"))
+        assert found and found[0]["kind"] == kind, name
+    text = kernel_static.describe(found, "add_kernel")
+    assert "read의 2번째 줄" in text and "tl.load(ptrs)" in text
+
+
+def test_unfinished_stub(tmp_path):
+    mod = load(tmp_path, '''@triton.jit
+def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+''')
+    assert kernel_static.unfinished(functions(mod, "add_kernel"))
+    assert not kernel_static.unfinished(functions(load(tmp_path, ADD, "done"), "add_kernel"))
