@@ -28,7 +28,7 @@ import textwrap
 from . import _seal
 
 __all__ = ["audit_test_cell", "answer_names", "audit_notebook", "is_test_cell", "is_solution_cell",
-           "module_bindings"]
+           "module_bindings", "notebook_reads"]
 
 _BUILTINS = frozenset(dir(builtins))
 _FRESH_HOMES = ("gemm_lab.grading", "gemm_lab.grading.integrity")
@@ -293,6 +293,14 @@ def _checker_problems(tree: ast.Module) -> list[str]:
     return problems
 
 
+def notebook_reads(source: str) -> set[str]:
+    """The global names a cell reads from the notebook: not bound in the cell before the read, not
+    builtins. Raises SyntaxError for unparsable source."""
+    tree, table = _parse(source)
+    outside = (_global_reads(table) - module_bindings(source)) | _reads_before_binding(tree)
+    return {n for n in outside if n not in _BUILTINS}
+
+
 def audit_test_cell(source: str, answers=frozenset()) -> list[str]:
     """How a test cell breaks the test-cell rule (empty list: it follows it).
 
@@ -301,12 +309,10 @@ def audit_test_cell(source: str, answers=frozenset()) -> list[str]:
     if not isinstance(source, str):
         raise TypeError(f"source must be the cell's source text (str), got {type(source).__name__}")
     try:
-        tree, table = _parse(source)
+        tree, _ = _parse(source)
     except SyntaxError as exc:
         return [f"cannot be parsed: {exc.msg} (line {exc.lineno})"]
-    bound = module_bindings(source)
-    outside = (_global_reads(table) - bound) | _reads_before_binding(tree)
-    bad = sorted(n for n in outside if n not in _BUILTINS and n not in answers)
+    bad = sorted(n for n in notebook_reads(source) if n not in answers)
     problems = []
     if bad:
         problems.append("reads notebook names " + ", ".join(bad)

@@ -14,7 +14,7 @@ import os
 from . import _seal
 from .scan_rebind import RebindScanner, default_protected, history_magic, merge_protected, protected_names
 
-__all__ = ["scan_source", "scan_notebook", "locked_names", "FLAG_TEXT"]
+__all__ = ["scan_source", "scan_notebook", "locked_names", "rebound_names", "FLAG_TEXT"]
 
 # --------------------------------------------------------------------------- static scan
 
@@ -417,6 +417,21 @@ def scan_source(code: str, protected=None) -> list[str]:
             seen.add(item)
             out.append(item)
     return out
+
+
+def rebound_names(code: str, protected=None) -> set[str]:
+    """The protected names (see ``scan_source``) a student's code rebinds or mutates (its LOCKED_REBIND
+    findings, as names); unparsable code gives an empty set."""
+    if not isinstance(code, str):
+        raise TypeError(f"rebound_names expects the source text as str, got {type(code).__name__}")
+    text, _ = _strip_magics(code)
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return set()
+    scanner = RebindScanner(_as_protected(protected), tree)
+    scanner.visit(tree)
+    return set(scanner.rebound)
 
 
 def _cell_meta(cell) -> dict:

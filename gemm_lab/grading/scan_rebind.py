@@ -179,6 +179,12 @@ def _scope_names(scope_node) -> tuple[set[str], set[str]]:
     return glob, local - glob
 
 
+def _root_id(node):
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
 class RebindScanner(ast.NodeVisitor):
     """Collects ``(code, line, detail)`` for LOCKED_REBIND and INPUT_HISTORY findings of one cell."""
 
@@ -188,10 +194,13 @@ class RebindScanner(ast.NodeVisitor):
         # None: module scope; else (names declared global, local names) of the function/class being visited
         self.scopes: list[tuple[set, set] | None] = [None]
         self.own = _own_bindings(tree)
+        self.rebound: set[str] = set()  # the protected names rebound or mutated (LOCKED_REBIND)
 
     # helpers ------------------------------------------------------------------
-    def _flag(self, code, node, detail):
+    def _flag(self, code, node, detail, name=None):
         self.flags.append((code, getattr(node, "lineno", 0), detail))
+        if name is not None:
+            self.rebound.add(name)
 
     def _global_scope(self, name) -> bool:
         """True when binding ``name`` here binds the notebook's global."""
@@ -209,7 +218,7 @@ class RebindScanner(ast.NodeVisitor):
 
     def _bind(self, name, node, how):
         if name in self.protected and self._global_scope(name):
-            self._flag("LOCKED_REBIND", node, how.format(name))
+            self._flag("LOCKED_REBIND", node, how.format(name), name)
 
     def _is_given_value(self, node) -> bool:
         """The node reads (through items and attributes) a protected, non-module global value."""
@@ -227,7 +236,7 @@ class RebindScanner(ast.NodeVisitor):
         elif isinstance(t, ast.Starred):
             self._target(t.value, node, how)
         elif isinstance(t, (ast.Subscript, ast.Attribute)) and self._is_given_value(t):
-            self._flag("LOCKED_REBIND", node, f"{ast.unparse(t)} (주어진 값을 고칩니다)")
+            self._flag("LOCKED_REBIND", node, f"{ast.unparse(t)} (주어진 값을 고칩니다)", _root_id(t))
 
     # bindings ------------------------------------------------------------------
     def visit_Assign(self, node):
@@ -285,7 +294,7 @@ class RebindScanner(ast.NodeVisitor):
     def visit_Global(self, node):
         for name in node.names:
             if name in self.protected:
-                self._flag("LOCKED_REBIND", node, f"global {name}")
+                self._flag("LOCKED_REBIND", node, f"global {name}", name)
 
     def _scope(self, node, kind):
         if kind != "lambda":
@@ -318,7 +327,7 @@ class RebindScanner(ast.NodeVisitor):
             allowed = self.protected.get(name)
             if allowed is not None and origin not in allowed and self._global_scope(name):
                 how = "import" if isinstance(node, ast.Import) else "from ... import"
-                self._flag("LOCKED_REBIND", node, f"{how} {origin} → {name}")
+                self._flag("LOCKED_REBIND", node, f"{how} {origin} → {name}", name)
             if origin.split(".")[:3] == ["IPython", "core", "history"] or origin.rsplit(".", 1)[-1] in _HISTORY_ATTRS:
                 self._flag("INPUT_HISTORY", node, f"import {origin}")
 
@@ -330,10 +339,10 @@ class RebindScanner(ast.NodeVisitor):
         if isinstance(f, ast.Attribute) and self._is_given_value(f.value) and (
             f.attr in _MUTATORS or any(k.arg == "inplace" for k in node.keywords)
         ):
-            self._flag("LOCKED_REBIND", node, f"{ast.unparse(f)}(...)")
+            self._flag("LOCKED_REBIND", node, f"{ast.unparse(f)}(...)", _root_id(f))
         if isinstance(f, ast.Name) and f.id in ("setattr", "delattr", "getattr", "hasattr") and node.args:
             if f.id in ("setattr", "delattr") and self._is_given_value(node.args[0]):
-                self._flag("LOCKED_REBIND", node, f"{f.id}({ast.unparse(node.args[0])}, ...)")
+                self._flag("LOCKED_REBIND", node, f"{f.id}({ast.unparse(node.args[0])}, ...)", _root_id(node.args[0]))
             if len(node.args) > 1 and self._history_literal(node.args[1]):
                 self._flag("INPUT_HISTORY", node, f"{f.id}(..., {node.args[1].value!r})")
         if isinstance(f, ast.Attribute) and f.attr == "get" and node.args and self._history_literal(node.args[0]):
