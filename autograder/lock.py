@@ -13,6 +13,7 @@ import fcntl
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 
 RUNTIME_PREFIX = "glrt-"
@@ -91,12 +92,22 @@ def runtime_dir_name() -> str:
     return f"{RUNTIME_PREFIX}{os.getpid()}-"
 
 
+OLD_FORMAT_AGE_S = 24 * 3600
+
+
 def stale_runtime_dirs(parent: Path = RUNTIME_PARENT) -> list[Path]:
-    """``/tmp/glrt-<pid>-*`` folders whose process is gone (other live runs' folders are left alone)."""
+    """``/tmp/glrt-<pid>-*`` folders whose process is gone (other live runs' folders are left alone), and
+    folders without an owner PID (``glrt-<random>``, older versions) not touched for a day."""
     out = []
+    now = time.time()
     for p in parent.glob(f"{RUNTIME_PREFIX}*"):
+        if not p.is_dir() or p.is_symlink():
+            continue
         pid = p.name[len(RUNTIME_PREFIX):].split("-", 1)[0]
-        if p.is_dir() and not p.is_symlink() and pid.isdigit() and not pid_alive(int(pid)):
+        if pid.isdigit() and "-" in p.name[len(RUNTIME_PREFIX):]:
+            if not pid_alive(int(pid)):
+                out.append(p)
+        elif now - p.stat().st_mtime > OLD_FORMAT_AGE_S:
             out.append(p)
     return sorted(out)
 

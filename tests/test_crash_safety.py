@@ -51,11 +51,14 @@ def test_leftovers_of_a_dead_run_are_removed_and_live_ones_kept(tmp_path):
     (work / "grade" / "a1" / "bob" / "x").mkdir(parents=True)
     (work / "grade" / "a1" / "gradebook.base.db").write_text("x")
     dead, live = rt / f"glrt-{_dead_pid()}-abc", rt / f"glrt-{os.getpid()}-abc"
-    for d in (dead, live):
+    old, recent = rt / "glrt-k2j3h4", rt / "glrt-x9y8z7"  # no owner PID (older versions)
+    for d in (dead, live, old, recent):
         d.mkdir(parents=True)
+    os.utime(old, (time.time() - 2 * 86400,) * 2)
     removed = clean_leftovers(work, runtime_parent=rt)
-    assert not (work / "grade" / "a1" / "bob").exists() and not dead.exists() and live.exists()
-    assert len(removed) == 3
+    assert not (work / "grade" / "a1" / "bob").exists() and not dead.exists() and not old.exists()
+    assert live.exists() and recent.exists()
+    assert len(removed) == 4
     assert pid_alive(os.getpid()) and not pid_alive(_dead_pid())
 
 
@@ -171,6 +174,15 @@ def test_sigkill_midway_then_rerun_keeps_scores_and_grades_the_rest_once(tmp_pat
         cell["source"] = "pct = 41.0"
 
     course = _course(tmp_path, {"a_full": None, "b_wrong": wrong, "c_full": None})
+    # 0. kill -9 while it records the assignment (nbgrader generate_assignment writing the gradebook)
+    p = _start(course, "--jobs", "1")
+    lock = course.work / "autograde.lock"
+    while p.poll() is None and not (lock.exists() and lock.read_text().strip() == str(p.pid)):
+        time.sleep(0.1)
+    time.sleep(1.5)
+    os.kill(p.pid, signal.SIGKILL)
+    assert p.wait(timeout=60) == -signal.SIGKILL
+    assert _scores(course) == {} and _graded_mark(course) == set()  # integrity_check inside
     # 1. kill -9 the whole run right after its first hand-in is merged
     p = _start(course, "--jobs", "1")
     first = None
@@ -262,6 +274,11 @@ def test_second_autograde_refused_and_kernel_killed_from_outside_flagged(tmp_pat
     killed = review["sleeper"]
     assert any("killed by signal 9 (SIGKILL)" in i for i in killed["incidents"]["01_counts"]), killed
     assert killed["manual"]["01_counts"] == ["tiles_54", "pct_40", "double_works"]
+    from autograder.report import review_flags
+
+    flags = review_flags(course)
+    assert any("kernel killed by signal 9 (SIGKILL), manual grading" in f for f in flags["sleeper"]), flags
+    assert not any("signal" in f for f in flags["self_exit"])
     own = review["self_exit"]
     assert any("kernel exited with code 3" in i for i in own["incidents"]["01_counts"]), own
     assert not any("signal" in i for i in own["incidents"]["01_counts"]) and own["manual"] == {}

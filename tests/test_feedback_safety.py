@@ -137,7 +137,7 @@ def test_student_output_quoting_hidden_tests_is_redacted_with_a_note():
 
 
 def test_sanitize_notebook_removes_active_content_and_keeps_images():
-    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    png = PNG
     outs = [{"output_type": "display_data", "metadata": {}, "data": {"text/html": p, "text/plain": "x"}}
             for p in PAYLOADS]
     outs.append({"output_type": "display_data", "metadata": {}, "data": {"image/png": png}})
@@ -266,6 +266,7 @@ def _index(nb, gid):
     return next(i for i, c in enumerate(nb["cells"]) if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == gid)
 
 
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 XSS_CELL = ("from IPython.display import HTML, Markdown, SVG, Javascript, display\n"
             f"P = {PAYLOADS!r}\n"
             "print(''.join(P))\n"
@@ -274,6 +275,8 @@ XSS_CELL = ("from IPython.display import HTML, Markdown, SVG, Javascript, displa
             "display({'text/html': ''.join(P)}, raw=True)\n"
             "display(Javascript('alert(10)'))\n"
             "display(SVG('<svg xmlns=\"http://www.w3.org/2000/svg\" onload=\"alert(11)\"></svg>'))\n"
+            "import base64\nfrom IPython.display import Image\n"
+            f"display(Image(data=base64.b64decode({PNG!r})))\n"
             "''.join(P)")
 LEAK_CELL = ("print('IN', In)\nprint('IH', _ih)\nprint('I', _i, _ii, _iii)\n"
              "%history -g -n\n"
@@ -349,6 +352,11 @@ def test_feedback_of_hostile_and_edited_handins_is_safe(tmp_path):
     rep = results["edited"].repairs
     assert any("tiles_54" in r for r in rep["01_counts"]) and any("pct_40" in r for r in rep["01_counts"])
     assert any("vec_even" in r for r in rep["02_vectors"])
+    from autograder.report import review_flags
+
+    flags = review_flags(course)
+    assert any("repaired before grading" in f and "tiles_54" in f for f in flags["edited"]), flags["edited"]
+    assert any("hidden-test text redacted" in f for f in flags["hooked"])
 
     # the kernel forgot the hidden tests before the student's probe ran: nothing to redact there
     leaky = read_notebook(course.autograded / "leaky" / ASSIGNMENT / "01_counts.ipynb")
@@ -377,6 +385,7 @@ def test_feedback_of_hostile_and_edited_handins_is_safe(tmp_path):
             assert f not in text, (page, f)
     xss = (course.feedback / "xss" / ASSIGNMENT / "01_counts.html").read_text(encoding="utf-8")
     assert "click" in xss  # the payload's text is shown, inert
+    assert f'src="data:image/png;base64,{PNG}' in xss  # images stay, as data: URIs
     leaky_page = (course.feedback / "leaky" / ASSIGNMENT / "01_counts.html").read_text(encoding="utf-8")
     assert "tiles" in leaky_page and "my own note" in leaky_page
 
