@@ -249,13 +249,20 @@ def make_plan(runtime_dir: str, kernel_cwd_source: str | None, spec: dict | None
         nproc = _processes_of(os.geteuid()) + limits.max_processes
     return {
         "bwrap": bw, "python": sys.executable, "handin": kernel_cwd_source,
-        "copy_back_to": spec.get("copy_back_to", kernel_cwd_source), "report": spec.get("report_file"),
+        "copy_back_to": spec.get("copy_back_to", default_copy_back(kernel_cwd_source)),
+        "report": spec.get("report_file"),
         "limits": asdict(limits), "cgroup": cgroup.to_json() if cgroup else None, "cgroup_note": cgroup_note,
         "bwrap_options": bwrap_options(runtime_dir, spec.get("env"), spec.get("ro_paths"), limits, gpu,
                                        sockets=sockets),
         "init": {"cwd": SANDBOX_CWD, "memory_bytes": limits.memory_bytes, "file_bytes": limits.file_bytes,
                  "nproc": nproc, "copy_back_bytes": limits.copy_back_bytes, "mounts": mounts},
     }
+
+
+def default_copy_back(kernel_cwd_source: str | None) -> str | None:
+    """Where the working directory is copied back by default: a new folder beside the hand-in copy
+    (``<kernel_cwd>-out``), never the copy itself (links there must not steer the extraction)."""
+    return None if not kernel_cwd_source else os.path.abspath(kernel_cwd_source).rstrip("/") + "-out"
 
 
 def _processes_of(uid: int) -> int:

@@ -144,5 +144,6 @@ def wall_hit(seconds: float) -> LimitHit:
 
 def copy_back_hit(limit: int, skipped: list[str]) -> LimitHit:
     names = ", ".join(skipped[:5]) + (" ..." if len(skipped) > 5 else "")
-    return LimitHit("COPY_BACK", f"files past the copy-back limit ({human(limit)}) were not kept: {names}",
-                    f"작업 폴더 복사 제한({human(limit)})을 넘은 파일은 보관되지 않았습니다: {names}")
+    return LimitHit("COPY_BACK", f"files not copied back (past the {human(limit)} limit, or refused as "
+                                 f"leaving the folder): {names}",
+                    f"작업 폴더에서 복사되지 않은 파일(제한 {human(limit)} 초과 또는 폴더 밖 경로): {names}")

@@ -21,7 +21,7 @@ Nothing else of the repository (``source/`` masters, ``release/``, the gradebook
 inside the sandbox. The spec is handed from the grading driver to the kernel manager through the
 ``GEMM_LAB_SANDBOX`` environment variable (a JSON file): ``kernel_cwd`` (required), optional ``env``,
 ``ro_paths``, ``gpu`` (None: auto), ``report_dir`` (each kernel's outcome JSON goes there: see
-:func:`read_outcomes`), ``copy_back_to`` (default: ``kernel_cwd``) and any :class:`Limits` field.
+:func:`read_outcomes`), ``copy_back_to`` (default: ``<kernel_cwd>-out``) and any :class:`Limits` field.
 """
 
 from __future__ import annotations

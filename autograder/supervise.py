@@ -83,6 +83,9 @@ class _Reader(threading.Thread):
 def _unpack_copy_back(reader: _Reader, dest: str | None) -> dict:
     """Extract the copied-back files into ``dest`` (safely); return the sandbox's report member."""
     report: dict = {}
+    refused: list[str] = []
+    if dest:
+        os.makedirs(dest, exist_ok=True)
     reader.file.seek(0)
     try:
         with tarfile.open(fileobj=reader.file, mode="r:") as tar:
@@ -93,9 +96,10 @@ def _unpack_copy_back(reader: _Reader, dest: str | None) -> dict:
                     try:
                         tar.extract(m, dest, filter="data")
                     except (tarfile.FilterError, OSError):
-                        report.setdefault("refused", []).append(m.name)
+                        refused.append(m.name)
     except (tarfile.TarError, ValueError, EOFError) as exc:
         report.setdefault("errors", []).append(f"copy-back stream unreadable: {exc}")
+    report["refused"] = refused
     return report
 
 

@@ -273,6 +273,22 @@ def test_every_writable_mount_is_sized(box, tmp_path):
 
 
 @needs_bwrap
+def test_copy_back_never_writes_outside_its_folder(tmp_path):
+    """Even copied back into a folder holding a link to elsewhere, a file under the link's name stays out."""
+    handin, outside, rt = tmp_path / "handin", tmp_path / "outside", tmp_path / "rt"
+    for d in (handin, outside, rt):
+        d.mkdir()
+    (handin / "evil").symlink_to(outside)  # not copied in (links never are), still there on the way back
+    code = "import os\nos.makedirs('evil')\nopen('evil/x', 'w').write('pwn')\nopen('ok.txt', 'w').write('ok')"
+    proc, outcome = sandbox.run_sandboxed([sys.executable, "-c", code], str(handin), str(rt),
+                                          {"copy_back_to": str(handin)}, use_cgroup=False, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert list(outside.iterdir()) == [] and (handin / "ok.txt").read_text() == "ok"
+    assert [h.code for h in outcome.hits] == ["COPY_BACK"] and "evil/x" in outcome.hits[0].detail
+    assert sandbox.make_plan(str(rt), str(handin))["copy_back_to"] == f"{handin}-out"  # the default: a new folder
+
+
+@needs_bwrap
 def test_wall_time_limit_kills_the_sandbox(box):
     t0 = time.monotonic()
     proc, outcome = box("import os, time\nif os.fork() == 0: time.sleep(60)\ntime.sleep(60)",
