@@ -20,8 +20,8 @@ for all its processes: :mod:`autograder.cgroup`) where the grader may create one
 Nothing else of the repository (``source/`` masters, ``release/``, the gradebook, other hand-ins) exists
 inside the sandbox. The spec is handed from the grading driver to the kernel manager through the
 ``GEMM_LAB_SANDBOX`` environment variable (a JSON file): ``kernel_cwd`` (required), optional ``env``,
-``ro_paths``, ``gpu`` (None: auto), ``report_dir`` (each kernel's outcome JSON goes there: see
-:func:`read_outcomes`), ``copy_back_to`` (default: ``<kernel_cwd>-out``) and any :class:`Limits` field.
+``ro_paths``, ``gpu`` (None: auto), ``report_dir`` (each kernel's outcome JSON goes there, default
+``sandbox-outcomes/`` beside the spec file: see :func:`read_outcomes`), ``copy_back_to`` (default: ``<kernel_cwd>-out``) and any :class:`Limits` field.
 """
 
 from __future__ import annotations
@@ -62,6 +62,8 @@ from .bwrap import (  # noqa: F401  (the sandbox's public names, re-exported)
     socket_dir,
     supervisor_argv,
 )
+
+OUTCOME_DIR = "sandbox-outcomes"  # default report_dir: beside the spec file (the hand-in's scratch folder)
 
 
 class _IpcKernelManager(AsyncKernelManager):
@@ -119,9 +121,10 @@ class SandboxKernelManager(_IpcKernelManager):
         remove_stale_socket_dirs()
         self._cgroup, note = cg_mod.create(limits.group_memory_bytes, limits.max_processes)
         name = f"outcome-{os.getpid()}-{uuid.uuid4().hex[:8]}.json"
-        if spec.get("report_dir"):
-            os.makedirs(spec["report_dir"], exist_ok=True)
-        self._report = os.path.join(spec.get("report_dir") or tempfile.gettempdir(), name)
+        report_dir = spec.get("report_dir") or os.path.join(os.path.dirname(os.path.abspath(spec_path)),
+                                                            OUTCOME_DIR)
+        os.makedirs(report_dir, exist_ok=True)
+        self._report = os.path.join(report_dir, name)
         self._outcome = None
         spec = dict(spec, report_file=self._report)
         plan = make_plan(runtime_dir, spec["kernel_cwd"], spec, self._cgroup, note, self._socket_dir)

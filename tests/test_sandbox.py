@@ -329,8 +329,7 @@ def test_kernel_survives_a_fork_bomb_and_cleans_up(tmp_path, monkeypatch):
     handin = tmp_path / "handin"
     handin.mkdir()
     spec = tmp_path / "spec.json"
-    spec.write_text(json.dumps({"kernel_cwd": str(handin), "max_processes": 64,
-                                "report_dir": str(tmp_path / "reports")}))
+    spec.write_text(json.dumps({"kernel_cwd": str(handin), "max_processes": 64}))
     monkeypatch.setenv(sandbox.ENV_SPEC, str(spec))
     monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "rt"))
     bomb = ("import os, time\nkids = []\ntry:\n    while True:\n        kids.append(os.fork())\n"
@@ -363,7 +362,7 @@ def test_kernel_survives_a_fork_bomb_and_cleans_up(tmp_path, monkeypatch):
     assert group is not None and not any(d.exists() for d in group.dirs.values())
     assert "PROCESSES" in [h.code for h in km.sandbox_outcome().hits]
     assert "LIMIT_PROCESSES" in km.limit_reason() and "프로세스 수 제한(64개)" in km.limit_message_ko()
-    [written] = sandbox.read_outcomes(tmp_path / "reports")  # what grade.py reads after the hand-in
+    [written] = sandbox.read_outcomes(tmp_path / sandbox.OUTCOME_DIR)  # beside the spec: grade.py's hook
     assert written.to_json() == km.sandbox_outcome().to_json()
     assert not [p for p in (tmp_path / "rt").iterdir() if p.is_dir()]  # socket tmpfs unmounted, removed
 
