@@ -306,6 +306,30 @@ def test_killed_kernel_reports_the_signal(box):
 
 # --- cgroups are removed, also after a crash ---------------------------------------------------------------
 
+@needs_bwrap
+def test_sandbox_dies_with_the_grader(tmp_path):
+    """A grader that exits (or is killed) while a kernel runs takes the sandbox and its cgroup with it."""
+    (tmp_path / "h").mkdir()
+    (tmp_path / "rt").mkdir()
+    limits = lim.Limits(max_processes=32, group_memory_bytes=256 << 20)
+    group, _ = cg_mod.create(limits.group_memory_bytes, limits.max_processes) if os.geteuid() == 0 else (None, "")
+    report = tmp_path / "outcome.json"
+    plan = sandbox.make_plan(str(tmp_path / "rt"), str(tmp_path / "h"),
+                             {"report_file": str(report), "max_processes": 32}, group)
+    argv = sandbox.supervisor_argv(plan) + [sys.executable, "-c", "import time; time.sleep(60)"]
+    grader = f"import subprocess, sys, time; subprocess.Popen({argv!r}); time.sleep(1.5)"  # then exits
+    t0 = time.monotonic()
+    subprocess.run([sys.executable, "-c", grader], check=True, timeout=30)
+    for _ in range(100):
+        if report.exists() and report.stat().st_size:
+            break
+        time.sleep(0.1)
+    outcome = lim.Outcome.from_json(json.loads(report.read_text()))
+    assert "the grader exited: sandbox killed" in outcome.notes and time.monotonic() - t0 < 10
+    if group is not None:
+        assert not any(d.exists() for d in group.dirs.values())
+
+
 @needs_cgroup
 def test_stale_cgroup_of_a_dead_grader_is_removed():
     dead = subprocess.Popen(["true"])
