@@ -110,10 +110,8 @@ if importlib.util.find_spec("gemm_lab") is None:
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "{requirement}"])
     importlib.invalidate_caches()
 _missing = []
-for _name in ("gemm_lab", "torch", "triton"):
-    try:
-        __import__(_name)
-    except ImportError:
+for _name in ("gemm_lab", "torch", "triton"):  # find_spec, not import: runtime must load triton first
+    if importlib.util.find_spec(_name) is None:  # (it decides TRITON_INTERPRET before triton is imported)
         _missing.append(_name)
 if _missing:
     print("설치되지 않은 패키지: " + ", ".join(_missing) + " — 설치한 뒤 커널을 다시 시작하세요 (README 참고).")
