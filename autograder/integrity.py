@@ -32,10 +32,10 @@ from __future__ import annotations
 import re
 
 try:
-    from gemm_lab.grading.cell_audit import notebook_reads
+    from gemm_lab.grading.audit.cell_audit import notebook_reads
+    from gemm_lab.grading.audit.scan import rebound_names
+    from gemm_lab.grading.audit.scan_rebind import protected_names
     from gemm_lab.grading.integrity import locked_names, scan_source
-    from gemm_lab.grading.scan import rebound_names
-    from gemm_lab.grading.scan_rebind import protected_names
 except ImportError as exc:  # pragma: no cover - the package is part of this repository
     raise ImportError("autograder needs gemm_lab.grading.integrity.scan_source") from exc
 

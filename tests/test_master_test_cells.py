@@ -1,4 +1,4 @@
-"""Every autograded test cell of every master follows the test-cell rule (gemm_lab.grading.cell_audit).
+"""Every autograded test cell of every master follows the test-cell rule (gemm_lab.grading.audit.cell_audit).
 
 The rule: a test cell takes the checker AND every expected value from ``g = fresh()`` inside the cell;
 the student's answer names are the only notebook names it reads. The audit is proven on synthetic cells
@@ -11,7 +11,7 @@ from pathlib import Path
 import jupytext
 import pytest
 
-from gemm_lab.grading.cell_audit import answer_names, audit_notebook, audit_test_cell, module_bindings
+from gemm_lab.grading.audit.cell_audit import answer_names, audit_notebook, audit_test_cell, module_bindings
 
 ROOT = Path(__file__).resolve().parents[1]
 MASTERS = sorted(ROOT.glob("source/*/*.py"))
@@ -149,4 +149,4 @@ def test_master_test_cells_read_only_fresh_and_answer_names(path):
     nb = jupytext.read(path, fmt="py:percent")
     bad = audit_notebook(nb)
     report = "\n".join(f"  {path.relative_to(ROOT)} [{gid}]: " + "; ".join(problems) for gid, problems in bad)
-    assert not bad, "test cells that break the test-cell rule (see gemm_lab.grading.cell_audit):\n" + report
+    assert not bad, "test cells that break the test-cell rule (see gemm_lab.grading.audit.cell_audit):\n" + report

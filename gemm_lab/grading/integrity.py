@@ -15,7 +15,7 @@ tries to make the checks *not raise*. What this package does about it:
   helper in a notebook is gone. It also gives ``g.calc``, a private copy of ``gemm_lab.calc`` loaded the
   same way and sealed: a test cell computes every expected value from it, so a notebook that patches
   ``gemm_lab.calc`` or rebinds ``calc``/``tiling``/``rf``/``CONFIGS``/``expected_table`` changes no
-  check (the rule is in the package docstring; ``cell_audit`` and ``tests/test_master_test_cells.py``
+  check (the rule is in the package docstring; ``audit.cell_audit`` and ``tests/test_master_test_cells.py``
   enforce it on the masters). It fails (Korean message), before loading and again after, when
   built-ins the grader uses were rebound (``builtins.AssertionError``, ``abs``, ``isinstance``,
   ``exec``, ...), when a trace/profile function is installed (it could rewrite the checker's local
@@ -55,7 +55,7 @@ answer to these, not this module):
   tests that already ran is kept: it cannot change a score, but it can copy hidden tests into the
   notebook's outputs (the feedback step strips them).
 
-``scan_source(code, protected)`` (``.scan``) flags all of these constructs statically, and also
+``scan_source(code, protected)`` (``.audit.scan``) flags all of these constructs statically, and also
 rebinding of any name the locked cells define (``LOCKED_REBIND``) and history reads
 (``INPUT_HISTORY``), so the autograder can mark the hand-in for a human to look at.
 """
@@ -118,7 +118,50 @@ def _refuse_tampering(problems, error) -> None:
         )
 
 
-# The static scan of hand-ins lives in .scan; its public names stay importable from here.
-from .scan import FLAG_TEXT, locked_names, scan_notebook, scan_source  # noqa: E402
+# --------------------------------------------------------------------------- static scan
+
+# Korean text of each finding code of the static scan (.audit.scan; the autograder's policy per code is in
+# autograder/integrity.py).
+FLAG_TEXT = {
+    "MODULE_ATTR": "모듈(또는 모듈의 클래스) 속성을 바꿉니다",
+    "IMPORT_BUILTINS": "builtins 모듈을 가져옵니다",
+    "DUNDER_BUILTINS": "__builtins__에 접근합니다",
+    "SYS_HOOK": "sys의 import/추적 장치를 건드립니다",
+    "FRAME_ACCESS": "실행 프레임(frame)에 접근합니다",
+    "REDEFINE_CHECK": "채점 함수(check_*/assert*) 이름을 새로 정의합니다",
+    "ASSERTION_ERROR": "AssertionError를 바꿉니다",
+    "EXIT": "프로세스/커널을 종료합니다",
+    "CTYPES": "메모리를 직접 건드리는 모듈(ctypes 등)을 씁니다",
+    "NETWORK": "네트워크나 외부 프로세스를 씁니다",
+    "OPEN_OUTSIDE": "작업 폴더 밖의 파일을 엽니다",
+    "DYNAMIC_CODE": "문자열로 코드를 실행하거나 동적으로 import합니다",
+    "GLOBALS_WRITE": "globals()/vars()/__dict__를 직접 고칩니다",
+    "SHELL": "셸 명령(!, %%)을 실행합니다",
+    "SYNTAX": "코드를 해석할 수 없습니다",
+    "TORCH_HOOK": "torch의 연산 가로채기 장치(mode, library, __torch_function__)를 씁니다",
+    "LOCKED_REBIND": "주어진(잠긴) 셀이 정의한 이름이나 gemm_lab 모듈을 다시 정의하거나 고칩니다",
+    "INPUT_HISTORY": "IPython 입력/출력 기록(In, Out, _ih, %history)을 읽습니다",
+}
+
+
+def scan_source(code: str, protected=None) -> list[str]:
+    """Tampering constructs in a student's code (see ``gemm_lab.grading.audit.scan.scan_source``)."""
+    from .audit.scan import scan_source as _scan_source
+
+    return _scan_source(code, protected)
+
+
+def scan_notebook(notebook) -> list[str]:
+    """``scan_source`` over a notebook's student cells (see ``gemm_lab.grading.audit.scan.scan_notebook``)."""
+    from .audit.scan import scan_notebook as _scan_notebook
+
+    return _scan_notebook(notebook)
+
+
+def locked_names(cells, before=None) -> dict:
+    """Names the given (locked) cells define (see ``gemm_lab.grading.audit.scan.locked_names``)."""
+    from .audit.scan import locked_names as _locked_names
+
+    return _locked_names(cells, before)
 
 _seal.seal(__name__)

@@ -25,7 +25,7 @@ import builtins
 import symtable
 import textwrap
 
-from . import _seal
+from .. import _seal
 
 __all__ = ["audit_test_cell", "answer_names", "audit_notebook", "is_test_cell", "is_solution_cell",
            "module_bindings", "notebook_reads"]

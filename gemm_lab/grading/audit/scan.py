@@ -11,33 +11,14 @@ from __future__ import annotations
 import ast
 import os
 
-from . import _seal
+from .. import _seal
+from ..integrity import FLAG_TEXT
 from .scan_rebind import RebindScanner, default_protected, history_magic, merge_protected, protected_names
 
 __all__ = ["scan_source", "scan_notebook", "locked_names", "rebound_names", "FLAG_TEXT"]
 
 # --------------------------------------------------------------------------- static scan
 
-FLAG_TEXT = {
-    "MODULE_ATTR": "모듈(또는 모듈의 클래스) 속성을 바꿉니다",
-    "IMPORT_BUILTINS": "builtins 모듈을 가져옵니다",
-    "DUNDER_BUILTINS": "__builtins__에 접근합니다",
-    "SYS_HOOK": "sys의 import/추적 장치를 건드립니다",
-    "FRAME_ACCESS": "실행 프레임(frame)에 접근합니다",
-    "REDEFINE_CHECK": "채점 함수(check_*/assert*) 이름을 새로 정의합니다",
-    "ASSERTION_ERROR": "AssertionError를 바꿉니다",
-    "EXIT": "프로세스/커널을 종료합니다",
-    "CTYPES": "메모리를 직접 건드리는 모듈(ctypes 등)을 씁니다",
-    "NETWORK": "네트워크나 외부 프로세스를 씁니다",
-    "OPEN_OUTSIDE": "작업 폴더 밖의 파일을 엽니다",
-    "DYNAMIC_CODE": "문자열로 코드를 실행하거나 동적으로 import합니다",
-    "GLOBALS_WRITE": "globals()/vars()/__dict__를 직접 고칩니다",
-    "SHELL": "셸 명령(!, %%)을 실행합니다",
-    "SYNTAX": "코드를 해석할 수 없습니다",
-    "TORCH_HOOK": "torch의 연산 가로채기 장치(mode, library, __torch_function__)를 씁니다",
-    "LOCKED_REBIND": "주어진(잠긴) 셀이 정의한 이름이나 gemm_lab 모듈을 다시 정의하거나 고칩니다",
-    "INPUT_HISTORY": "IPython 입력/출력 기록(In, Out, _ih, %history)을 읽습니다",
-}
 _TORCH_HOOK_NAMES = {"TorchFunctionMode", "TorchDispatchMode", "__torch_function__", "__torch_dispatch__",
                      "_python_dispatch", "_push_on_torch_function_stack", "_push_on_torch_dispatch_stack",
                      "_set_torch_function_mode", "_set_torch_dispatch_mode"}

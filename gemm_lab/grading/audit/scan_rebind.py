@@ -26,7 +26,7 @@ import os
 import re
 import sys
 
-from . import _seal
+from .. import _seal
 
 __all__ = ["default_protected", "protected_names", "merge_protected", "RebindScanner", "history_magic",
            "HISTORY_NAMES"]
@@ -57,7 +57,7 @@ def default_protected() -> dict[str, frozenset]:
     """``gemm_lab``, ``calc``, ``grading`` and every calculator module name, with the module(s) each may
     legitimately be bound to by an import."""
     here = os.path.dirname(os.path.abspath(sys._getframe().f_code.co_filename))
-    calc_dir = os.path.join(os.path.dirname(here), "calc")
+    calc_dir = os.path.join(os.path.dirname(os.path.dirname(here)), "calc")
     out = {"gemm_lab": frozenset({"gemm_lab"}), "calc": frozenset({"gemm_lab.calc"}),
            "grading": frozenset({"gemm_lab.grading"})}
     for entry in sorted(os.listdir(calc_dir)):
