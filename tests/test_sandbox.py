@@ -174,6 +174,16 @@ def test_host_paths_hidden_and_grading_flag_set(box, tmp_path):
     assert str(ROOT / "source") not in info["mountinfo"] and f" {ROOT} " not in info["mountinfo"]
 
 
+@needs_bwrap
+def test_gemm_lab_sees_grading_mode_in_the_sandbox(box):
+    """The real library, in the real sandbox (torch and all, with the cgroup): grading_mode() is on."""
+    code = ("import gemm_lab.runtime as r, torch\n"
+            "print(r.grading_mode(), r.GRADING_ENV == 'GEMM_LAB_GRADING', float(torch.ones(3).sum()))")
+    proc, outcome = box(code)
+    assert proc.stdout.split()[-3:] == ["True", "True", "3.0"], proc.stderr[-2000:]
+    assert outcome.hits == []
+
+
 # --- item 2: limits for the hand-in as a whole ---------------------------------------------------------
 
 FORK_BOMB = r"""
