@@ -163,8 +163,9 @@ def run(plan: dict, kernel_cmd: list[str]) -> int:
             outcome.hits.append(lim.wall_hit(limits.wall_seconds))
             deadline = None
             stop(0, None)
-        if os.getppid() != parent:  # the grader is gone: nobody will read the results
+        if parent and os.getppid() != parent:  # the grader is gone: nobody will read the results
             outcome.notes.append("the grader exited: sandbox killed")
+            parent = 0
             stop(0, None)
     _, status = os.waitpid(pid, 0)
     os.close(pidfd)
@@ -186,7 +187,7 @@ def finish(outcome: lim.Outcome, group: cg_mod.Cgroup | None, limits: lim.Limits
     report = report or {}
     if group is not None:
         ev = group.events()
-        if ev["oom_kill"] or (ev["memory_max"] and group.version == "v1"):
+        if ev["oom_kill"]:  # reaching the limit alone (reclaim) is no hit: only a kill is
             outcome.hits.append(lim.memory_hit(group.memory_bytes, ev["oom_kill"]))
         if ev["pids_max"]:
             outcome.hits.append(lim.processes_hit(group.max_processes, ev["pids_max"]))
