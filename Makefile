@@ -84,6 +84,9 @@ feedback: setup ## HTML feedback per student under autograder/feedback/
 grades: setup ## grades CSV: one row per student, a column per notebook and the total
 	$(PY) autograder/grades.py
 
+leaderboard: setup ## GPU host: time each graded week07 matmul kernel beside torch.matmul (ungraded); results/leaderboard_*
+	$(PY) autograder/leaderboard.py --assignment $(or $(ASSIGNMENT),week07) --out results
+
 bench: setup ## GPU benchmark sweep on whatever GPU is here; writes results/
 	$(PY) -m gemm_lab.bench --out results
 	$(PY) scripts/results_tables.py

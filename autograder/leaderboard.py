@@ -1,0 +1,232 @@
+"""`make leaderboard ASSIGNMENT=week07`: time every graded student's matmul kernel on this GPU.
+
+    python autograder/leaderboard.py [--assignment week07] [--hand-ins DIR] [--size 4096] [--out results]
+
+Ungraded: a ranking, not points. For each hand-in of ``01_pointer_blocks`` (the autograded copies under
+``autograder/autograded/<student>/<assignment>/``, or ``--hand-ins DIR`` with ``DIR/<student>/<notebook>.ipynb``
+such as ``autograder/samples/week07``) the student's ``student_matmul_kernel`` cell is loaded, checked at
+``size``³ fp16 against ``torch.matmul`` and timed beside ``torch.matmul`` in the same run: ``do_bench``
+median (L2 flushed, launch included) and CUDA-graph replay median (GPU time alone), best of a few tile
+configs passed through the exercise's own launch arguments. Writes ``leaderboard_<assignment>.csv``
+(ranked by do_bench TFLOP/s) and ``.png`` under ``--out``. On a host without a CUDA GPU it says so and
+exits with status 2.
+
+Student code is not run as such: only the cell's ``@triton.jit`` function definitions are kept (other
+statements, decorators, default values and annotation expressions are dropped or refused, annotations stay
+unevaluated strings), defined in a namespace that holds only ``triton`` and ``triton.language``, and then
+compiled by Triton, which refuses calls of anything but Triton functions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import csv
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+NOTEBOOK = "01_pointer_blocks"
+CELL = "student_kernel"
+KERNEL = "student_matmul_kernel"
+# (BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, num_warps, num_stages): the kernel keeps the exercise's
+# arguments, so only these launch parameters change
+CONFIGS = ((64, 64, 32, 4, 3), (128, 128, 32, 4, 3), (128, 64, 32, 4, 4), (128, 128, 64, 8, 3))
+
+
+def kernel_cell(path: Path) -> str | None:
+    """The source of the hand-in's kernel cell (grade_id ``student_kernel``), or None."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    for cell in nb.get("cells", []):
+        meta = cell.get("metadata", {}).get("nbgrader", {}) or {}
+        if meta.get("grade_id") == CELL:
+            src = cell.get("source", "")
+            return "".join(src) if isinstance(src, list) else src
+    return None
+
+
+def _is_jit_decorator(node) -> bool:
+    return (isinstance(node, ast.Attribute) and node.attr == "jit" and isinstance(node.value, ast.Name)
+            and node.value.id == "triton")
+
+
+def safe_source(src: str) -> str:
+    """Only the cell's ``@triton.jit`` functions, without defaults; ValueError when there is none."""
+    tree = ast.parse(src)
+    keep = []
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        if len(node.decorator_list) != 1 or not _is_jit_decorator(node.decorator_list[0]):
+            continue
+        if node.args.defaults or node.args.kw_defaults or node.args.kwonlyargs:
+            raise ValueError(f"{node.name}: default values are not allowed in a kernel here")
+        keep.append(ast.get_source_segment(src, node, padded=True))
+        keep[-1] = "@triton.jit\n" + keep[-1]
+    if not keep:
+        raise ValueError("no @triton.jit function in the kernel cell")
+    return "\n\n\n".join(keep) + "\n"
+
+
+def load_kernel(src: str, folder: Path, name: str):
+    """Define the safe source in a namespace of triton and triton.language only; the kernel object."""
+    import triton
+    import triton.language as tl
+
+    path = folder / f"{name}.py"
+    code = safe_source(src)
+    path.write_text(code, encoding="utf-8")
+    ns = {"__builtins__": {}, "__name__": f"leaderboard_{name}", "triton": triton, "tl": tl}
+    # annotations stay strings (PEP 563), so no annotation expression runs; Triton reads "tl.constexpr" as text
+    flags = __import__("__future__").annotations.compiler_flag
+    exec(compile(code, str(path), "exec", flags=flags, dont_inherit=True), ns)  # noqa: S102 - only defs
+    kernel = ns.get(KERNEL)
+    if type(kernel) is not triton.runtime.jit.JITFunction:
+        raise ValueError(f"{KERNEL} is not a @triton.jit function")
+    return kernel
+
+
+def time_student(kernel, a, b, ref, torch_ms: dict) -> dict:
+    """Best config of one kernel: correctness at this size, do_bench and CUDA-graph medians."""
+    import torch
+    import triton
+
+    from gemm_lab import bench
+
+    M, K = a.shape
+    N = b.shape[1]
+    best, errors = None, []
+    for bm, bn, bk, w, s in CONFIGS:
+        c = torch.empty((M, N), device=a.device, dtype=a.dtype)
+        grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
+
+        def run(c=c, bm=bm, bn=bn, bk=bk, w=w, s=s, grid=grid):
+            kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+                         c.stride(1), BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, num_warps=w, num_stages=s)
+
+        name = f"{bm}x{bn}x{bk} w{w} s{s}"
+        try:
+            run()
+            torch.cuda.synchronize()
+        except Exception as exc:  # noqa: BLE001 - a config that does not compile or run is skipped
+            errors.append(f"{name}: {type(exc).__name__}")
+            continue
+        err = float((c.float() - ref).abs().max())
+        scale = float(ref.abs().max())
+        if not err <= 1e-2 * scale:
+            errors.append(f"{name}: wrong result (max error {err:.3g})")
+            continue
+        ms = bench.do_bench_ms(run)
+        if best is None or ms < best["ms"]:
+            best = {"config": name, "ms": ms, "run": run}
+    if best is None:
+        return {"status": "; ".join(errors) or "no config ran"}
+    ms_graph = bench.graph_bench_ms(best["run"])
+    return {
+        "status": "ok", "config": best["config"],
+        "ms": round(best["ms"], 4), "tflops": round(bench.tflops(M, N, K, best["ms"]), 1),
+        "ms_graph": round(ms_graph, 4), "tflops_graph": round(bench.tflops(M, N, K, ms_graph), 1),
+        "torch_ms": round(torch_ms["ms"], 4), "torch_tflops": round(bench.tflops(M, N, K, torch_ms["ms"]), 1),
+        "torch_ms_graph": round(torch_ms["graph"], 4),
+        "ratio_to_torch": round(torch_ms["ms"] / best["ms"], 3),
+    }
+
+
+def hand_ins(assignment: str, folder: Path | None) -> list[tuple[str, Path]]:
+    from autograder.course import Course
+
+    if folder is not None:
+        return sorted((p.parent.name, p) for p in folder.glob(f"*/{NOTEBOOK}.ipynb"))
+    root = Course.at().autograded
+    return sorted((p.parent.parent.name, p) for p in root.glob(f"*/{assignment}/{NOTEBOOK}.ipynb"))
+
+
+FIELDS = ["rank", "student", "status", "config", "ms", "tflops", "ms_graph", "tflops_graph", "torch_ms",
+          "torch_tflops", "torch_ms_graph", "ratio_to_torch", "size", "gpu", "compute_capability", "torch",
+          "triton", "date"]
+
+
+def plot(rows: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ok = [r for r in rows if r["status"] == "ok"]
+    fig, ax = plt.subplots(figsize=(8, 0.4 * max(len(ok), 3) + 1.5))
+    names = [r["student"] for r in ok][::-1]
+    ax.barh(names, [r["tflops"] for r in ok][::-1], label="do_bench median")
+    ax.scatter([r["tflops_graph"] for r in ok][::-1], names, color="k", marker="|", s=200, label="CUDA graph")
+    if ok:
+        ax.axvline(ok[0]["torch_tflops"], color="r", linestyle="--", label="torch.matmul")
+        ax.set_title(f"{ok[0]['size']}³ fp16 matmul on {ok[0]['gpu']}")
+    ax.set_xlabel("TFLOP/s")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--assignment", default="week07")
+    ap.add_argument("--hand-ins", type=Path, default=None, help="DIR/<student>/01_pointer_blocks.ipynb")
+    ap.add_argument("--size", type=int, default=4096)
+    ap.add_argument("--out", type=Path, default=Path("results"))
+    args = ap.parse_args(argv)
+    from gemm_lab import runtime  # before triton
+
+    if not runtime.on_gpu():
+        print("leaderboard: needs a CUDA GPU (kernel timings in the CPU interpreter mean nothing); "
+              "run `make leaderboard` on a GPU host.", file=sys.stderr)
+        return 2
+    import torch
+
+    from gemm_lab import bench
+
+    found = hand_ins(args.assignment, args.hand_ins)
+    if not found:
+        print(f"leaderboard: no {NOTEBOOK}.ipynb hand-ins found", file=sys.stderr)
+        return 1
+    a, b = bench.random_inputs(args.size, args.size, args.size, "fp16")
+    ref = a.float() @ b.float()
+    torch_ms = {"ms": bench.do_bench_ms(lambda: torch.matmul(a, b)),
+                "graph": bench.graph_bench_ms(lambda: torch.matmul(a, b))}
+    env = bench.env_info()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, (student, path) in enumerate(found):
+            row = {"student": student, "size": args.size, **env}
+            try:
+                src = kernel_cell(path)
+                if src is None:
+                    raise ValueError(f"no {CELL} cell")
+                row.update(time_student(load_kernel(src, Path(tmp), f"s{i}"), a, b, ref, torch_ms))
+            except (ValueError, SyntaxError) as exc:
+                row["status"] = f"not timed: {exc}"
+            print(f"{student}: {row['status']}" + (f", {row['tflops']} TFLOP/s ({row['config']})"
+                                                   if row["status"] == "ok" else ""))
+            rows.append(row)
+    rows.sort(key=lambda r: (r["status"] != "ok", -(r.get("tflops") or 0.0), r["student"]))
+    rank = 0
+    for r in rows:
+        if r["status"] == "ok":
+            rank += 1
+            r["rank"] = rank
+    args.out.mkdir(parents=True, exist_ok=True)
+    csv_path = args.out / f"leaderboard_{args.assignment}.csv"
+    with open(csv_path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    plot(rows, args.out / f"leaderboard_{args.assignment}.png")
+    print(f"wrote {csv_path} and its .png ({rank} of {len(rows)} kernels timed)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
