@@ -22,6 +22,7 @@ from .nbexec import SIGNAL_NOTE, STOP_ENAME
 from .safe_feedback import scrub_notebook
 
 _SIGNAL_RE = re.compile(SIGNAL_NOTE + r" \d+ \([A-Z0-9]+\)")
+_LIMIT_RE = re.compile(r"LIMIT_[A-Z_]+")
 
 
 @dataclass
@@ -59,6 +60,7 @@ def _notebook_review(res: HandInResult, name: str, nb: dict) -> None:
                 continue
             if out.get("ename") == STOP_ENAME:
                 stops.add(out.get("evalue", ""))
+                stops.update(_LIMIT_RE.findall(str(out.get("evalue", ""))))  # the sandbox's limit codes
                 m = _SIGNAL_RE.search(str(out.get("evalue", "")))
                 if m and killed_at is None:
                     killed_at = idx

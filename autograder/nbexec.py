@@ -132,8 +132,12 @@ class GuardedExecute(Execute):
         except DeadKernelError:
             self._stop_reason = "kernel_died"
             reason, sig = death_reason(self._kernel_exit_status())
-            self.log.warning("Kernel died in cell %s (%s): remaining cells are not run", index, reason)
-            if sig is not None:
+            limits = self._sandbox_limits()
+            self.log.warning("Kernel died in cell %s (%s; %s): remaining cells are not run", index, reason,
+                             limits or "no sandbox limit hit")
+            if limits:  # the hand-in's own limit (memory, processes, ...): scores what it deserves, no flag
+                text = f"이 셀을 실행하는 중 커널이 자원 제한으로 종료되었습니다({limits})."
+            elif sig is not None:
                 text = (f"이 셀을 실행하는 중 커널이 외부 신호 {sig}번으로 종료되었습니다({reason}: 메모리 부족, "
                         "관리자의 종료 등). 강사가 직접 채점합니다.")
             else:
@@ -160,6 +164,16 @@ class GuardedExecute(Execute):
         msg_id = await ensure_async(self.kc.execute(SCRUB_CODE, silent=True, store_history=False,
                                                     allow_stdin=False))
         await self.async_wait_for_reply(msg_id)
+
+    def _sandbox_limits(self) -> str:
+        """The sandbox's limit hits (autograder/limits.py codes ``LIMIT_*``), '' when none or unknown."""
+        reason = getattr(self.km, "limit_reason", None)
+        try:
+            text = reason() if callable(reason) else ""
+        except Exception as exc:  # the report is best effort: never lose the notebook over it
+            self.log.warning("sandbox outcome unreadable: %s", exc)
+            return ""
+        return "; ".join(p for p in str(text or "").split("; ") if p.startswith("LIMIT_"))
 
     def _kernel_exit_status(self) -> int | None:
         proc = getattr(getattr(self.km, "provisioner", None), "process", None)

@@ -74,6 +74,8 @@ def review_flags(course: Course) -> dict[str, list[str]]:
 def _incident_tag(text: str) -> str:
     if text.startswith("killed by signal"):  # from outside (OOM killer, admin): autograder/merge.py flags it
         return f"kernel {text}, manual grading"
+    if text.startswith("LIMIT_"):  # a sandbox limit ended the kernel (autograder/limits.py codes)
+        return text
     if "커널" in text:
         return "kernel died"
     if "노트북 전체" in text:

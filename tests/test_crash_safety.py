@@ -289,3 +289,37 @@ def test_second_autograde_refused_and_kernel_killed_from_outside_flagged(tmp_pat
         assert nb.flagged and {g.name for g in nb.grades if g.needs_manual_grade} >= {"tiles_54", "pct_40"}
         nb = next(n for n in gb.find_submission("demo01", "self_exit").notebooks if n.name == "01_counts")
         assert not nb.flagged
+
+
+def test_kernel_death_review_signal_flags_manual_limit_does_not():
+    """What merge reads from the autograded notebook: a signal from outside flags the later test cells for
+    manual grading; a sandbox limit (LIMIT_* code from autograder/limits.py) is named, nothing flagged."""
+    from autograder.merge import HandInResult, _notebook_review
+    from autograder.nbexec import GuardedExecute, _stop_output
+
+    def nb(evalue):
+        test = {"cell_type": "code", "source": "x", "outputs": [],
+                "metadata": {"nbgrader": {"grade": True, "solution": False, "locked": True, "grade_id": "t1",
+                                          "points": 1}}}
+        return {"cells": [{"cell_type": "code", "source": "y", "metadata": {}, "outputs": [_stop_output(evalue)]},
+                          test]}
+
+    class FakeKM:
+        def __init__(self, text):
+            self.text = text
+
+        def limit_reason(self):
+            return self.text
+
+    ge = GuardedExecute.__new__(GuardedExecute)  # only the helper is used: no kernel, no config
+    ge.km = FakeKM("LIMIT_MEMORY: the hand-in's memory limit (6 GiB) was reached; KILLED_BY_SIGNAL: signal 9")
+    assert ge._sandbox_limits() == "LIMIT_MEMORY: the hand-in's memory limit (6 GiB) was reached"
+    ge.km = FakeKM("KILLED_BY_SIGNAL: the kernel was killed by signal 9 (SIGKILL)")
+    assert ge._sandbox_limits() == ""
+
+    res = HandInResult("s", "a", ok=True, seconds=0, log="x")
+    _notebook_review(res, "nb", nb("커널이 외부 신호 9번으로 종료되었습니다(killed by signal 9 (SIGKILL): ...)"))
+    assert res.manual == {"nb": ["t1"]} and "killed by signal 9 (SIGKILL)" in res.incidents["nb"]
+    res = HandInResult("s", "a", ok=True, seconds=0, log="x")
+    _notebook_review(res, "nb", nb("커널이 자원 제한으로 종료되었습니다(LIMIT_MEMORY: the hand-in's memory ...)"))
+    assert res.manual == {} and "LIMIT_MEMORY" in res.incidents["nb"]
