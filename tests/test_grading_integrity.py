@@ -31,7 +31,9 @@ def _restore_grading():
 
 def test_grader_modules_are_read_only():
     for target, name in [(grading, "check_value"), (grading, "fresh"), (grading, "check_matmul"),
-                         (grading.answers_values, "_compare"), (grading.answers, "check_value"), (grading.kernels, "TOLERANCES"),
+                         (grading.answers_values, "_compare"), (grading.answers, "check_value"),
+                         (grading.answers_tables, "check_table"), (grading.answers_choices, "check_pairs"),
+                         (grading.answers_convert, "_plain"), (grading.kernels, "TOLERANCES"),
                          (grading.integrity, "fresh"), (grading._trusted, "guard")]:
         with pytest.raises(AttributeError, match="read-only"):
             setattr(target, name, lambda *a, **k: True)

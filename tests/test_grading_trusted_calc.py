@@ -96,12 +96,15 @@ def test_calculators_import_each_other_only_relatively():
                 assert not any(a.name.startswith("gemm_lab") for a in node.names), f"{path.name}: import gemm_lab"
 
 
-def test_fresh_loads_every_module_file_of_the_package():
+def test_fresh_loads_every_module_file_of_the_package_and_each_is_sealed():
     g = fresh()
     for path in GRADING_DIR.glob("*.py"):
         if path.stem != "__init__":
             name = f"gemm_lab.grading.{path.stem}"
             assert sys.modules[name] is getattr(g, path.stem), name
+    unsealed = [k for k, m in sys.modules.items()
+                if k.startswith("gemm_lab.grading") and not isinstance(m, g._seal.SealedModule)]
+    assert unsealed == [], f"modules that do not end with _seal.seal(__name__): {unsealed}"
 
 
 def test_load_package_orders_modules_by_their_imports(tmp_path):

@@ -57,3 +57,6 @@ def seal(module_name: str, public=(), module=None) -> None:
         bases = (SealedModule, current)
     cls = _SealedMeta("SealedModule", bases, ns)
     types.ModuleType.__setattr__(mod, "__class__", cls)
+
+
+seal(__name__)  # this module too: `g._seal.seal = ...` raises
