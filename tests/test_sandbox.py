@@ -431,6 +431,16 @@ def test_gpu_host_binds_only_the_nvidia_nodes(tmp_path, monkeypatch):
     assert "--dev-bind" not in cpu and "/sys" not in cpu and cpu_env["TRITON_INTERPRET"] == "1"
 
 
+@needs_bwrap
+def test_fallback_without_cgroup_caps_processes_per_uid_when_not_root(monkeypatch, tmp_path):
+    """No cgroup: a non-root grader's sandbox gets RLIMIT_NPROC = its uid's processes + the limit; root none."""
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    assert sandbox.make_plan(str(tmp_path), None, {"max_processes": 50})["init"]["nproc"] == 0
+    monkeypatch.setattr(os, "geteuid", lambda: 4242)  # a uid with no processes here
+    plan = sandbox.make_plan(str(tmp_path), None, {"max_processes": 50}, None, "no cgroup: test")
+    assert plan["init"]["nproc"] == 50 and plan["cgroup"] is None and plan["cgroup_note"] == "no cgroup: test"
+
+
 def test_limits_validate_their_arguments():
     with pytest.raises(ValueError, match="max_processes"):
         lim.Limits(max_processes=0)
