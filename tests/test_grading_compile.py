@@ -223,3 +223,15 @@ def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
 ''')
     assert kernel_static.unfinished(functions(mod, "add_kernel"))
     assert not kernel_static.unfinished(functions(load(tmp_path, ADD, "done"), "add_kernel"))
+
+
+def test_missing_compiler_tools_are_a_grader_problem_not_cached(monkeypatch):
+    def no_ptxas(*a, **k):
+        raise FileNotFoundError(2, "No such file or directory", "ptxas")
+
+    monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", "off")
+    monkeypatch.setattr(gcompile, "GRADER_RESULTS", {})
+    monkeypatch.setattr(gcompile, "compile_jit", no_ptxas)
+    with pytest.raises(AssertionError, match="채점 환경 문제로 sm_75\\(T4\\) 컴파일러를 실행하지 못했습니다"):
+        kernel_compile.check("matmul", f"env-{time.time_ns()}", lambda: None, {}, {})
+    assert gcompile.GRADER_RESULTS == {}

@@ -110,7 +110,9 @@ def compile_one(build, signature: dict, constexprs: dict, target: str) -> dict:
     except Exception as exc:  # noqa: BLE001 - every compiler failure is feedback
         err = _compile.first_error(exc)
         return {"ok": False, "kind": err["kind"], "message": err["message"], "line": err["line"],
-                "source": err["source"], "shared": None, "regs": None, "local": None, "mma": None}
+                "source": err["source"], "shared": None, "regs": None, "local": None, "mma": None,
+                # the compiler's tools (ptxas) could not be started: the grader's problem, not the kernel's
+                "environment": isinstance(exc, OSError)}
     res = _compile.resource_usage(art.cubin)
     return {"ok": True, "kind": "", "message": "", "line": None, "source": None, "shared": art.shared,
             "regs": res.get("regs"), "local": res.get("local"), "mma": art.summary()["mma"]}
@@ -183,6 +185,10 @@ def check(name: str, fingerprint: str, build, signature: dict, constexprs: dict)
             r = _disk_get(key)
             if r is None:
                 r = compile_one(make, signature, constexprs, target)
+                if r.get("environment"):  # never cached: the next run may have the tools
+                    raise REAL_ASSERTION_ERROR(
+                        f"❌ {name}: 채점 환경 문제로 {target}({gpu}) 컴파일러를 실행하지 못했습니다 "
+                        f"({r['kind']}: {r['message']}). 커널의 문제가 아닙니다: 강사에게 알리세요.")
                 _disk_put(key, r)
             memory[key] = r
         if not r["ok"]:
