@@ -99,6 +99,10 @@ def test_reads_of_notebook_names_are_reported_by_name(src, names):
     ("from gemm_lab import grading\ng = grading.fresh()\ng.check_value('a', grid, 1)", "imports gemm_lab.grading"),
     ("g = fresh()\ng.check_value('a', grid, 1)", "reads notebook names fresh"),
     ("from gemm_lab.grading import fresh\ng = fresh(\n", "cannot be parsed"),
+    ("from gemm_lab.grading import fresh\ng = fresh()\ng.check_value('a', grid, globals()['M'])", "uses globals()"),
+    ("from gemm_lab.grading import fresh\ng = fresh()\ng.check_value('a', grid, eval('M * 2'))", "uses eval()"),
+    ("import sys\nfrom gemm_lab.grading import fresh\ng = fresh()\n"
+     "g.check_value('a', grid, sys.modules['__main__'].M)", "names the '__main__' module"),
 ])
 def test_checker_not_from_fresh_is_reported(src, fragment):
     assert any(fragment in p for p in _problems(src)), _problems(src)

@@ -8,6 +8,8 @@ reads. ``audit_test_cell(source, answers)`` lists every way a cell breaks it:
   not a Python builtin and not one of ``answers`` (the names the student sets in solution cells);
 * a ``check_*`` call on anything but the object a ``fresh()`` call of this cell returned (or no such
   call at all), a ``fresh`` that is not imported from ``gemm_lab.grading`` in the cell;
+* ``globals()``, ``vars()``, ``locals()``, ``eval``, ``exec``, ``__import__``, ``get_ipython`` or the
+  ``'__main__'`` module, which reach notebook names by string;
 * an import from ``gemm_lab.calc`` or ``gemm_lab.grading`` other than ``fresh`` itself (``g.calc`` and
   ``g`` are the trusted copies; other ``gemm_lab`` modules such as ``compile`` have none and may be
   imported in the cell).
@@ -33,6 +35,8 @@ __all__ = ["audit_test_cell", "answer_names", "audit_notebook", "is_test_cell", 
 _BUILTINS = frozenset(dir(builtins))
 _FRESH_HOMES = ("gemm_lab.grading", "gemm_lab.grading.integrity")
 _BEGIN, _END = "### BEGIN SOLUTION", "### END SOLUTION"
+# builtins that read the notebook's namespace by name, out of the scope analysis' sight
+_DYNAMIC_NAMESPACE = frozenset({"globals", "vars", "locals", "eval", "exec", "get_ipython", "__import__"})
 # `from gemm_lab import calc` / `import gemm_lab.calc`: what g.calc and g itself replace
 _TRUSTED_PARENTS = ("gemm_lab.calc", "gemm_lab.grading")
 
@@ -273,6 +277,10 @@ def _checker_problems(tree: ast.Module) -> list[str]:
                 and dotted not in ("gemm_lab.grading.fresh", "gemm_lab.grading.integrity")
             ):
                 problems.append(f"uses {dotted} (take checks and expected values from g = fresh(), e.g. g.calc)")
+        if isinstance(node, ast.Name) and node.id in _DYNAMIC_NAMESPACE:
+            problems.append(f"uses {node.id}() (it reaches notebook names the audit cannot see)")
+        elif isinstance(node, ast.Constant) and node.value == "__main__":
+            problems.append("names the '__main__' module (the notebook's namespace)")
         if not isinstance(node, ast.Call):
             continue
         f = node.func
