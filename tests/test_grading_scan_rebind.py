@@ -109,6 +109,8 @@ def test_protected_argument_forms_and_errors():
     "get_ipython().run_line_magic('history', '-f out.py')",
     "from IPython.core.history import HistoryAccessor\nHistoryAccessor().search('*')",
     "import sqlite3\nsqlite3.connect('/root/.ipython/profile_default/history.sqlite')",
+    "import linecache\nprint([v for k, v in linecache.cache.items()])",
+    "from linecache import getlines",
 ])
 def test_reading_input_history_is_flagged(src):
     assert found(src, None, "INPUT_HISTORY"), scan_source(src)

@@ -15,8 +15,9 @@ Two findings, used by ``integrity.scan_source``:
 * ``INPUT_HISTORY``: the cell reads IPython's input/output history, where the source of hidden test
   cells that already ran is kept: ``In``, ``Out``, ``_ih``, ``_oh``, ``_i``/``_ii``/``_iii``,
   ``_i<N>``, ``_<N>``, ``%history`` (and the magics that replay or save history), ``history_manager``,
-  ``IPython.core.history``, the ``history.sqlite`` file. A name the cell binds itself is its own
-  variable, not history.
+  ``IPython.core.history``, the ``history.sqlite`` file, and ``linecache`` (it holds the text of
+  every cell that ran).
+  A name the cell binds itself is its own variable, not history.
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ HISTORY_NAMES = frozenset({"In", "Out", "_ih", "_oh", "_dh", "_i", "_ii", "_iii"
 _HISTORY_RE = re.compile(r"^_i?\d+$")
 _HISTORY_ATTRS = frozenset({"history_manager", "input_hist_parsed", "input_hist_raw", "output_hist",
                             "HistoryAccessor", "HistoryManager", "extract_hist_ranges"}) | HISTORY_NAMES
+# linecache holds the text of every cell that ran, hidden tests included (the masters use
+# inspect.getsource to show given code, so inspect is not on this list)
+_SOURCE_READERS = frozenset({"getlines", "getline", "updatecache", "checkcache"})
 _HISTORY_MAGICS = frozenset({"history", "hist", "recall", "rerun", "save", "macro", "pastebin", "notebook"})
 _MUTATORS = frozenset({
     "append", "extend", "insert", "remove", "pop", "popitem", "clear", "update", "setdefault", "sort",
@@ -328,7 +332,8 @@ class RebindScanner(ast.NodeVisitor):
             if allowed is not None and origin not in allowed and self._global_scope(name):
                 how = "import" if isinstance(node, ast.Import) else "from ... import"
                 self._flag("LOCKED_REBIND", node, f"{how} {origin} → {name}", name)
-            if origin.split(".")[:3] == ["IPython", "core", "history"] or origin.rsplit(".", 1)[-1] in _HISTORY_ATTRS:
+            if (origin.split(".")[:3] == ["IPython", "core", "history"] or origin.split(".")[0] == "linecache"
+                    or origin.rsplit(".", 1)[-1] in _HISTORY_ATTRS):
                 self._flag("INPUT_HISTORY", node, f"import {origin}")
 
     visit_ImportFrom = visit_Import
@@ -367,8 +372,11 @@ class RebindScanner(ast.NodeVisitor):
             self._flag("INPUT_HISTORY", node, node.id)
 
     def visit_Attribute(self, node):
+        root = _root_id(node)
         if node.attr in _HISTORY_ATTRS or _HISTORY_RE.match(node.attr):
             self._flag("INPUT_HISTORY", node, "…." + node.attr)
+        elif root == "linecache" and node.attr in _SOURCE_READERS | {"cache"}:
+            self._flag("INPUT_HISTORY", node, f"{root}.{node.attr}")
         self.generic_visit(node)
 
     def visit_Constant(self, node):
