@@ -105,9 +105,11 @@ def _output_text(out) -> str:
     return html.unescape(ANSI.sub("", flat))
 
 
-def leaks(out, secret: set[str]) -> bool:
+def leaks(out, secret: set[str], own_source: str = "") -> bool:
+    """True when ``out`` quotes a hidden-test line, or the markers (unless its own cell holds them)."""
     text = _output_text(out)
-    return BEGIN in text or END in text or any(s in text for s in secret)
+    markers = [m for m in (BEGIN, END) if m not in own_source]
+    return any(m in text for m in markers) or any(s in text for s in secret)
 
 
 def _redacted(out) -> dict:
@@ -137,7 +139,7 @@ def scrub_notebook(nb: dict, extra_paths: list[str] | None = None) -> tuple[dict
             elif out.get("output_type") == "stream":
                 text = out.get("text", "")
                 out["text"] = strip_paths("".join(text) if isinstance(text, list) else str(text), pairs)
-            if not test and leaks(out, secret):
+            if not test and leaks(out, secret, _src(cell)):
                 notes.append(f"cell {idx}: output quoting hidden tests redacted")
                 out = _redacted(out)
             elif test and leaks(out, secret):

@@ -364,6 +364,7 @@ def test_feedback_of_hostile_and_edited_handins_is_safe(tmp_path):
     probe_text = json.dumps(probe["outputs"], ensure_ascii=False)
     assert "IN" in probe_text and "tiles (hidden)" not in probe_text and "HIDDEN TESTS" not in probe_text
     assert sf.REDACTED_KO not in probe_text
+    assert list(results["leaky"].redacted) == []  # its own marker comment in its own traceback is no leak
     # the hook did copy a test cell: the output scan redacted it and said so
     assert any("redacted" in n for n in results["hooked"].redacted.get("01_counts", []))
     hooked = course.autograded / "hooked" / ASSIGNMENT / "01_counts.ipynb"
