@@ -117,6 +117,8 @@ elif runtime.on_gpu():
         softmax(xg)
     torch.cuda.synchronize()
     with_sync = (time.perf_counter() - t0) * 1e3 / 10
+    info = runtime.describe()
+    print(f"GPU: {info['device_name']}, compute capability {info['compute_capability']}")
     display(pd.DataFrame({"ms": [triton_first, launch_only, with_sync]},
                          index=["첫 호출 (컴파일/캐시 로드 포함)", "동기화 없이 잰 호출 1회",
                                 "synchronize까지 잰 1회"]).round(4))
