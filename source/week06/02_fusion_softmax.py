@@ -219,6 +219,8 @@ except ValueError as exc:
 # * `naive_elems` (`8MN + 4M`), `naive_elems_approx` (길이 `M` 벡터를 생략한 `8MN`), `fused_elems` (`2MN`)
 # * `naive_bytes`, `fused_bytes`: 총 이동 Byte (원소당 4 Byte, 전체 원소 수 기준)
 # * `naive_ms`, `fused_ms`: 가상 하드웨어에서의 메모리 시간(ms), `speedup`: 이론적 속도 향상 배수 (`naive_ms / fused_ms`)
+#
+# 실수 답은 **유효숫자 4자리 이상**으로 적으세요 (상대 오차 0.1% 안이면 정답; 계산 결과를 그대로 두어도 됩니다).
 
 # %% nbgrader={"grade": false, "grade_id": "ex1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 M, N = 4096, 1024

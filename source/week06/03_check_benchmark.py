@@ -270,6 +270,8 @@ if measured is not None:
 # * `gbps_fused`: 결합 커널의 실효 대역폭 (GB/s, 10⁹ Byte/s)
 # * `gbps_naive`: `naive_softmax`의 실효 대역폭 (GB/s)
 # * `naive_percent`: `gbps_naive`가 가상 HBM 대역폭(1 × 10¹² Byte/s)의 몇 %인지
+#
+# 답은 **유효숫자 4자리 이상**으로 적으세요 (상대 오차 0.1% 안이면 정답; 계산 결과를 그대로 두어도 됩니다).
 
 # %% nbgrader={"grade": false, "grade_id": "ex1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 # gbps_fused = ...
