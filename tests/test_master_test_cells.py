@@ -138,6 +138,10 @@ def test_audit_notebook_names_grade_id_and_uses_the_notebooks_answers():
     ]}
     assert audit_notebook(nb) == [("t_bad", [audit_test_cell(nb["cells"][2]["source"], {"grid"})[0]])]
     assert "M" in audit_notebook(nb)[0][1][0]
+    # a name a locked cell defines stays given even when an answer cell binds it too
+    nb["cells"].insert(0, {"cell_type": "code", "metadata": {"nbgrader": {"locked": True, "grade_id": "setup"}},
+                           "source": "grid = 0\n"})
+    assert [gid for gid, _ in audit_notebook(nb)] == ["t_ok", "t_bad"]
 
 
 def test_the_masters_are_found_and_have_test_cells():

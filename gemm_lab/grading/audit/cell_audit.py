@@ -17,7 +17,7 @@ reads. ``audit_test_cell(source, answers)`` lists every way a cell breaks it:
 ``answer_names(cells)`` collects the answer names of a notebook: names assigned or defined (not
 imported) at module level in cells nbgrader marks ``solution: true``, and between
 ``### BEGIN SOLUTION`` / ``### END SOLUTION`` in any code cell. ``audit_notebook(nb)`` applies both to
-a notebook (a dict / nbformat node with ``cells``). Messages are for the course's maintainers (English).
+a notebook (a name a locked cell also defines does not count as an answer there) (a dict / nbformat node with ``cells``). Messages are for the course's maintainers (English).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import symtable
 import textwrap
 
 from .. import _seal
+from .scan import locked_names
 
 __all__ = ["audit_test_cell", "answer_names", "audit_notebook", "is_test_cell", "is_solution_cell",
            "module_bindings", "notebook_reads"]
@@ -363,7 +364,8 @@ def answer_names(cells) -> set[str]:
 def audit_notebook(nb) -> list[tuple[str, list[str]]]:
     """``[(grade_id, problems), ...]`` for every test cell of a notebook that breaks the rule."""
     cells = nb.get("cells", []) if isinstance(nb, dict) else nb.cells
-    answers = answer_names(cells)
+    # a name a given (locked) cell also binds is not the student's alone: a test must not read it
+    answers = answer_names(cells) - set(locked_names(cells))
     out = []
     for i, cell in enumerate(cells):
         if is_test_cell(cell):
