@@ -124,7 +124,12 @@ def time_student(kernel, a, b, ref, torch_ms: dict) -> dict:
         if best is None or ms < best["ms"]:
             best = {"config": name, "ms": ms, "run": run}
     if best is None:
-        return {"status": "; ".join(errors) or "no config ran"}
+        reasons = []
+        for e in errors:  # the same reason for every config is said once
+            why = e.split(": ", 1)[1]
+            if why not in reasons:
+                reasons.append(why)
+        return {"status": "not timed: " + ("; ".join(reasons) or "no config ran")}
     ms_graph = bench.graph_bench_ms(best["run"])
     return {
         "status": "ok", "config": best["config"],
@@ -220,7 +225,7 @@ def main(argv=None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     csv_path = args.out / f"leaderboard_{args.assignment}.csv"
     with open(csv_path, "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
+        w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore", lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
     plot(rows, args.out / f"leaderboard_{args.assignment}.png")

@@ -51,3 +51,14 @@ def test_kernel_cell_is_found_by_grade_id(tmp_path):
     path = tmp_path / "01_pointer_blocks.ipynb"
     path.write_text(json.dumps(nb))
     assert leaderboard.kernel_cell(path).startswith("@triton.jit\ndef student_matmul_kernel")
+
+
+def test_demo_hand_ins_build_from_the_current_master(tmp_path):
+    from autograder import leaderboard_demo
+
+    assert leaderboard_demo.main([str(tmp_path)]) == 0
+    found = sorted(p.parent.name for p in tmp_path.glob("*/01_pointer_blocks.ipynb"))
+    assert found == sorted(leaderboard_demo.variants())
+    for name in found:  # every kernel cell reduces to its @triton.jit definition
+        src = leaderboard.kernel_cell(tmp_path / name / "01_pointer_blocks.ipynb")
+        assert leaderboard.safe_source(src).startswith("@triton.jit\ndef student_matmul_kernel(")

@@ -1,0 +1,86 @@
+"""Demo hand-ins for the leaderboard (what produced ``results/leaderboard_week07_demo.csv`` on an H200).
+
+    python autograder/leaderboard_demo.py [OUT]        # default autograder/work/leaderboard_demo
+    python autograder/leaderboard.py --hand-ins autograder/work/leaderboard_demo --out results
+
+Each ``OUT/<name>/01_pointer_blocks.ipynb`` is the release notebook with its ``student_kernel`` cell
+replaced: the master's solution, two edits of it (FP16 accumulator; row/column masks instead of ``% M``,
+``% N``), two interpreter-only kernels of ``autograder/bad_kernels.py`` and the untouched release stub.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import sys
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from autograder import bad_kernels  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+MASTER = ROOT / "source" / "week07" / "01_pointer_blocks.py"
+RELEASE = ROOT / "release" / "week07" / "01_pointer_blocks.ipynb"
+
+
+def master_kernel() -> str:
+    text = MASTER.read_text(encoding="utf-8")
+    heads = re.findall(r"^# %%.*$", text, flags=re.M)
+    bodies = re.split(r"^# %%.*$", text, flags=re.M)[1:]
+    for head, body in zip(heads, bodies, strict=True):
+        if '"grade_id": "student_kernel"' in head:
+            return body.strip("\n") + "\n"
+    raise KeyError("student_kernel")
+
+
+def _edit(src: str, *pairs) -> str:
+    for old, new in pairs:
+        if old not in src:
+            raise ValueError(f"the master's kernel no longer contains {old!r}")
+        src = src.replace(old, new)
+    return src
+
+
+def variants() -> dict[str, str | None]:
+    """name -> kernel cell source (None: the release stub as it is)."""
+    m = master_kernel()
+    return {
+        "master_solution": m,
+        "masked_rows_no_modulo": _edit(
+            m, (") % M", ")"), (") % N", ")"),
+            ("a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)",
+             "a = tl.load(a_ptrs, mask=(offs_am[:, None] < M) & (offs_k[None, :] < K - k * BLOCK_SIZE_K), other=0.0)"),
+            ("b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)",
+             "b = tl.load(b_ptrs, mask=(offs_k[:, None] < K - k * BLOCK_SIZE_K) & (offs_bn[None, :] < N), other=0.0)")),
+        "fp16_accumulator": _edit(
+            m, ("dtype=tl.float32)", "dtype=tl.float16)"),
+            ("accumulator = tl.dot(a, b, accumulator)", "accumulator += tl.dot(a, b, out_dtype=tl.float16)")),
+        "block_k_8": bad_kernels.by_name("matmul_block_k_8")["source"],
+        "while_break": bad_kernels.by_name("matmul_while_break")["source"],
+        "release_stub": None,
+    }
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    out = Path(argv[0]) if argv else ROOT / "autograder" / "work" / "leaderboard_demo"
+    release = json.loads(RELEASE.read_text(encoding="utf-8"))
+    for name, src in variants().items():
+        nb = copy.deepcopy(release)
+        if src is not None:
+            cells = [c for c in nb["cells"]
+                     if (c.get("metadata", {}).get("nbgrader", {}) or {}).get("grade_id") == "student_kernel"]
+            if len(cells) != 1:
+                raise ValueError("the release notebook must have exactly one student_kernel cell")
+            cells[0]["source"] = src
+        (out / name).mkdir(parents=True, exist_ok=True)
+        (out / name / "01_pointer_blocks.ipynb").write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
+    print(f"wrote {len(variants())} hand-ins under {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
