@@ -21,7 +21,7 @@ never from the notebook. ``tests/test_master_test_cells.py`` enforces this on ev
     g.check_value("grid", grid, g.calc.tile_grid(500, 600, 300, 128, 128, 64).grid,
                   hint="num_pid_m × num_pid_n", reveal=True)      # visible test: may show the answer
     # ...and, inside nbgrader's hidden-tests markers:
-    g.check_matmul(matmul, hidden=True)                            # hidden shapes, poisoned margins
+    g.check_matmul(student_matmul_kernel, hidden=True)    # the @triton.jit kernel; hidden shapes, poisoned margins
 
 ``reveal=False`` (the default) never prints the expected value: use it in hidden tests; visible tests,
 whose source the student reads anyway, may pass ``reveal=True``. ``integrity.scan_source(code)`` lists
