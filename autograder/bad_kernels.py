@@ -187,6 +187,23 @@ def softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_stride, i
                  num / tl.sum(num, axis=0), mask=m)
         break
 '''),
+    _entry("softmax_dict_for_short_rows", "softmax", "compile",
+           "a dict only in a branch taken for BLOCK_SIZE == 16 (rows of 9 to 16 columns): the compiler compiles "
+           "the branch a constexpr takes, so only the launch with BLOCK_SIZE=16 fails", "AST node type: Dict",
+           '''@triton.jit
+def softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_stride, input_col_stride,
+                   output_col_stride, n_rows, n_cols, BLOCK_SIZE: tl.constexpr):
+    row_idx = tl.program_id(0)
+    offs = tl.arange(0, BLOCK_SIZE)
+    keep = offs < n_cols
+    x = tl.load(input_ptr + row_idx * input_row_stride + offs * input_col_stride, mask=keep, other=-float("inf"))
+    if BLOCK_SIZE == 16:
+        parts = {"max": tl.max(x, axis=0)}
+        e = tl.exp(x - parts["max"])
+    else:
+        e = tl.exp(x - tl.max(x, axis=0))
+    tl.store(output_ptr + row_idx * output_row_stride + offs * output_col_stride, e / tl.sum(e, axis=0), mask=keep)
+'''),
     _entry("persistent_python_range_helper", "persistent", "compile",
            "the tile loop's range comes from a plain Python function", "Unsupported function referenced",
            '''def my_tiles(pid, num_tiles, step):

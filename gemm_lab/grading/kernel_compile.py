@@ -3,8 +3,8 @@
 The interpreter (``TRITON_INTERPRET=1``) runs kernels the compiler refuses (``tl.dot`` on blocks smaller
 than 16, Python dicts, lambdas, ``break``, f-strings of tensors, calls of plain Python functions, ...): such a
 kernel would pass on a CPU and fail on a Colab T4. ``check(...)`` compiles the kernel, rebuilt with the
-grader's trusted globals, for every target in ``TARGETS`` with the signature and constexprs of the grader's
-trusted launcher, and either raises the genuine AssertionError with Korean feedback (target, the compiler's
+grader's trusted globals, for every target in ``TARGETS`` with the signature and every constexpr set of the
+grader's trusted launcher, and either raises the genuine AssertionError with Korean feedback (target, the compiler's
 first error line, the kernel line) or returns the per-target facts for the ✅ line: shared memory against
 that GPU's limit, registers and local-memory (spill) bytes of the CUBIN (``cuobjdump -res-usage``), and
 whether tensor cores are used (``mma.sync`` / ``wgmma`` in the PTX).
@@ -165,11 +165,14 @@ def report_line(results: list) -> str:
     return "컴파일 " + " · ".join(parts)
 
 
-def check(name: str, fingerprint: str, build, signature: dict, constexprs: dict) -> str:
-    """Compile for every target (cached); raise Korean feedback on the first failure, else return the
-    report line. ``build()`` makes the JITFunction; it is only called on a cache miss."""
+def check(name: str, fingerprint: str, build, signature: dict, constexpr_sets) -> str:
+    """Compile for every target and every constexpr set the launcher uses (cached); raise Korean feedback on
+    the first failure, else return the report line of the last (largest) set. ``build()`` makes the
+    JITFunction; it is only called on a cache miss. (The compiler compiles only the branches a constexpr
+    set takes, so each set the interpreter will run is compiled.)"""
+    if _TYPE(constexpr_sets) is _TYPE_DICT:
+        constexpr_sets = [constexpr_sets]
     memory = _memory()
-    results = []
     built = []
 
     def make():
@@ -177,28 +180,34 @@ def check(name: str, fingerprint: str, build, signature: dict, constexprs: dict)
             built.append(build())
         return built[0]
 
-    for tgt in TARGETS:
-        target, dev, gpu = tgt
-        key = _key(fingerprint, signature, constexprs, target)
-        r = memory.get(key)
-        if not _valid(r):
-            r = _disk_get(key)
-            if r is None:
-                r = compile_one(make, signature, constexprs, target)
-                if r.get("environment"):  # never cached: the next run may have the tools
-                    raise REAL_ASSERTION_ERROR(
-                        f"❌ {name}: 채점 환경 문제로 {target}({gpu}) 컴파일러를 실행하지 못했습니다 "
-                        f"({r['kind']}: {r['message']}). 커널의 문제가 아닙니다: 강사에게 알리세요.")
-                _disk_put(key, r)
-            memory[key] = r
-        if not r["ok"]:
-            raise REAL_ASSERTION_ERROR(_fail_text(name, target, gpu, r))
-        limit = _limit(dev)
-        if r["shared"] > limit:
-            raise REAL_ASSERTION_ERROR(
-                f"❌ {name}: {target}({gpu})에서 공유 메모리 {_kib(r['shared'])}가 한도 {_kib(limit)}를 넘습니다: "
-                "그 GPU에서는 OutOfResources로 실행되지 않습니다. 블록 크기나 단계 수를 줄이세요.")
-        results.append((tgt, limit, r))
+    results = []
+    for constexprs in constexpr_sets:
+        which = ""
+        if len(constexpr_sets) > 1:
+            which = " (" + ", ".join(f"{k}={v}" for k, v in constexprs.items()) + "일 때)"
+        results = []
+        for tgt in TARGETS:
+            target, dev, gpu = tgt
+            key = _key(fingerprint, signature, constexprs, target)
+            r = memory.get(key)
+            if not _valid(r):
+                r = _disk_get(key)
+                if r is None:
+                    r = compile_one(make, signature, constexprs, target)
+                    if r.get("environment"):  # never cached: the next run may have the tools
+                        raise REAL_ASSERTION_ERROR(
+                            f"❌ {name}: 채점 환경 문제로 {target}({gpu}) 컴파일러를 실행하지 못했습니다 "
+                            f"({r['kind']}: {r['message']}). 커널의 문제가 아닙니다: 강사에게 알리세요.")
+                    _disk_put(key, r)
+                memory[key] = r
+            if not r["ok"]:
+                raise REAL_ASSERTION_ERROR(_fail_text(name + which, target, gpu, r))
+            limit = _limit(dev)
+            if r["shared"] > limit:
+                raise REAL_ASSERTION_ERROR(
+                    f"❌ {name}{which}: {target}({gpu})에서 공유 메모리 {_kib(r['shared'])}가 한도 {_kib(limit)}를 "
+                    "넘습니다: 그 GPU에서는 OutOfResources로 실행되지 않습니다. 블록 크기나 단계 수를 줄이세요.")
+            results.append((tgt, limit, r))
     return report_line(results)
 
 

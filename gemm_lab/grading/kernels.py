@@ -236,10 +236,10 @@ def _check(exercise, kernel_obj, cases, extras, seed, dtype, name, hint, after_f
         raise REAL_ASSERTION_ERROR(f"❌ {name}: {kernel_static.describe(found, py.__name__)}")
     ex = launchers.EXERCISES[exercise]
     all_extras = [e for case in cases for e in extras(case)]
-    constexprs = ex["constexprs"](cases, [e[0] for e in all_extras if e])
+    constexpr_sets = ex["constexprs"](cases, [e[0] for e in all_extras if e])
     sig = launchers.signature(exercise, arg_names, dtype)
     compiled = kernel_compile.check(name, launchers.fingerprint(py, exercise),
-                                    lambda: launchers.rebuild(py, exercise, "compile"), sig, constexprs)
+                                    lambda: launchers.rebuild(py, exercise, "compile"), sig, constexpr_sets)
     runner = launchers.rebuild(py, exercise, "run")
     launch_copy = ex["launch"]
     after = after_factory() if after_factory is not None else None

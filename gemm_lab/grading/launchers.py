@@ -12,7 +12,9 @@ modules, helpers the notebook gives in locked cells bound to the grader's copies
 @jit helpers rebuilt the same way. ``mode="run"`` gives what the current runtime launches (interpreter
 function under ``TRITON_INTERPRET=1``, JITFunction on a GPU), ``mode="compile"`` a JITFunction for
 cross-compiling. ``EXERCISES[...]["launch"]`` are the locked launchers' copies (same arguments, grid and
-constexprs as the masters' cells), ``signature``/``constexprs`` what they make Triton compile.
+constexprs as the masters' cells); ``signature`` and ``EXERCISES[...]["constexprs"](cases, extras)`` (every
+distinct set of constexpr values the launcher passes in a check, smallest first) are what they make Triton
+compile.
 """
 
 from __future__ import annotations
@@ -81,7 +83,7 @@ EXERCISES = {
         "params": ("x_ptr", "y_ptr", "output_ptr", "n_elements", "BLOCK_SIZE"),
         "pointers": ("x_ptr", "y_ptr", "output_ptr"), "int_pointers": (),
         "launch": _launch_vector_add,
-        "constexprs": lambda cases, extras: {"BLOCK_SIZE": 128},
+        "constexprs": lambda cases, extras: [{"BLOCK_SIZE": 128}],
     },
     "softmax": {
         "kernel": "softmax_kernel", "check": "check_softmax", "notebook": "week06/02_fusion_softmax",
@@ -89,16 +91,15 @@ EXERCISES = {
                    "output_col_stride", "n_rows", "n_cols", "BLOCK_SIZE"),
         "pointers": ("output_ptr", "input_ptr"), "int_pointers": (),
         "launch": _launch_softmax,
-        # the widest row the check launches: the largest block (registers) of this check
-        "constexprs": lambda cases, extras: {
-            "BLOCK_SIZE": max(_next_pow2(c["inputs"][0].shape[1]) for c in cases)},
+        "constexprs": lambda cases, extras: [
+            {"BLOCK_SIZE": b} for b in sorted({_next_pow2(c["inputs"][0].shape[1]) for c in cases})],
     },
     "matmul": {
         "kernel": "student_matmul_kernel", "check": "check_matmul", "notebook": "week07/01_pointer_blocks",
         "params": ("a_ptr", "b_ptr", "c_ptr") + _MM_INTS + ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K"),
         "pointers": ("a_ptr", "b_ptr", "c_ptr"), "int_pointers": (),
         "launch": _launch_matmul,
-        "constexprs": lambda cases, extras: {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 16, "BLOCK_SIZE_K": 16},
+        "constexprs": lambda cases, extras: [{"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 16, "BLOCK_SIZE_K": 16}],
     },
     "persistent": {
         "kernel": "student_persistent_kernel", "check": "check_persistent", "notebook": "week07/06_persistent_loop",
@@ -106,9 +107,8 @@ EXERCISES = {
         + ("NUM_PROGRAMS", "BLOCK_M", "BLOCK_N", "BLOCK_K"),
         "pointers": ("a_ptr", "b_ptr", "c_ptr"), "int_pointers": ("visits_ptr", "owner_ptr"),
         "launch": _launch_persistent,
-        # NUM_PROGRAMS is a constexpr: compile the largest program count the check launches
-        "constexprs": lambda cases, extras: {"NUM_PROGRAMS": max(extras), "BLOCK_M": 32, "BLOCK_N": 32,
-                                             "BLOCK_K": 32},
+        "constexprs": lambda cases, extras: [
+            {"NUM_PROGRAMS": p, "BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32} for p in sorted(set(extras))],
     },
 }
 _CONSTEXPR_PARAMS = {
