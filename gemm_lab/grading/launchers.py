@@ -220,7 +220,10 @@ def _real_module(mod):
 
     name = mod.__name__ if _TYPE(mod.__name__) is "".__class__ else ""
     if name == "triton" or name.startswith("triton."):
-        return importlib.import_module(name)
+        try:
+            return importlib.import_module(name)
+        except ImportError:  # a module object that only calls itself triton.*: left as is, the compiler decides
+            return mod
     return mod
 
 
@@ -296,8 +299,8 @@ def fingerprint(py, exercise: str) -> str:
             if n not in glob:
                 continue
             val = glob[n]
-            if n in helpers:
-                parts.append(f"{n}=given")
+            if n in helpers:  # the grader's copy: its own source is part of what compiles
+                parts.append(f"{n}=given:{_source(helpers[n].fn)}")
             elif _is_jit(val):
                 parts.append(f"{n}=jit:{val.fn.__name__}")
             elif _TYPE(val) is types.ModuleType:
