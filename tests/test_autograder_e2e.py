@@ -22,6 +22,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
 
 from autograder import grade as grade_mod  # noqa: E402
 from autograder import sandbox  # noqa: E402
@@ -77,6 +78,10 @@ def test_samples_graded_as_expected_and_contained(tmp_path):
         if _tree_digest(demo.source, demo.release, demo.submitted) != state["digest"]:
             problems.append("source/, release/ or a hand-in changed during grading")
         ev = _evidence(read_notebook(demo.autograded / "snoop" / ASSIGNMENT / "01_counts.ipynb"))
+        # the public gemm_lab package is readable by design (students install it); its sources may
+        # name the nbgrader markers (gemm_lab/grading/audit parses them): not a leak
+        ev["hidden_tests_seen"] = [p for p in ev["hidden_tests_seen"]
+                                   if not ("/gemm_lab/" in p and p.endswith(".py"))]
         for key in ("read", "wrote", "net", "hidden_tests_seen"):
             if ev[key]:
                 problems.append(f"snoop reached {key}: {ev[key]}")
@@ -115,6 +120,7 @@ def test_samples_graded_as_expected_and_contained(tmp_path):
             problems.append("no HTML feedback for full_marks")
         elif "HIDDEN TESTS" in html.read_text(encoding="utf-8") or "tiles (hidden)" in html.read_text(encoding="utf-8"):
             problems.append("the feedback shows the hidden tests")
+        problems += _feedback_leaks(demo)
         # merging twice (a re-run) must not change the result
         problems += compare_with_expected(demo, ASSIGNMENT, samples)
         return problems
@@ -124,6 +130,27 @@ def test_samples_graded_as_expected_and_contained(tmp_path):
                    hooks={"before_grading": before, "after_grading": after})
     print(f"end-to-end: {time.monotonic() - t0:.0f}s")
     assert bad == []
+
+
+def _feedback_leaks(demo: Course) -> list[str]:
+    """Every feedback page of every sample: no hidden-test source line, no instructor path, nothing active."""
+    from test_feedback_safety import active
+
+    from autograder.safe_feedback import hidden_lines
+
+    secret = set()
+    for master in (demo.source / ASSIGNMENT).glob("*.ipynb"):
+        secret |= hidden_lines(read_notebook(master))
+    assert secret, "the fixture has hidden tests"
+    paths = [str(ROOT), str(demo.root), sys.prefix, "/tmp/glrt-"]
+    pages = sorted(demo.feedback.glob(f"*/{ASSIGNMENT}/*.html"))
+    problems = [] if len(pages) >= len(list(demo.submitted.iterdir())) else [f"only {len(pages)} feedback pages"]
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        found = [s for s in secret if s in text] + [p for p in paths if p in text] + active(text)
+        if found:
+            problems.append(f"feedback {page.relative_to(demo.feedback)} shows {found[:3]}")
+    return problems
 
 
 @pytest.mark.slow
