@@ -119,7 +119,7 @@ def compile_one(build, signature: dict, constexprs: dict, target: str) -> dict:
 
 
 def _limit(device_key: str) -> int:
-    from gemm_lab.calc import devices
+    from .calc import devices  # the grader's sealed copy of gemm_lab.calc (a notebook cannot patch it)
 
     return int(devices.get_device(device_key).smem_per_block_optin)
 
