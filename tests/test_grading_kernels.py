@@ -338,3 +338,9 @@ def test_bad_kernel_is_rejected_with_its_message(tmp_path, name):
     assert e["message"] in msg, msg
     if e["kind"] == "compile":
         assert "컴파일되지 않습니다" in msg and "sm_75(T4)" in msg and "Traceback" not in msg
+
+
+def test_missing_constexpr_annotation_is_compiled_as_a_runtime_int(tmp_path):
+    src = edited("vector_add", ("BLOCK_SIZE: tl.constexpr,", "BLOCK_SIZE,"))
+    msg = rejects(check_vector_add, kernel(tmp_path, "vector_add", src))
+    assert "arange's arguments must be of type tl.constexpr" in msg and "BLOCK_SIZE: tl.constexpr" in msg

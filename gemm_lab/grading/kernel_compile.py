@@ -133,6 +133,8 @@ _HINTS = (
                              "정확히 주세요."),
     ("AST node type", "이 Python 문법은 @triton.jit 안에서 쓸 수 없습니다."),
     ("f-string", "print/f-string에는 constexpr 값만 넣을 수 있습니다: 텐서 값은 tl.device_print로 출력하세요."),
+    ("tl.constexpr", "블록 크기 같은 메타파라미터는 커널 인자에 `: tl.constexpr` 표시가 있어야 컴파일 시점 상수가 "
+                     "됩니다 (예: BLOCK_SIZE: tl.constexpr)."),
     ("Unsupported function referenced", "커널 안에서는 tl.* 함수와 다른 @triton.jit 함수만 부를 수 있습니다 "
                                         "(일반 Python 함수·torch·math 함수는 안 됩니다)."),
 )

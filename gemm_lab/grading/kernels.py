@@ -237,7 +237,10 @@ def _check(exercise, kernel_obj, cases, extras, seed, dtype, name, hint, after_f
     ex = launchers.EXERCISES[exercise]
     all_extras = [e for case in cases for e in extras(case)]
     constexpr_sets = ex["constexprs"](cases, [e[0] for e in all_extras if e])
-    sig = launchers.signature(exercise, arg_names, dtype)
+    runtime_ints = launchers.runtime_params(py, exercise)
+    if runtime_ints:  # compiled as Triton compiles them on a GPU: plain i32 arguments
+        constexpr_sets = [{k: v for k, v in c.items() if k not in runtime_ints} for c in constexpr_sets[-1:]]
+    sig = launchers.signature(exercise, arg_names, dtype, runtime_ints)
     compiled = kernel_compile.check(name, launchers.fingerprint(py, exercise),
                                     lambda: launchers.rebuild(py, exercise, "compile"), sig, constexpr_sets)
     runner = launchers.rebuild(py, exercise, "run")

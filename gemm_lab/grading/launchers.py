@@ -24,7 +24,8 @@ import types
 from . import _seal, given_kernels
 from .feedback import REAL_ASSERTION_ERROR
 
-__all__ = ["EXERCISES", "genuine", "rebuild", "fingerprint", "student_functions", "check_arguments"]
+__all__ = ["EXERCISES", "genuine", "rebuild", "fingerprint", "student_functions", "check_arguments",
+           "signature", "runtime_params"]
 
 _TYPE = (0).__class__.__class__
 
@@ -119,12 +120,27 @@ _CONSTEXPR_PARAMS = {
 _SHORT = {"float16": "fp16", "float32": "fp32", "bfloat16": "bf16"}
 
 
-def signature(exercise: str, arg_names, dtype_name: str) -> dict:
-    """Triton signature (student's argument name -> type) of what the trusted launcher passes."""
+def runtime_params(py, exercise: str) -> tuple:
+    """The launcher's constexpr keywords that the student's kernel does not annotate ``tl.constexpr``: Triton
+    then compiles them as runtime integers (and e.g. ``tl.arange(0, BLOCK_SIZE)`` fails), so the compile
+    check must too."""
+    ann = py.__annotations__
+    out = []
+    for name in _CONSTEXPR_PARAMS[exercise]:
+        a = ann.get(name)
+        text = a if _TYPE(a) is "".__class__ else _TYPE(a).__name__ if a is not None else ""
+        if "constexpr" not in text:
+            out.append(name)
+    return tuple(out)
+
+
+def signature(exercise: str, arg_names, dtype_name: str, runtime=()) -> dict:
+    """Triton signature (student's argument name -> type) of what the trusted launcher passes; ``runtime``:
+    constexpr keywords the kernel takes as plain integers (see ``runtime_params``)."""
     ex = EXERCISES[exercise]
     out = {}
     for expected, actual in zip(ex["params"], arg_names, strict=True):
-        if expected in _CONSTEXPR_PARAMS[exercise]:
+        if expected in _CONSTEXPR_PARAMS[exercise] and expected not in runtime:
             continue
         if expected in ex["pointers"]:
             out[actual] = "*" + _SHORT[dtype_name]
