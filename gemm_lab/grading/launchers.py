@@ -128,7 +128,12 @@ def runtime_params(py, exercise: str) -> tuple:
     out = []
     for name in _CONSTEXPR_PARAMS[exercise]:
         a = ann.get(name)
-        text = a if _TYPE(a) is "".__class__ else _TYPE(a).__name__ if a is not None else ""
+        if a is None:
+            text = ""
+        elif _TYPE(a) is "".__class__:  # postponed annotations: "tl.constexpr"
+            text = a
+        else:  # the class tl.constexpr itself, or an instance of it
+            text = getattr(a, "__name__", "") if _TYPE(a) is _TYPE else _TYPE(a).__name__
         if "constexpr" not in text:
             out.append(name)
     return tuple(out)
