@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,3 +64,25 @@ def test_importing_calc_does_not_import_torch_or_triton():
     code = ("import gemm_lab.calc, sys; "
             "assert 'torch' not in sys.modules and 'triton' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_results_come_from_local_folders_and_the_network_only_when_asked(tmp_path, monkeypatch):
+    import gemm_lab
+    from gemm_lab import results
+
+    (tmp_path / "mine.csv").write_text("a,b\n1,2\n")
+    monkeypatch.setenv(results.ENV, str(tmp_path))
+    assert results.results_dir() == tmp_path
+    assert results.load_csv("mine.csv").to_dict("records") == [{"a": 1, "b": 2}]
+    fetched = []
+    monkeypatch.setattr(results, "_fetch", lambda name: fetched.append(name))
+    assert results.path("matmul.csv") is not None and fetched == []  # the clone's results/
+    assert results.path("no_such_file.csv") is None and fetched == []
+    results.path("no_such_file.csv", download=True)
+    results.path("matmul.csv", refresh=True)
+    assert fetched == ["no_such_file.csv", "matmul.csv"]
+    assert results.refresh_url("x.csv") == (gemm_lab.COURSE_URL.replace("github.com", "raw.githubusercontent.com")
+                                            + f"/{gemm_lab.COURSE_REF}/results/x.csv")
+    for bad in ("", "/etc/passwd", "../x.csv", None):
+        with pytest.raises(ValueError, match="name"):
+            results.path(bad)

@@ -106,13 +106,18 @@ import importlib.util
 import subprocess
 import sys
 
-if importlib.util.find_spec("gemm_lab") is None:
+
+def _installed(name):  # looks for the package without importing it (runtime must load before triton)
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+if not _installed("gemm_lab"):
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "{requirement}"])
     importlib.invalidate_caches()
-_missing = []
-for _name in ("gemm_lab", "torch", "triton"):  # find_spec, not import: runtime must load triton first
-    if importlib.util.find_spec(_name) is None:  # (it decides TRITON_INTERPRET before triton is imported)
-        _missing.append(_name)
+_missing = [name for name in ("gemm_lab", "torch", "triton") if not _installed(name)]
 if _missing:
     print("설치되지 않은 패키지: " + ", ".join(_missing) + " — 설치한 뒤 커널을 다시 시작하세요 (README 참고).")
 else:
