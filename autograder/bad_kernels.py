@@ -7,7 +7,8 @@ solution cell ``cell`` of ``notebook`` (the kernel keeps the exercise's name and
 ``kind``:
 
 * ``"compile"`` — runs correctly under ``TRITON_INTERPRET=1`` (``interpreter_ok``) but triton 3.7.1's
-  compiler refuses it for sm_75/sm_80/sm_90 (``reason``: why). Before issue 11 such a kernel got full marks
+  compiler refuses it for sm_75/sm_80/sm_90 (``reason``: why), or never finishes compiling it
+  (``compiler_hangs``: recursion, which the grader refuses statically). Before issue 11 such a kernel got full marks
   on a CPU and failed on a Colab T4.
 * ``"unmasked"`` — right answer in the interpreter (the out-of-bounds lanes are read but never stored), but
   a ``tl.load`` of a pointer block has no mask: on a GPU it reads out of bounds. Caught statically.
@@ -75,11 +76,12 @@ _CALL_TILE = '''compute_tile(tile_id, a_ptr, b_ptr, c_ptr, visits_ptr, owner_ptr
 
 
 def _entry(name, exercise, kind, reason, message, source, *, interpreter_ok=True, added_cell=None,
-           added_after=None, tests_lost=None):
+           added_after=None, tests_lost=None, compiler_hangs=False):
     nb = _NB[exercise]
     return {
         "name": name, "exercise": exercise, "notebook": nb, "cell": _CELL[exercise], "kind": kind,
         "reason": reason, "message": message, "source": source, "interpreter_ok": interpreter_ok,
+        "compiler_hangs": compiler_hangs,
         "added_cell": added_cell, "added_after": added_after,
         "tests_lost": tuple(tests_lost if tests_lost is not None else
                             [g for g in NOTEBOOK_TESTS[nb] if g != "every_tile_once_by_its_program"]),
@@ -160,6 +162,25 @@ def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     y = tl.load(y_ptr + offsets, mask=mask)
     tl.store(output_ptr + offsets, combine(x, y), mask=mask)
 '''),
+    _entry("vector_add_recursive_helper", "vector_add", "compile",
+           "a recursive @triton.jit helper: the interpreter runs it, triton 3.7.1's compiler never finishes "
+           "(killed after 60 s for sm_80); the grader refuses recursion statically before compiling",
+           "재귀 호출", '''@triton.jit
+def add_times(x, y, times):
+    if times == 0:
+        return x
+    return add_times(x + y, y, times - 1)
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + offsets, mask=mask)
+    tl.store(output_ptr + offsets, add_times(x, y, n_elements - n_elements + 1), mask=mask)
+''', compiler_hangs=True),
     _entry("softmax_lambda", "softmax", "compile",
            "a lambda inside @triton.jit", "AST node type: Lambda", '''@triton.jit
 def softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_stride, input_col_stride,

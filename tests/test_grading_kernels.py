@@ -324,7 +324,7 @@ def test_bad_kernel_is_rejected_with_its_message(tmp_path, name):
     k = getattr(mod, MASTERS[e["exercise"]][2])
     if e["interpreter_ok"] and runtime.INTERPRET:  # what the CPU grader used to see: a right answer
         assert _interpreter_answer_is_right(e["exercise"], k), name
-    if e["kind"] == "compile":  # and what triton's compiler says, straight (no grader cache)
+    if e["kind"] == "compile" and not e["compiler_hangs"]:  # what triton's compiler says, straight (no cache)
         py = launchers.genuine(k, e["exercise"], name)
         ex = e["exercise"]
         dtype = "float16" if ex in ("matmul", "persistent") else "float32"
@@ -337,7 +337,8 @@ def test_bad_kernel_is_rejected_with_its_message(tmp_path, name):
     msg = rejects(CHECKS[e["exercise"]], k, hidden=True, **kw)
     assert e["message"] in msg, msg
     if e["kind"] == "compile":
-        assert "컴파일되지 않습니다" in msg and "sm_75(T4)" in msg and "Traceback" not in msg
+        assert "컴파일되지 않습니다" in msg and "Traceback" not in msg
+        assert e["compiler_hangs"] or "sm_75(T4)" in msg
 
 
 def test_missing_constexpr_annotation_is_compiled_as_a_runtime_int(tmp_path):

@@ -231,6 +231,11 @@ def _check(exercise, kernel_obj, cases, extras, seed, dtype, name, hint, after_f
     if kernel_static.unfinished(functions):
         raise REAL_ASSERTION_ERROR(f"❌ {name}: 아직 구현하지 않았습니다 (NotImplementedError). 커널의 TODO를 "
                                    "채우세요.")
+    cycle = kernel_static.recursion(functions)
+    if cycle:
+        raise REAL_ASSERTION_ERROR(
+            f"❌ {name}: @triton.jit 함수의 재귀 호출({' → '.join(cycle)})은 GPU용으로 컴파일되지 않습니다 "
+            "(Triton 컴파일러가 끝나지 않습니다; 해석기만 실행합니다). 반복문(for ... in range)으로 바꾸세요.")
     found = kernel_static.unmasked_loads(functions)
     if found:
         raise REAL_ASSERTION_ERROR(f"❌ {name}: {kernel_static.describe(found, py.__name__)}")

@@ -260,6 +260,13 @@ def rebuild(py, exercise: str, mode: str, _memo=None):
         return memo[id(py)]
     helpers = _given_helpers(exercise)
     glob = {"__builtins__": builtins}
+    new = types.FunctionType(py.__code__, glob, py.__name__, py.__defaults__, py.__closure__)
+    new.__module__, new.__qualname__, new.__doc__ = py.__module__, py.__qualname__, py.__doc__
+    new.__kwdefaults__ = py.__kwdefaults__
+    new.__annotations__ = dict(py.__annotations__)
+    use_interp = mode == "run" and runtime.INTERPRET and interp is not None
+    out = interp(new) if use_interp else jit(new)
+    memo[id(py)] = out  # before the globals are filled: a helper that calls back finds it
     source = py.__globals__
     for n in _referenced(py.__code__):
         if n not in source:
@@ -276,13 +283,6 @@ def rebuild(py, exercise: str, mode: str, _memo=None):
         elif _TYPE(val) is types.ModuleType:
             val = _real_module(val)
         glob[n] = val
-    new = types.FunctionType(py.__code__, glob, py.__name__, py.__defaults__, py.__closure__)
-    new.__module__, new.__qualname__, new.__doc__ = py.__module__, py.__qualname__, py.__doc__
-    new.__kwdefaults__ = py.__kwdefaults__
-    new.__annotations__ = dict(py.__annotations__)
-    use_interp = mode == "run" and runtime.INTERPRET and interp is not None
-    out = interp(new) if use_interp else jit(new)
-    memo[id(py)] = out
     return out
 
 
