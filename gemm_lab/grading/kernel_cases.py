@@ -344,8 +344,6 @@ def matmul_cases(hidden, noncontiguous=True, extra_shapes=(), aligned=False) -> 
     return [_mm_case(M, N, K, la, lb, lc) for (M, N, K), (la, lb, lc) in _align(specs, aligned)]
 
 
-_matmul_cases = matmul_cases  # the name older tests import
-
 
 def persistent_cases(hidden, noncontiguous=True, aligned=False) -> list:
     specs = [((130, 70, 50), ("padded", "padded", "padded"))]

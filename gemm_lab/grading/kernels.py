@@ -27,14 +27,13 @@ from __future__ import annotations
 
 from . import _seal, _trusted, kernel_cases, kernel_compile, kernel_static, launchers
 from .feedback import REAL_ASSERTION_ERROR
-from .kernel_cases import SENTINEL, TOLERANCES, _build, _fmt, _idx, _matmul_cases, _Rand, _read, _same_list
+from .kernel_cases import SENTINEL, TOLERANCES, _build, _fmt, _idx, _Rand, _read, _same_list
 
 __all__ = ["check_vector_add", "check_softmax", "check_matmul", "check_persistent", "TOLERANCES", "SENTINEL"]
 
 _NAN = float("nan")
 _BASE_EXC = _trusted.REAL_BASE_EXCEPTION
 _TYPE = (0).__class__.__class__
-_EXPORTED = (_matmul_cases,)  # kept importable from here for older tests
 
 
 # --------------------------------------------------------------------------- trusted torch access
