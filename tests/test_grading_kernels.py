@@ -345,3 +345,10 @@ def test_missing_constexpr_annotation_is_compiled_as_a_runtime_int(tmp_path):
     src = edited("vector_add", ("BLOCK_SIZE: tl.constexpr,", "BLOCK_SIZE,"))
     msg = rejects(check_vector_add, kernel(tmp_path, "vector_add", src))
     assert "arange's arguments must be of type tl.constexpr" in msg and "BLOCK_SIZE: tl.constexpr" in msg
+
+
+def test_aligned_views_for_tma_kernels(tmp_path):
+    for case in kernel_cases.matmul_cases(hidden=True, noncontiguous=True, aligned=True):
+        for v in case["inputs"] + [case["output"]]:
+            assert v.layout == "aligned" and v.strides[0] % 8 == 0 and v.offset % 8 == 0, v.where()
+    check_matmul(kernel(tmp_path, "matmul"), aligned=True)
