@@ -122,6 +122,9 @@ def sandbox_env(env: dict[str, str] | None = None, gpu: bool = False) -> dict[st
         "PYTHONDONTWRITEBYTECODE": "1",
         "NBGRADER_EXECUTION": "autograde",
         GRADING_ENV: "1",
+        # No on-disk cache of compile checks inside the sandbox: the hand-in could pre-write a forged
+        # "compiles" entry for its own kernel's key before the test cell runs.
+        "GEMM_LAB_COMPILE_CACHE": "off",
     }
     keep = ("CUDA_VISIBLE_DEVICES",) if gpu else ("TRITON_INTERPRET", "CUDA_VISIBLE_DEVICES")
     for k in keep:
