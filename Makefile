@@ -95,7 +95,7 @@ examples: setup ## print every worked example and exercise answer of the seeds (
 	$(PY) -m gemm_lab.calc_demo
 
 lab: setup ## open JupyterLab on the students' notebooks (release/); instructors: source/, notebooks/
-	$(VENV)/bin/jupyter lab release
+	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) release
 
 wheel: setup ## build dist/gemm_lab-*.whl (carries results/*.csv as package data)
 	$(PY) -m pip wheel --no-deps --no-build-isolation -w dist .

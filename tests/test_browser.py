@@ -1,0 +1,226 @@
+"""A student's notebook in JupyterLab in a real browser (headless Chromium driven by selenium).
+
+JupyterLab is started from the course venv on 127.0.0.1 (random free port, a token), in a folder that
+holds only release/week07/02_program_order_l2.ipynb. The test runs every cell the way a student who
+reads on past an unfinished TODO does (Run All; after each stop, Run Selected Cell and All Below from
+the next cell) and checks what the student sees: no traceback outside the TODO and graded-test cells,
+the GROUP_M slider is a live widget whose move redraws the figure, the plots are images, and no
+matplotlib "Glyph ... missing from font" warning (Hangul drawn with the Korean font, not tofu).
+Screenshots go to screenshots/ (gitignored). `make setup` installs chromium, chromium-driver and
+fonts-noto-cjk (apt) and selenium (pinned in pyproject.toml).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK = ROOT / "release" / "week07" / "02_program_order_l2.ipynb"
+SHOTS = ROOT / "screenshots"
+CHROME_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--window-size=1400,1000")
+TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^-{20,}\n\w+(Error|Exception)", re.M)
+
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is pinned in pyproject: make setup")
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait(predicate, timeout: float, what: str, step: float = 0.5):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    chromium, driver_bin = shutil.which("chromium"), shutil.which("chromedriver")
+    if not (chromium and driver_bin):
+        pytest.fail("chromium / chromedriver missing: run `make setup` (apt-get install chromium chromium-driver)")
+    work = tmp_path_factory.mktemp("lab")
+    folder, settings, runtime = work / "student", work / "settings", work / "runtime"
+    folder.mkdir()
+    shutil.copy(NOTEBOOK, folder / NOTEBOOK.name)
+    # render every cell (JupyterLab 4 windows long notebooks: off-screen cells are not in the DOM)
+    tracker = settings / "@jupyterlab" / "notebook-extension"
+    tracker.mkdir(parents=True)
+    (tracker / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+    port, token = _free_port(), secrets.token_hex(16)
+    env = {k: v for k, v in os.environ.items() if k not in ("GEMM_LAB_GRADING", "PYTHONPATH")}
+    env |= {"JUPYTERLAB_SETTINGS_DIR": str(settings), "JUPYTER_RUNTIME_DIR": str(runtime)}
+    log = open(work / "jupyterlab.log", "w")
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "jupyter"), "lab", "--no-browser", "--ServerApp.ip=127.0.0.1",
+         f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+         f"--ServerApp.root_dir={folder}", "--LabApp.news_url=", "--LabApp.check_for_updates_class="
+         "jupyterlab.NeverCheckForUpdate", *(["--allow-root"] if os.geteuid() == 0 else [])],
+        cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+
+    def up():
+        try:
+            with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2) as r:
+                return r.status == 200
+        except OSError:
+            return server.poll() is not None  # stop waiting when it died
+
+    try:
+        _wait(up, 90, "JupyterLab to start")
+        assert server.poll() is None, (work / "jupyterlab.log").read_text()[-3000:]
+        options = webdriver.ChromeOptions()
+        options.binary_location = chromium
+        for flag in CHROME_FLAGS:
+            options.add_argument(flag)
+        options.add_argument(f"--user-data-dir={work / 'chrome-profile'}")
+        service = webdriver.ChromeService(executable_path=driver_bin)
+        browser = webdriver.Chrome(options=options, service=service)
+        try:
+            browser.get(f"{base}/lab/tree/{NOTEBOOK.name}?token={token}")
+            yield browser
+        finally:
+            browser.quit()
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+
+
+def _cells(browser):
+    return browser.find_elements("css selector", ".jp-Notebook .jp-Cell")
+
+
+def _prompts(browser) -> list[str]:
+    """The execution prompt of every code cell ('[ ]:', '[*]:', '[3]:'), in notebook order."""
+    return browser.execute_script("""
+        return Array.from(document.querySelectorAll('.jp-Notebook .jp-Cell.jp-CodeCell'))
+          .map(c => (c.querySelector('.jp-InputArea-prompt') || {}).textContent || '');""")
+
+
+def _menu(browser, menu: str, label: str) -> None:
+    """Click ``menu`` in the menu bar, then its entry ``label``."""
+    for item in browser.find_elements("css selector", ".lm-MenuBar-itemLabel"):
+        if item.text.strip() == menu:
+            item.click()
+            break
+    else:
+        raise AssertionError(f"no {menu!r} menu")
+
+    def entry():
+        return [e for e in browser.find_elements("css selector", ".lm-Menu-itemLabel") if e.text.strip() == label]
+
+    _wait(entry, 10, f"menu entry {label!r}")[0].click()
+
+
+def _idle(browser, timeout: float) -> None:
+    _wait(lambda: browser.execute_script(
+        "const s = document.querySelector('.jp-Notebook-ExecutionIndicator');"
+        "return !document.body.innerText.includes('[*]') && (!s || s.getAttribute('data-status') !== 'busy');"),
+        timeout, "the kernel to finish", step=1.0)
+
+
+def _roles() -> list[str]:
+    """nbgrader role of each code cell of the notebook: 'todo' (solution or graded test) or 'other'."""
+    cells = json.loads(NOTEBOOK.read_text())["cells"]
+    return ["todo" if (c.get("metadata", {}).get("nbgrader", {}).get("solution")
+                       or c.get("metadata", {}).get("nbgrader", {}).get("grade")) else "other"
+            for c in cells if c["cell_type"] == "code"]
+
+
+def _outputs_text(browser) -> list[str]:
+    return browser.execute_script("""
+        return Array.from(document.querySelectorAll('.jp-Notebook .jp-Cell.jp-CodeCell'))
+          .map(c => Array.from(c.querySelectorAll('.jp-OutputArea-output')).map(o => o.innerText).join('\\n'));""")
+
+
+@pytest.mark.slow
+def test_release_notebook_in_jupyterlab_runs_renders_and_the_slider_redraws(lab):
+    SHOTS.mkdir(exist_ok=True)
+    for old in SHOTS.glob("02_failure.*"):
+        old.unlink()
+    try:
+        _drive(lab)
+    except BaseException:
+        lab.save_screenshot(str(SHOTS / "02_failure.png"))
+        (SHOTS / "02_failure.txt").write_text(lab.execute_script("return document.body.innerText")[-20000:])
+        raise
+
+
+def _drive(browser) -> None:
+    _wait(lambda: len(_cells(browser)) > 5, 40, "the notebook to open")
+    _wait(lambda: browser.find_elements("css selector", ".jp-Notebook-ExecutionIndicator[data-status='idle']")
+          or "Idle" in browser.execute_script("return document.body.innerText"), 120, "an idle kernel")
+    roles = _roles()
+    assert len(_prompts(browser)) == len(roles), "the browser shows a different number of code cells"
+    _menu(browser, "Run", "Run All Cells")
+    for _ in range(len(roles)):  # Run All stops at an error: go on below it, as a student does
+        _idle(browser, 400)
+        prompts = _prompts(browser)
+        pending = [i for i, p in enumerate(prompts) if not re.search(r"\[\d+\]", p)]
+        if not pending:
+            break
+        code_cells = browser.find_elements("css selector", ".jp-Notebook .jp-Cell.jp-CodeCell")
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", code_cells[pending[0]])
+        code_cells[pending[0]].find_element("css selector", ".jp-InputArea-prompt").click()
+        _menu(browser, "Run", "Run Selected Cell and All Below")
+    browser.save_screenshot(str(SHOTS / "02_program_order_l2_after_run_all.png"))
+    prompts = _prompts(browser)
+    assert all(re.search(r"\[\d+\]", p) for p in prompts), f"cells not executed: {prompts}"
+
+    texts = _outputs_text(browser)
+    bad = [i for i, (role, text) in enumerate(zip(roles, texts, strict=True))
+           if role == "other" and TRACEBACK.search(text)]
+    assert not bad, "tracebacks outside the TODO/test cells: " + "; ".join(texts[i][:300] for i in bad)
+    assert any(TRACEBACK.search(t) for r, t in zip(roles, texts, strict=True) if r == "todo"), \
+        "the unfinished TODOs raised nothing"
+    assert not [t for t in texts if "missing from font" in t], "Hangul glyphs missing from the plot font"
+
+    images = browser.execute_script("""
+        return Array.from(document.querySelectorAll('.jp-OutputArea-output img'))
+          .filter(i => i.complete && i.naturalWidth > 100).length;""")
+    assert images >= 2, f"only {images} rendered plot image(s)"
+
+    sliders = browser.find_elements("css selector", ".widget-slider, .jupyter-widgets.widget-hslider")
+    assert sliders, "the GROUP_M slider did not render as a widget (is the widget manager loaded?)"
+    box = sliders[0].find_element("xpath", "./ancestor::div[contains(@class,'widget-vbox')][1]")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", box)
+    readout = box.find_element("css selector", ".widget-readout")
+    before_value = readout.text
+
+    def figure():
+        imgs = box.find_elements("css selector", "img")
+        return imgs[0].get_attribute("src") if imgs else None
+
+    before = _wait(figure, 30, "the slider's first figure")
+    browser.save_screenshot(str(SHOTS / "02_group_m_slider_before.png"))
+    handle = box.find_element("css selector", ".noUi-handle, .ui-slider-handle")
+    handle.click()
+    handle.send_keys(Keys.ARROW_RIGHT)
+    _wait(lambda: readout.text != before_value, 20, "the slider value to change")
+    after = _wait(lambda: (f := figure()) and f != before and f, 60, "the figure to be redrawn")
+    assert after != before
+    browser.save_screenshot(str(SHOTS / "02_group_m_slider_after.png"))
