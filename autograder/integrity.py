@@ -42,6 +42,7 @@ except ImportError as exc:  # pragma: no cover - the package is part of this rep
 ZEROING_CODES = frozenset({
     "MODULE_ATTR", "IMPORT_BUILTINS", "DUNDER_BUILTINS", "SYS_HOOK", "FRAME_ACCESS", "REDEFINE_CHECK",
     "ASSERTION_ERROR", "CTYPES", "DYNAMIC_CODE", "GLOBALS_WRITE", "TORCH_HOOK", "LOCKED_REBIND",
+    "GRADER_CACHE",
 })
 REVIEW_ONLY_CODES = frozenset({"EXIT", "NETWORK", "OPEN_OUTSIDE", "SHELL", "SYNTAX", "INPUT_HISTORY"})
 _CODE_RE = re.compile(r"^([A-Z_]+) ")

@@ -141,6 +141,7 @@ FLAG_TEXT = {
     "TORCH_HOOK": "torch의 연산 가로채기 장치(mode, library, __torch_function__)를 씁니다",
     "LOCKED_REBIND": "주어진(잠긴) 셀이 정의한 이름이나 gemm_lab 모듈을 다시 정의하거나 고칩니다",
     "INPUT_HISTORY": "IPython 입력/출력 기록(In, Out, _ih, %history)을 읽습니다",
+    "GRADER_CACHE": "채점기의 컴파일 검사 결과(캐시)를 건드립니다",
 }
 
 

@@ -50,6 +50,13 @@ _SHELL_CALLS = {("os", "system"), ("os", "popen"), ("os", "execv"), ("os", "exec
                 ("os", "execvp"), ("os", "spawnl"), ("os", "posix_spawn")}
 
 
+# The compile-check result caches (gemm_lab.compile.GRADER_RESULTS in memory, GEMM_LAB_COMPILE_CACHE on
+# disk): a forged entry could make a non-compiling kernel look compiled. (Triton's own cache is taught in
+# w7/05 and not flagged; forging a cubin there is documented as out of reach of this scan.)
+_GRADER_CACHE_NAMES = {"GRADER_RESULTS"}
+_GRADER_CACHE_TEXT = ("GRADER_RESULTS", "compile_checks", "GEMM_LAB_COMPILE_CACHE")
+
+
 # Module settings a notebook may legitimately change (display options, backends, environment).
 _BENIGN_PREFIXES = (
     "os.environ", "torch.backends.", "pd.options.", "pandas.options.", "plt.rcParams", "mpl.rcParams",
@@ -241,7 +248,14 @@ class _Scanner(ast.NodeVisitor):
                 self.flag("REDEFINE_CHECK", node, f"global {n}")
         self.generic_visit(node)
 
+    def visit_Constant(self, node):
+        if isinstance(node.value, str) and any(t in node.value for t in _GRADER_CACHE_TEXT):
+            self.flag("GRADER_CACHE", node, repr(node.value)[:60])
+        self.generic_visit(node)
+
     def visit_Name(self, node):
+        if node.id in _GRADER_CACHE_NAMES:
+            self.flag("GRADER_CACHE", node, node.id)
         if node.id in _TORCH_HOOK_NAMES:
             self.flag("TORCH_HOOK", node, node.id)
         if node.id == "__builtins__":
@@ -252,6 +266,8 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Attribute(self, node):
         root = _root_name(node)
+        if node.attr in _GRADER_CACHE_NAMES:
+            self.flag("GRADER_CACHE", node, _dotted(node))
         if node.attr in _TORCH_HOOK_NAMES or (root == "torch" and node.attr in ("library", "overrides")):
             self.flag("TORCH_HOOK", node, _dotted(node))
         if node.attr == "__builtins__":
