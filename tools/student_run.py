@@ -38,7 +38,17 @@ def run(notebook: Path, timeout: int = 600) -> dict:
 
     os.environ.pop(GRADING_ENV, None)  # a student never has it; the kernel inherits this environment
     nb = nbformat.read(notebook, as_version=4)
+    started: dict[int, float] = {}
+    cell_seconds: dict[int, float] = {}
+
+    def on_start(cell, cell_index, **_):
+        started[cell_index] = time.perf_counter()
+
+    def on_done(cell, cell_index, **_):
+        cell_seconds[cell_index] = round(time.perf_counter() - started[cell_index], 3)
+
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
+                            on_cell_start=on_start, on_cell_executed=on_done,
                             resources={"metadata": {"path": str(Path(notebook).resolve().parent)}})
     start = time.perf_counter()
     status = "ok"
@@ -58,8 +68,10 @@ def run(notebook: Path, timeout: int = 600) -> dict:
                 errors.append({"cell": index, "role": cell_role(cell), "ename": out.get("ename", ""),
                                "evalue": str(out.get("evalue", ""))[:300],
                                "source": cell.source[:120]})
+    unfinished = sorted(set(started) - set(cell_seconds))
     return {"notebook": str(notebook), "seconds": round(seconds, 2), "status": status,
-            "code_cells": code_cells, "errors": errors}
+            "code_cells": code_cells, "errors": errors, "cell_seconds": cell_seconds,
+            "stuck_at": {"cell": unfinished[0], "source": nb.cells[unfinished[0]].source[:300]} if unfinished else None}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,8 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{nb}: {report['seconds']:.1f} s, {len(report['errors'])} error(s) in {roles or '-'}, "
               f"{report['status']}", flush=True)
         reports.append(report)
-    if args.json:
-        args.json.write_text(json.dumps(reports, ensure_ascii=False, indent=1), encoding="utf-8")
+        if args.json:  # after every notebook: a run cut short keeps what it measured
+            args.json.write_text(json.dumps(reports, ensure_ascii=False, indent=1), encoding="utf-8")
     return 0 if all(r["status"] == "ok" for r in reports) else 1
 
 
