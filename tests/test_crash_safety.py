@@ -323,3 +323,34 @@ def test_kernel_death_review_signal_flags_manual_limit_does_not():
     res = HandInResult("s", "a", ok=True, seconds=0, log="x")
     _notebook_review(res, "nb", nb("커널이 자원 제한으로 종료되었습니다(LIMIT_MEMORY: the hand-in's memory ...)"))
     assert res.manual == {} and "LIMIT_MEMORY" in res.incidents["nb"]
+
+
+def test_resume_skips_only_unchanged_handins_graded_from_unchanged_source(tmp_path):
+    from autograder import resume
+    from autograder.course import Course
+
+    course = Course.at(tmp_path)
+    for student in ("ann", "ben", "cat"):
+        (course.submitted / student / "a1").mkdir(parents=True)
+        (course.submitted / student / "a1" / "nb.ipynb").write_text(f'{{"who": "{student}"}}')
+    (course.source / "a1").mkdir(parents=True)
+    (course.source / "a1" / "nb.ipynb").write_text("{}")
+    course.gradebook.parent.mkdir(parents=True, exist_ok=True)
+    resume.ensure_table(course.gradebook)
+    src = resume.tree_sha256(course.source / "a1")
+    with sqlite3.connect(course.gradebook) as db:
+        for student, ok in (("ann", 1), ("ben", 1), ("cat", 0)):
+            db.execute(resume.UPSERT_SQL, {"assignment": "a1", "student": student, "source_sha": src, "ok": ok,
+                                           "handin_sha": resume.tree_sha256(course.submitted / student / "a1"),
+                                           "review": json.dumps({"ok": bool(ok)})})
+    students = ["ann", "ben", "cat"]
+    assert set(resume.already_graded(course, "a1", students)) == {"ann", "ben"}  # cat's grading failed
+    (course.submitted / "ben" / "a1" / "nb.ipynb").write_text('{"who": "ben", "v": 2}')  # handed in again
+    assert set(resume.already_graded(course, "a1", students)) == {"ann"}
+    (course.source / "a1" / "nb.ipynb").write_text('{"fixed": "a test"}')  # the instructor changed a test
+    assert resume.already_graded(course, "a1", students) == {}
+    resume.write_review_files(course)
+    assert json.loads(course.review_json.read_text())["a1"]["cat"] == {"ok": False}
+    assert json.loads(resume.review_path(course, "a1", "ann").read_text()) == {"ok": True}
+    resume.forget(course.gradebook, "a1", "ann")
+    assert ("a1", "ann") not in resume.graded_rows(course.gradebook)
