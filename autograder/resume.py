@@ -114,6 +114,14 @@ def write_review_files(course: Course, only: tuple[str, str] | None = None) -> N
     """Write the per-hand-in review file(s) and the combined review.json from the gradebook."""
     rows = graded_rows(course.gradebook)
     combined: dict[str, dict] = {}
+    try:  # entries written before this table existed stay until their hand-in is graded again
+        old = json.loads(course.review_json.read_text(encoding="utf-8"))
+        for a, students in (old.items() if isinstance(old, dict) else []):
+            for s, entry in (students.items() if isinstance(students, dict) else []):
+                if (a, s) not in rows:
+                    combined.setdefault(a, {})[s] = entry
+    except (OSError, ValueError):
+        pass
     for (a, s), row in sorted(rows.items()):
         combined.setdefault(a, {})[s] = row["review"]
         if only is None or only == (a, s):
