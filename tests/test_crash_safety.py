@@ -252,22 +252,34 @@ def test_second_autograde_refused_and_kernel_killed_from_outside_flagged(tmp_pat
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.extend(p.stdout), daemon=True)
     reader.start()
+    sleeper_dir = course.work / "grade" / "demo01" / "sleeper"
+
+    def sleeper_kernel() -> int | None:
+        """The sleeper's kernel: the deepest ipykernel process under the nbgrader running in its scratch."""
+        for nbg in _running_in(sleeper_dir):
+            if "nbgrader" not in _cmdline(nbg):
+                continue
+            deep = [k for k in _descendants(nbg) if "ipykernel" in _cmdline(k)
+                    and not any("ipykernel" in _cmdline(c) for c in _descendants(k))]
+            if deep:
+                return deep[0]
+        return None
+
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not [k for k in _descendants(p.pid) if "ipykernel" in _cmdline(k)]:
-        time.sleep(0.5)
-    assert p.poll() is None, "".join(lines)
+    while time.monotonic() < deadline and sleeper_kernel() is None:
+        time.sleep(0.3)
+    kernel, seen = sleeper_kernel(), time.monotonic()
+    assert kernel is not None and p.poll() is None, "".join(lines)
     # a second autograde while this one runs stops at once, saying why
     t0 = time.monotonic()
     rc, out = _run(course, timeout=60)
     assert rc == 2 and "another autograde is running" in out and f"process {p.pid}" in out
     assert time.monotonic() - t0 < 30
-    # the kernels (the deepest ipykernel processes) are killed from outside, as the OOM killer would
-    time.sleep(4)  # both are in their long cell (the self_exit one is gone by then)
-    targets = [k for k in _descendants(p.pid) if "ipykernel" in _cmdline(k)
-               and not any("ipykernel" in _cmdline(c) for c in _descendants(k))]
-    assert targets
-    for k in targets:
-        os.kill(k, signal.SIGKILL)
+    # the sleeper's kernel is killed from outside, as the OOM killer or an admin would (it is in its
+    # 45 s cell by then: the cells before it take milliseconds)
+    time.sleep(max(0.0, 6 - (time.monotonic() - seen)))
+    assert sleeper_kernel() == kernel
+    os.kill(kernel, signal.SIGKILL)
     assert p.wait(timeout=200) == 0
     reader.join(timeout=10)
     review = json.loads(course.review_json.read_text())["demo01"]
