@@ -2,7 +2,8 @@
 
 Test cells run with their hidden part restored (between ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN
 TESTS``), so after a test cell IPython remembers that source in ``In``/``_ih``/``_i*``, the history
-manager (its lists, its write cache and its SQLite file, which ``%history -g`` reads), ``linecache``
+manager (its lists, its write cache and its SQLite file, which ``%history -g`` reads), the results
+of those cells (``Out``/``_oh``/``_N``, ``_``), ``linecache``
 (``inspect.getsource``) and the last traceback. A later student cell could print any of them. Before each
 student cell autograder/nbexec.py sends :data:`SCRUB_CODE` (``silent=True``: no history, no output, no
 execution count): every remembered input that contains the hidden-test marker is blanked; the student's
@@ -25,10 +26,21 @@ def __gemm_lab_scrub():
         hm.writeout_cache()
     except Exception:
         pass
+    hit = set()
     for lst in (hm.input_hist_parsed, hm.input_hist_raw):
         for i, src in enumerate(lst):
             if marker in str(src):
                 lst[i] = ""
+                hit.add(i)
+    ns = ip.user_ns
+    for i in hit:  # results of those cells (Out[n], _n, and _/__/___ when they are one of them)
+        value = hm.output_hist.pop(i, None)
+        hm.output_hist_reprs.pop(i, None)
+        ns.pop("_%d" % i, None)
+        if value is not None:
+            for name in ("_", "__", "___"):
+                if ns.get(name) is value:
+                    ns[name] = ""
     for cache in (getattr(hm, "db_input_cache", []),):
         cache[:] = [e for e in cache if not any(marker in str(x) for x in e)]
     for attr in ("_i", "_ii", "_iii", "_i00"):
@@ -41,7 +53,6 @@ def __gemm_lab_scrub():
                               ("%" + marker + "%", "%" + marker + "%"))
         except Exception:
             pass
-    ns = ip.user_ns
     for name in [k for k in list(ns) if re.fullmatch(r"_i+|_i\d+", k)]:
         if marker in str(ns.get(name, "")):
             ns[name] = ""
