@@ -35,7 +35,7 @@ def __gemm_lab_scrub():
     ns = ip.user_ns
     for i in hit:  # results of those cells (Out[n], _n, and _/__/___ when they are one of them)
         value = hm.output_hist.pop(i, None)
-        hm.output_hist_reprs.pop(i, None)
+        getattr(hm, "output_hist_reprs", {}).pop(i, None)
         ns.pop("_%d" % i, None)
         if value is not None:
             for name in ("_", "__", "___"):
