@@ -27,11 +27,12 @@ from time import monotonic
 from jupyter_core.utils import ensure_async, run_sync
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.notebooknode import NotebookNode
+from nbformat.v4 import output_from_msg
 from nbgrader.preprocessors import Execute
 from traitlets import Integer
 
 from .kernel_scrub import SCRUB_CODE
-from .output_limits import DEFAULT_CELL_BYTES, DEFAULT_NOTEBOOK_BYTES, OutputBudget
+from .output_limits import DEFAULT_CELL_BYTES, DEFAULT_NOTEBOOK_BYTES, OutputBudget, notice, output_bytes
 from .sandbox import ENV_SPEC, PlainIpcKernelManager, SandboxKernelManager
 
 STOP_ENAME = "GraderStop"
@@ -127,7 +128,9 @@ class GuardedExecute(Execute):
                 run_sync(self._scrub_history)()
             cell, resources = super().preprocess_cell(cell, resources, index)
             if budget is not None:
-                cell.outputs = budget.settle(list(cell.get("outputs", [])))
+                before = list(cell.get("outputs", []))
+                cell.outputs = budget.settle(before)
+                self._remap_display_ids(index, before, cell.outputs)
             return cell, resources
         except DeadKernelError:
             self._stop_reason = "kernel_died"
@@ -155,9 +158,44 @@ class GuardedExecute(Execute):
     def output(self, outs, msg, display_id, cell_index):
         out = super().output(outs, msg, display_id, cell_index)
         budget = getattr(self, "_budget", None)
-        if budget is not None:
+        if budget is not None and out is not None:
             budget.admit(outs, out)
+            if display_id and not any(o is out for o in outs):  # dropped: forget where it would have been
+                idxs = self._display_id_map.get(display_id, {}).get(cell_index, [])
+                if idxs and (idxs[-1] >= len(outs) or outs[idxs[-1]] is not out):
+                    idxs.pop()
         return out
+
+    def _remap_display_ids(self, cell_index: int, before: list, after: list) -> None:
+        """Display ids point at output positions: follow the outputs the byte cap kept, drop the others."""
+        pos = {id(o): i for i, o in enumerate(after)}
+        for cells in self._display_id_map.values():
+            if cell_index in cells:
+                cells[cell_index] = [pos[id(before[i])] for i in cells[cell_index]
+                                     if 0 <= i < len(before) and id(before[i]) in pos]
+
+    def _update_display_id(self, display_id, msg):
+        """nbclient's update of a displayed output, bounds-checked and capped (an update can grow an
+        output of an earlier, already measured cell)."""
+        cells = self._display_id_map.get(display_id)
+        if not cells:
+            return
+        if msg["header"]["msg_type"] == "update_display_data":
+            msg["header"]["msg_type"] = "display_data"
+        try:
+            out = output_from_msg(msg)
+        except ValueError:
+            return
+        data, meta = out["data"], out["metadata"]
+        budget = getattr(self, "_budget", None)
+        if budget is not None and output_bytes(out) > budget.cell_bytes:
+            data, meta = {"text/plain": notice(budget.cell_bytes, budget.notebook_bytes)["text"]}, {}
+        for cell_idx, idxs in cells.items():
+            outputs = self.nb["cells"][cell_idx].get("outputs", [])
+            for i in idxs:
+                if 0 <= i < len(outputs) and "data" in outputs[i]:
+                    outputs[i]["data"] = data
+                    outputs[i]["metadata"] = meta
 
     async def _scrub_history(self) -> None:
         """Run autograder/kernel_scrub.py's code silently (no history, no outputs kept)."""

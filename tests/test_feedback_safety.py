@@ -455,3 +455,44 @@ def test_kernel_scrub_forgets_hidden_tests_and_keeps_the_students_own_history(tm
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
+
+
+def test_display_updates_stay_in_bounds_and_capped(monkeypatch):
+    """update_display_data after the byte cap dropped or moved outputs: no IndexError, no growth past the cap."""
+    import nbformat
+
+    from autograder.nbexec import GuardedExecute
+
+    monkeypatch.delenv("GEMM_LAB_SANDBOX", raising=False)
+    monkeypatch.setenv("GEMM_LAB_UNSANDBOXED", "1")
+    ge = GuardedExecute()
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("a"), nbformat.v4.new_code_cell("b")])
+    ge.nb = nb
+    ge.reset_execution_trackers()
+    ge.clear_before_next_output = False  # (set by nbclient when a cell starts)
+    ge._budget = OutputBudget(cell_bytes=2_000, notebook_bytes=5_000)
+
+    def msg(kind, content, display_id=None):
+        if display_id:
+            content["transient"] = {"display_id": display_id}
+        return {"msg_type": kind, "header": {"msg_type": kind}, "parent_header": {"msg_id": "m"},
+                "content": content}
+
+    outs = nb.cells[0].outputs
+    ge._budget.start_cell()
+    ge.process_message(msg("display_data", {"data": {"text/plain": "small"}, "metadata": {}}, "d"), nb.cells[0], 0)
+    for _ in range(10):
+        ge.process_message(msg("stream", {"name": "stdout", "text": "x" * 500}), nb.cells[0], 0)
+    ge.process_message(msg("display_data", {"data": {"text/plain": "late"}, "metadata": {}}, "e"), nb.cells[0], 0)
+    before = list(outs)
+    nb.cells[0].outputs = ge._budget.settle(before)
+    ge._remap_display_ids(0, before, nb.cells[0].outputs)
+    assert nb.cells[0].outputs[0]["data"]["text/plain"] == "small"
+    assert ge._display_id_map["e"][0] == [] and ge._display_id_map["d"][0] == [0]
+    ge.process_message(msg("update_display_data", {"data": {"text/plain": "y" * 1_000_000}, "metadata": {}},
+                           "d"), nb.cells[1], 1)
+    ge.process_message(msg("update_display_data", {"data": {"text/plain": "z"}, "metadata": {}}, "e"),
+                       nb.cells[1], 1)
+    assert "[출력 제한]" in nb.cells[0].outputs[0]["data"]["text/plain"]
+    assert sum(output_bytes(o) for o in nb.cells[0].outputs) < 3_000
+    nbformat.validate(nb)
