@@ -151,7 +151,10 @@ def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mo
     for nb_path in sorted((scratch / "submitted" / student / assignment).glob("*.ipynb")):
         rel_nb = course.work / "release" / assignment / nb_path.name
         if rel_nb.is_file() and nb_path.is_file() and not nb_path.is_symlink():
-            fixed = normalize_file(nb_path, rel_nb)
+            try:
+                fixed = normalize_file(nb_path, rel_nb)
+            except Exception as exc:  # a bug here must not stop the run: nbgrader gets the hand-in as is
+                fixed = [f"normalisation failed ({type(exc).__name__}: {exc}); graded as handed in"]
             if fixed:
                 repairs[nb_path.stem] = fixed
     (scratch / "nbgrader_config.py").write_text(_SCRATCH_CONFIG.format(
