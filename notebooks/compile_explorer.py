@@ -133,9 +133,20 @@ else:
     w_aligned = widgets.Checkbox(value=True, description="aligned (16B)")
     w_stage = widgets.ToggleButtons(options=STAGES, value="ttgir", description="stage")
     ui = widgets.VBox([widgets.HBox([w_kernel, w_target, w_aligned]), w_config, w_stage])
-    out = widgets.interactive_output(
-        lambda kernel, config_name, target, aligned, stage: explore(kernel, config_name, target, aligned, stage),
-        {"kernel": w_kernel, "config_name": w_config, "target": w_target, "aligned": w_aligned, "stage": w_stage})
+    out = widgets.Output()
+
+    def on_change(change=None):
+        # runs only when a control changes: the cell itself compiles nothing and returns at once
+        # (interactive_output compiled and drew inside the Output widget while the cell ran; under a
+        # Jupyter kernel on the H200 that cell then did not finish until the client's time limit)
+        with out:
+            out.clear_output(wait=True)
+            explore(w_kernel.value, w_config.value, w_target.value, w_aligned.value, w_stage.value)
+
+    for w in (w_kernel, w_config, w_target, w_aligned, w_stage):
+        w.observe(on_change, names="value")
+    with out:
+        print("조합을 바꾸면 여기에 결과가 나타납니다 (처음 값의 결과는 위 1절의 explore() 출력).")
     display(ui, out)
 
 # %% [markdown]
