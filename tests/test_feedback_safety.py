@@ -496,3 +496,52 @@ def test_display_updates_stay_in_bounds_and_capped(monkeypatch):
     assert "[출력 제한]" in nb.cells[0].outputs[0]["data"]["text/plain"]
     assert sum(output_bytes(o) for o in nb.cells[0].outputs) < 3_000
     nbformat.validate(nb)
+
+
+def test_normalize_survives_random_edits():
+    """Random deletions, copies, moves, renamed ids and junk metadata: no exception, and every locked/test
+    cell of the release present exactly once afterwards (so nbgrader can grade the hand-in)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    rel = _rel_nb()
+    must = [g for g, c in ((c["metadata"]["nbgrader"]["grade_id"], c) for c in rel["cells"])
+            if c["metadata"]["nbgrader"].get("locked") or c["metadata"]["nbgrader"].get("grade")]
+    junk = st.one_of(st.none(), st.integers(), st.text(max_size=5), st.lists(st.integers(), max_size=2),
+                     st.dictionaries(st.sampled_from(["grade_id", "grade", "locked", "solution", "points"]),
+                                     st.one_of(st.booleans(), st.text(max_size=6), st.integers()), max_size=4))
+    edit = st.tuples(st.sampled_from(["del", "dup", "move", "rename", "meta", "nbg", "cell"]),
+                     st.integers(0, 20), st.integers(0, 20), junk)
+
+    @settings(max_examples=300, deadline=None, derandomize=True)
+    @given(st.lists(edit, max_size=6))
+    def check(edits):
+        nb = copy.deepcopy(rel)
+        cells = nb["cells"]
+        for op, i, j, value in edits:
+            if not cells:
+                break
+            i, j = i % len(cells), j % len(cells)
+            if op == "del":
+                del cells[i]
+            elif op == "dup":
+                cells.insert(j, copy.deepcopy(cells[i]))
+            elif op == "move":
+                cells.insert(j, cells.pop(i))
+            elif op == "cell":
+                cells[i] = value
+            elif not isinstance(cells[i], dict):
+                continue
+            elif op == "rename" and isinstance(cells[i].get("metadata"), dict) and \
+                    isinstance(cells[i]["metadata"].get("nbgrader"), dict):
+                cells[i]["metadata"]["nbgrader"]["grade_id"] = f"renamed{j}"
+            elif op == "meta":
+                cells[i]["metadata"] = value
+            elif op == "nbg" and isinstance(cells[i].get("metadata"), dict):
+                cells[i]["metadata"]["nbgrader"] = value
+        fixed, _ = normalize(nb, rel)
+        ids = _ids(fixed)
+        assert all(ids.count(g) == 1 for g in must), ids
+        assert all(isinstance(c.get("metadata"), dict) for c in fixed["cells"])
+
+    check()
