@@ -197,7 +197,7 @@ def sanitize_notebook(nb: dict) -> dict:
         for out in cell.get("outputs", []) or []:
             if isinstance(out.get("data"), dict):
                 out["data"] = _clean_data(out["data"])
-                out.get("metadata", {}).clear() if isinstance(out.get("metadata"), dict) else None
+                out["metadata"] = {}  # (image sizes, widget state: nothing the page needs)
     nb.get("metadata", {}).pop("widgets", None)
     return nb
 
