@@ -1,6 +1,6 @@
 """Which Triton versions the course runs on: `make compat` (maintainers; CI keeps one version).
 
-    python tools/compat.py 3.4.0 3.5.1 3.6.0 3.7.1 [--out build/compat]
+    python tools/compat.py 3.4.0 3.5.1 3.6.0 3.7.1 [--out build/compat] [--numpy 2.3.5]
 
 For each triton version: a venv of its own under build/compat/triton-<version> with torch 2.13.0 (the
 CPU build, which does not depend on triton) and the course's other pinned runtime packages, this
@@ -68,17 +68,19 @@ def _run(cmd: list[str], env: dict, timeout: int = 1200) -> tuple[str, float, st
     return ("ok" if proc.returncode == 0 else "fail"), seconds, _last_line(out)
 
 
-def check_version(version: str, out: Path) -> list[dict]:
-    venv = out / f"triton-{version}"
+def check_version(version: str, out: Path, numpy: str | None = None) -> list[dict]:
+    venv = out / (f"triton-{version}" + (f"-numpy-{numpy}" if numpy else ""))
     python = venv / "bin" / "python"
     rows = []
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     p = pins()
+    if numpy:  # another numpy than the course pin (triton <= 3.6's interpreter and numpy >= 2.4 disagree)
+        p["numpy"] = f"numpy=={numpy}"
     install = subprocess.run([str(python), "-m", "pip", "install", "-q", f"triton=={version}",
                               *(p[name] for name in RUNTIME)], capture_output=True, text=True)
     if install.returncode != 0:
-        return [{"version": version, "check": "install", "status": "fail", "seconds": 0,
+        return [{"version": version + (f" (numpy {numpy})" if numpy else ""), "check": "install", "status": "fail", "seconds": 0,
                  "detail": _last_line(install.stderr)}]
     env = {k: v for k, v in os.environ.items() if k not in ("GEMM_LAB_GRADING", "VIRTUAL_ENV")}
     env |= {"PYTHONPATH": str(ROOT), "PATH": os.pathsep.join([str(venv / "bin"), env.get("PATH", "")]),
@@ -101,7 +103,7 @@ def check_version(version: str, out: Path) -> list[dict]:
                       for r in reports for e in r["errors"]]
             status = "ok" if status == "ok" and not errors else "fail"
             detail = "; ".join(errors[:2]) or detail
-        rows.append({"version": version, "check": name, "status": status, "seconds": round(seconds, 1),
+        rows.append({"version": version + (f" (numpy {numpy})" if numpy else ""), "check": name, "status": status, "seconds": round(seconds, 1),
                      "detail": detail if status == "fail" else (found if name == "calc" else "")})
         print(f"triton {version} {name}: {status} ({seconds:.0f} s) {rows[-1]['detail'][:200]}", flush=True)
     return rows
@@ -126,11 +128,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("versions", nargs="+")
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "compat")
+    ap.add_argument("--numpy", help="numpy version instead of the course pin")
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     rows = []
     for version in args.versions:
-        rows += check_version(version, args.out)
+        rows += check_version(version, args.out, args.numpy)
         with open(args.out / "compat.csv", "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=["version", "check", "status", "seconds", "detail"])
             writer.writeheader()
