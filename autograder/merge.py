@@ -106,6 +106,20 @@ def _copy_notebooks(course: Course, res: HandInResult) -> dict:
     return notebooks
 
 
+def sandbox_limits(scratch) -> list[str]:
+    """Every limit the hand-in's sandboxes hit (``LIMIT_*: detail`` from the outcomes the sandbox wrote
+    beside the spec, ``sandbox-outcomes/``), also those that did not end a kernel (a refused fork bomb)."""
+    try:
+        from .bwrap import read_outcomes
+        from .limits import limit_reason
+    except ImportError:  # a sandbox without outcome reports
+        return []
+    hits = set()
+    for outcome in read_outcomes(scratch / "sandbox-outcomes"):
+        hits.update(h for h in limit_reason(outcome).split("; ") if h.startswith("LIMIT_"))
+    return sorted(hits)
+
+
 def _merge(course: Course, res: HandInResult) -> None:
     from nbgrader.api import Gradebook, MissingEntry
     from sqlalchemy import text
@@ -113,6 +127,9 @@ def _merge(course: Course, res: HandInResult) -> None:
     resume.forget(course.gradebook, res.assignment, res.student)
     _copy_notebooks(course, res)
     scratch = course.work / "grade" / res.assignment / res.student
+    limits = sandbox_limits(scratch)
+    if limits:
+        res.incidents["sandbox"] = limits
     with Gradebook(f"sqlite:///{scratch / 'gradebook.db'}", "gemm-lab") as sgb, \
             Gradebook(course.db_url, "gemm-lab") as gb:
         gb.update_or_create_student(res.student)

@@ -366,3 +366,20 @@ def test_resume_skips_only_unchanged_handins_graded_from_unchanged_source(tmp_pa
     assert json.loads(resume.review_path(course, "a1", "ann").read_text()) == {"ok": True}
     resume.forget(course.gradebook, "a1", "ann")
     assert ("a1", "ann") not in resume.graded_rows(course.gradebook)
+
+
+def test_sandbox_limit_hits_reach_the_review_column(tmp_path):
+    """Limits the sandbox reports (autograder/limits.py outcomes) are named per hand-in, even when the kernel
+    survived them (a refused fork bomb); a signal without a limit is left to the kernel-death report."""
+    from autograder import limits as lim
+    from autograder.merge import sandbox_limits
+
+    out = tmp_path / "sandbox-outcomes"
+    out.mkdir()
+    fork = lim.Outcome(0, [lim.processes_hit(256, 744)])
+    killed = lim.Outcome(137, [lim.signal_hit(137)])
+    for i, o in enumerate((fork, killed)):
+        (out / f"outcome-{i}.json").write_text(json.dumps(o.to_json()))
+    got = sandbox_limits(tmp_path)
+    assert len(got) == 1 and got[0].startswith("LIMIT_PROCESSES: ") and "256" in got[0]
+    assert sandbox_limits(tmp_path / "nothing") == []
