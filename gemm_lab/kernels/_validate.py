@@ -63,13 +63,74 @@ def span(t: torch.Tensor) -> tuple[int, int]:
     return (start, start + (last + 1) * t.element_size() - 1)
 
 
+# above this many bytes in the shared span, overlap is decided conservatively (refused)
+_EXACT_OVERLAP_LIMIT = 1 << 22
+
+
+def _grid_box(t: torch.Tensor, row_stride: int, base: int):
+    """(rows, cols) element intervals of a unit-inner-stride 2-D tensor laid on a grid of rows of
+    ``row_stride`` elements starting at byte ``base``; None when it does not fit that grid."""
+    es = t.element_size()
+    dims = [(st, sz) for sz, st in zip(t.shape, t.stride(), strict=True) if sz > 1]
+    inner = [sz for st, sz in dims if st == 1]
+    outer = [(st, sz) for st, sz in dims if st != 1]
+    if len(inner) > 1 or len(outer) > 1 or (outer and outer[0][0] != row_stride):
+        return None
+    off, rem = divmod(t.data_ptr() - base, es)
+    if rem:
+        return None
+    row, col = divmod(off, row_stride)
+    cols = inner[0] if inner else 1
+    rows = outer[0][1] if outer else 1
+    if col + cols > row_stride:
+        return None
+    return (row, row + rows), (col, col + cols)
+
+
+def _byte_mask(t: torch.Tensor, lo: int, hi: int) -> torch.Tensor:
+    """Bool mask over bytes [lo, hi] marking the bytes ``t``'s elements occupy."""
+    es = t.element_size()
+    offs = torch.zeros((), dtype=torch.int64)
+    for size, stride in zip(t.shape, t.stride(), strict=True):
+        offs = (offs.unsqueeze(-1) + torch.arange(size, dtype=torch.int64) * stride)
+    starts = offs.reshape(-1) * es + (t.data_ptr() - lo)
+    mask = torch.zeros(hi - lo + 1, dtype=torch.bool)
+    for k in range(es):
+        idx = starts + k
+        idx = idx[(idx >= 0) & (idx <= hi - lo)]
+        mask[idx] = True
+    return mask
+
+
+def overlaps(x: torch.Tensor, y: torch.Tensor) -> bool:
+    """Whether two strided tensors share a byte of memory (exact; conservative only beyond
+    ``_EXACT_OVERLAP_LIMIT`` bytes of shared span that no simple layout rule decides)."""
+    a_lo, a_hi = span(x)
+    b_lo, b_hi = span(y)
+    if a_hi < a_lo or b_hi < b_lo or a_hi < b_lo or b_hi < a_lo:
+        return False
+    if x.device != y.device:
+        return False
+    # both row- (or column-) slices of one matrix with the same row stride: compare boxes
+    for xt, yt in ((x, y), (x.t(), y.t())) if x.dim() == 2 and y.dim() == 2 else ():
+        if xt.element_size() != y.element_size() or xt.stride(-1) != 1 or yt.stride(-1) != 1:
+            continue
+        row_stride = xt.stride(0) if xt.shape[0] > 1 else yt.stride(0)
+        if row_stride < 1:
+            continue
+        base = min(xt.data_ptr(), yt.data_ptr())
+        bx, by = _grid_box(xt, row_stride, base), _grid_box(yt, row_stride, base)
+        if bx is not None and by is not None:
+            return all(p[0] < q[1] and q[0] < p[1] for p, q in zip(bx, by, strict=True))
+    lo, hi = max(a_lo, b_lo), min(a_hi, b_hi)
+    if hi - lo + 1 > _EXACT_OVERLAP_LIMIT or x.numel() > _EXACT_OVERLAP_LIMIT or y.numel() > _EXACT_OVERLAP_LIMIT:
+        return True
+    return bool((_byte_mask(x, lo, hi) & _byte_mask(y, lo, hi)).any().item())
+
+
 def check_no_overlap(out_name: str, out: torch.Tensor, **inputs: torch.Tensor) -> None:
-    lo, hi = span(out)
-    if hi < lo:
-        return
     for name, t in inputs.items():
-        a, b = span(t)
-        if lo <= b and a <= hi and a <= b:
+        if overlaps(out, t):
             raise ValueError(f"{out_name} overlaps the memory of {name}: pass a separate output buffer")
 
 
@@ -122,11 +183,13 @@ def check_pow2(name: str, value, *, minimum: int = 1, maximum: int | None = None
     return value
 
 
-def check_positive_int(name: str, value) -> int:
+def check_positive_int(name: str, value, *, maximum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be an int, got {type(value).__name__}")
     if value < 1:
         raise ValueError(f"{name} must be >= 1, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be <= {maximum}, got {value}")
     return value
 
 

@@ -15,6 +15,7 @@ import triton
 
 from gemm_lab import runtime
 
+from ._validate import check_positive_int
 from .matmul import matmul_kernel, trivial_result, validate_matmul
 
 
@@ -57,11 +58,7 @@ def configs_for(arch: str | tuple[int, int] | None) -> list[dict]:
     """The candidate list for an architecture ("sm_75", "sm_80", "sm_90", or a (major, minor) tuple)."""
     if arch is None:
         return [interpreter_config(512, 512, 512)]
-    if isinstance(arch, str):
-        digits = arch.removeprefix("sm_")
-        major, minor = int(digits[:-1]), int(digits[-1])
-    else:
-        major, minor = arch
+    major, minor = parse_arch(arch)
     if (major, minor) < (8, 0):
         return list(TURING_CONFIGS)
     if major == 9:
@@ -69,8 +66,24 @@ def configs_for(arch: str | tuple[int, int] | None) -> list[dict]:
     return list(TUTORIAL_CONFIGS)
 
 
+def parse_arch(arch) -> tuple[int, int]:
+    """"sm_90" / (9, 0) -> (9, 0); anything else: a TypeError/ValueError naming ``arch``."""
+    if isinstance(arch, str):
+        digits = arch.removeprefix("sm_")
+        if not arch.startswith("sm_") or len(digits) < 2 or not digits.isdigit():
+            raise ValueError(f"arch must look like 'sm_75', 'sm_80' or 'sm_90', got {arch!r}")
+        return int(digits[:-1]), int(digits[-1])
+    if isinstance(arch, tuple) and len(arch) == 2 and all(
+            isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in arch):
+        return arch
+    raise TypeError(f"arch must be a string such as 'sm_90' or a (major, minor) tuple such as (9, 0), "
+                    f"got {arch!r} ({type(arch).__name__})")
+
+
 def interpreter_config(M: int, N: int, K: int) -> dict:
     """What the launcher uses where autotuning can't run: 64x64x32 tiles, shrunk for tiny matrices."""
+    for name, value in (("M", M), ("N", N), ("K", K)):
+        check_positive_int(name, value)
     def fit(n, cap):
         return max(16, min(cap, triton.next_power_of_2(n)))
     return _cfg(fit(M, 64), fit(N, 64), fit(K, 32), 8, 3, 4)

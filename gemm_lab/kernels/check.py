@@ -34,11 +34,21 @@ def _f64(t: torch.Tensor) -> torch.Tensor:
     return t.detach().to("cpu", torch.float64)
 
 
+def _checked_pair(out, ref) -> tuple[torch.Tensor, torch.Tensor]:
+    """out and ref as float64 CPU tensors; TypeError for non-float tensors, ValueError for shapes."""
+    for name, t in (("out", out), ("ref", ref)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+        if not (t.is_floating_point() and t.dtype in _MANTISSA_BITS):
+            raise TypeError(f"{name} must be a float16/bfloat16/float32/float64 tensor, got {t.dtype}")
+    if tuple(out.shape) != tuple(ref.shape):
+        raise ValueError(f"out and ref shapes differ: {tuple(out.shape)} vs {tuple(ref.shape)}")
+    return _f64(out), _f64(ref)
+
+
 def relative_error(out: torch.Tensor, ref: torch.Tensor) -> float:
     """||out - ref||_F / ||ref||_F in float64 (0.0 when both are zero, inf when only ref is)."""
-    o, r = _f64(out), _f64(ref)
-    if o.shape != r.shape:
-        raise ValueError(f"shapes differ: {tuple(o.shape)} vs {tuple(r.shape)}")
+    o, r = _checked_pair(out, ref)
     denom = torch.linalg.vector_norm(r).item()
     num = torch.linalg.vector_norm(o - r).item()
     if denom == 0.0:
@@ -56,8 +66,10 @@ def spacing(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
 
 def max_ulp_error(out: torch.Tensor, ref: torch.Tensor, dtype: torch.dtype | None = None) -> float:
     """max |out - ref| / spacing_dtype(max(|ref|, rms(ref)/16)); ``dtype`` defaults to out's dtype."""
-    dtype = dtype or out.dtype
-    o, r = _f64(out), _f64(ref)
+    o, r = _checked_pair(out, ref)
+    dtype = out.dtype if dtype is None else dtype
+    if dtype not in _MANTISSA_BITS:
+        raise TypeError(f"dtype must be one of {sorted(map(str, _MANTISSA_BITS))}, got {dtype!r}")
     if o.numel() == 0:
         return 0.0
     floor = torch.sqrt(torch.mean(r * r)).item() / 16.0

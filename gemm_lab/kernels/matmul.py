@@ -13,6 +13,8 @@ from . import _validate as v
 
 ACTIVATIONS = (None, "leaky_relu")
 LEAKY_RELU_SLOPE = 0.01
+# GROUP_M is a constexpr multiplied by tile counts in int32 inside the kernel: keep it small enough
+MAX_GROUP_M = 2**16
 
 
 @triton.jit
@@ -115,7 +117,7 @@ def check_tile(BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps, num_stages) -> Non
     v.check_pow2("BLOCK_M", BLOCK_M, minimum=16, maximum=512)
     v.check_pow2("BLOCK_N", BLOCK_N, minimum=16, maximum=512)
     v.check_pow2("BLOCK_K", BLOCK_K, minimum=16, maximum=512)
-    v.check_positive_int("GROUP_M", GROUP_M)
+    v.check_positive_int("GROUP_M", GROUP_M, maximum=MAX_GROUP_M)
     v.check_pow2("num_warps", num_warps, minimum=1, maximum=32)
     v.check_positive_int("num_stages", num_stages)
 

@@ -13,12 +13,13 @@ import torch
 import triton
 import triton.language as tl
 
-from gemm_lab import runtime
+from gemm_lab import runtime  # noqa: F401  (gemm_lab.kernels imports it before triton)
 
 from . import _validate as v
+from ._schedule import INTERPRETER_NUM_SMS, num_programs, resolve_num_sms, tile_coords  # noqa: F401 (re-exported)
 from .matmul import check_tile, trivial_result, validate_matmul
+from .persistent_tma import tma_persistent_matmul
 
-INTERPRETER_NUM_SMS = 4
 VARIANTS = ("naive", "grouped", "tma")
 BLOG_CONFIG = dict(BLOCK_M=128, BLOCK_N=64, BLOCK_K=32, num_stages=4, num_warps=4)
 
@@ -106,17 +107,6 @@ def persistent_matmul_kernel(
 
 
 @triton.jit
-def tile_coords(tile_id, num_pid_in_group, num_pid_m, GROUP_M: tl.constexpr):
-    """Tutorial 03's grouped order as a function: tile index -> (pid_m, pid_n)."""
-    group_id = tile_id // num_pid_in_group
-    first_pid_m = group_id * GROUP_M
-    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
-    pid_m = first_pid_m + (tile_id % group_size_m)
-    pid_n = (tile_id % num_pid_in_group) // group_size_m
-    return pid_m, pid_n
-
-
-@triton.jit
 def grouped_persistent_kernel(
     a_ptr, b_ptr, c_ptr,
     M, N, K,
@@ -163,19 +153,6 @@ def grouped_persistent_kernel(
         tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)
 
 
-def resolve_num_sms(num_sms: int | None) -> int:
-    if num_sms is not None:
-        return v.check_positive_int("num_sms", num_sms)
-    return runtime.num_sms() if runtime.on_gpu() else INTERPRETER_NUM_SMS
-
-
-def num_programs(M: int, N: int, BLOCK_M: int, BLOCK_N: int, programs_per_sm: int = 1,
-                 num_sms: int | None = None) -> int:
-    """The blog's grid: min(num_sms * programs_per_sm, num_tiles)."""
-    num_tiles = triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N)
-    return max(1, min(resolve_num_sms(num_sms) * programs_per_sm, num_tiles))
-
-
 def _strides(a, b, c):
     return (a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1))
 
@@ -213,8 +190,6 @@ def persistent_matmul(a: torch.Tensor, b: torch.Tensor, *, variant: str = "naive
         raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
     v.check_positive_int("programs_per_sm", programs_per_sm)
     if variant == "tma":
-        from .persistent_tma import tma_persistent_matmul
-
         kw = {k: val for k, val in dict(BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, num_warps=num_warps,
                                         num_stages=num_stages).items() if val is not None}
         return tma_persistent_matmul(a, b, programs_per_sm=programs_per_sm, num_sms=num_sms, GROUP_M=GROUP_M,
@@ -223,11 +198,12 @@ def persistent_matmul(a: torch.Tensor, b: torch.Tensor, *, variant: str = "naive
         raise TypeError(f"unexpected keyword arguments for variant {variant!r}: {sorted(tma_options)}")
     if variant == "naive" and activation is not None:
         raise ValueError("the naive persistent kernel has no epilogue activation: use variant='grouped' or 'tma'")
-    BLOCK_M = BLOCK_M or BLOG_CONFIG["BLOCK_M"]
-    BLOCK_N = BLOCK_N or BLOG_CONFIG["BLOCK_N"]
-    BLOCK_K = BLOCK_K or BLOG_CONFIG["BLOCK_K"]
-    num_warps = num_warps or BLOG_CONFIG["num_warps"]
-    num_stages = num_stages or BLOG_CONFIG["num_stages"]
+    # ``None`` means the blog's value; 0 / False are passed on and refused by check_tile
+    BLOCK_M = BLOG_CONFIG["BLOCK_M"] if BLOCK_M is None else BLOCK_M
+    BLOCK_N = BLOG_CONFIG["BLOCK_N"] if BLOCK_N is None else BLOCK_N
+    BLOCK_K = BLOG_CONFIG["BLOCK_K"] if BLOCK_K is None else BLOCK_K
+    num_warps = BLOG_CONFIG["num_warps"] if num_warps is None else num_warps
+    num_stages = BLOG_CONFIG["num_stages"] if num_stages is None else num_stages
     out = validate_matmul(a, b, out, activation)
     check_tile(BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps, num_stages)
     M, K = a.shape

@@ -24,8 +24,8 @@ import triton.language as tl
 from gemm_lab import runtime
 
 from . import _validate as v
+from ._schedule import num_programs, resolve_num_sms, tile_coords
 from .matmul import check_tile, trivial_result, validate_matmul
-from .persistent import num_programs, resolve_num_sms, tile_coords
 
 try:  # triton >= 3.3
     from triton.tools.tensor_descriptor import TensorDescriptor
