@@ -61,6 +61,9 @@ def build_feedback(course: Course, assignment: str) -> Path:
             (dst / nb_path.name).write_text(json.dumps(sanitize_notebook(nb), ensure_ascii=False),
                                             encoding="utf-8")
         students.append(student)
+    if not students:  # nothing autograded yet: nothing to give back
+        shutil.rmtree(scratch, ignore_errors=True)
+        return course.feedback
     (scratch / "source" / assignment).mkdir(parents=True)
     (scratch / "nbgrader_config.py").write_text(_CONFIG.format(
         root=str(scratch), db_url=f"sqlite:///{scratch / 'gradebook.db'}", ignore=IGNORE))
