@@ -21,6 +21,7 @@ import argparse
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -95,6 +96,10 @@ def check_version(version: str, out: Path, numpy: str | None = None) -> list[dic
         "notebooks": [str(python), str(ROOT / "tools" / "student_run.py"), "--json", str(venv / "notebooks.json"),
                       *NOTEBOOKS],
     }
+    scratch = venv / "notebooks"  # run copies: a notebook writes beside itself, never into source/
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir()
+    checks["notebooks"][4:] = [str(Path(shutil.copy(ROOT / nb, scratch / Path(nb).name))) for nb in NOTEBOOKS]
     for name, cmd in checks.items():
         status, seconds, detail = _run(cmd, env)
         if name == "notebooks" and (venv / "notebooks.json").exists():
@@ -130,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "compat")
     ap.add_argument("--numpy", help="numpy version instead of the course pin")
     args = ap.parse_args(argv)
+    args.out = args.out.resolve()
     args.out.mkdir(parents=True, exist_ok=True)
     rows = []
     for version in args.versions:
