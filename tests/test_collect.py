@@ -306,6 +306,9 @@ def test_special_files_named_ipynb_are_never_opened(course, tmp_path, kind):
     finally:
         if sock:
             sock.close()
+        # Never leave a FIFO or a device node behind under /tmp: other tests (the unsandboxed snoop
+        # probe of test_autograder_e2e) walk /tmp and would block on it or read endless bytes.
+        target.unlink(missing_ok=True)
     assert report.collected == {"alice": [NB1]}
     assert "not a regular file: not opened" in _reasons(report)[target.name]
     assert report.unreadable() == ["bob"]
