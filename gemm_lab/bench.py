@@ -12,7 +12,8 @@ Command line (on a GPU machine; writes CSV + PNG files into --out)::
 Parts (``--only``): ``sweep`` (matmul.csv + matmul.png), ``persistent`` (persistent_programs.csv,
 persistent_variants.csv), ``group`` (group_order.csv), ``compiled`` (compiled_kernels.csv),
 ``tma_configs`` (tma_configs.csv: a search over the TMA kernel's options), ``softmax`` (softmax.csv),
-``host`` (host_overhead.csv: CPU time of each launcher and of its pieces).
+``host`` (host_overhead.csv: CPU time of each launcher and of its pieces), ``best`` (best_matmul.csv,
+best_matmul_summary.csv: best_matmul against torch.matmul at the issue-14 target shapes, three rounds).
 The CSV schemas are in results/README.md.
 """
 
@@ -106,6 +107,7 @@ def matmul_menu(include_slow: bool = True) -> list[tuple[str, str, object]]:
             return K.matmul(a, b, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, num_stages=s, num_warps=w, out=out)
         menu.append(("tutorial03", _cfg_name(bm, bn, bk, s, w, 8), f))
     menu.append(("autotuned", "autotune", lambda a, b, out: K.matmul_autotuned(a, b, out=out)))
+    menu.append(("best_matmul", "auto", lambda a, b, out: K.best_matmul(a, b, out=out)))
     menu.append(("blog_tiled", _cfg_name(128, 64, 32, 4, 4), lambda a, b, out: K.naive_tiled_matmul(a, b, out=out)))
     for pps in (1, 2):
         menu.append((f"persistent_naive_x{pps}", _cfg_name(128, 64, 32, 4, 4, extra=f" grid={pps}xSMs"),
@@ -455,7 +457,9 @@ def bench_host_overhead(size: int = 1024, n: int = 200):
         fn()  # compile / autotune outside the timing
         torch.cuda.synchronize()
         rows.append(dict(env, M=M, N=N, K=Kd, dtype="fp16", call=what, config=config, host_us=host_us(fn, n)))
-    return pd.DataFrame(rows)
+    from gemm_lab.bench_best import host_overhead_rows
+
+    return pd.DataFrame(rows + host_overhead_rows(size, n))
 
 
 def bench_softmax(shapes=((4096, 1024), (4096, 4096), (4096, 16384)), warmup=DEFAULT_WARMUP_MS, rep=DEFAULT_REP_MS):
@@ -511,7 +515,7 @@ def plot_sweep(df, path: str, dtype: str = "fp16") -> str:
 
 
 # ------------------------------------------------------------------------------ CLI
-PARTS = ("compiled", "tma_configs", "sweep", "persistent", "group", "softmax", "host")
+PARTS = ("compiled", "tma_configs", "sweep", "persistent", "group", "softmax", "host", "best")
 
 
 def main(argv=None) -> int:
@@ -567,6 +571,12 @@ def main(argv=None) -> int:
         save(bench_softmax(warmup=warmup, rep=rep), "softmax.csv")
     if "host" in parts:
         save(bench_host_overhead(), "host_overhead.csv")
+    if "best" in parts:
+        from gemm_lab.bench_best import best_rounds, best_summary
+
+        df = save(best_rounds(warmup=min(warmup, 25), rep=min(rep, 100),
+                                csv_path=os.path.join(args.out, "best_matmul.csv")), "best_matmul.csv")
+        print(save(best_summary(df), "best_matmul_summary.csv").to_string(), flush=True)
     return 0
 
 

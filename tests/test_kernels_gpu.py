@@ -115,3 +115,68 @@ def test_warp_specialized_tma_if_supported():
     except Exception as exc:  # not every triton/arch combination supports it: report, don't hide
         pytest.skip(f"warp_specialize unsupported here: {exc.__class__.__name__}: {str(exc)[:200]}")
     K.assert_close(c, K.reference_matmul(a, b))
+
+
+# ------------------------------------------------------------------ random-shape fuzz, every entry point
+FUZZ_SHAPES = 200
+FUZZ_ENTRY_POINTS = {
+    "best_matmul": lambda a, b, out: K.best_matmul(a, b, out=out),
+    "matmul": lambda a, b, out: K.matmul(a, b, out=out),
+    "splitk_matmul": lambda a, b, out: K.splitk_matmul(a, b, split_k=3, out=out),
+    "persistent_naive": lambda a, b, out: K.persistent_matmul(a, b, variant="naive", out=out),
+    "persistent_grouped": lambda a, b, out: K.persistent_matmul(a, b, variant="grouped", out=out),
+    "tma_persistent": lambda a, b, out: K.tma_persistent_matmul(a, b, out=out),
+    "naive_tiled": lambda a, b, out: K.naive_tiled_matmul(a, b, out=out),
+    # every new (M, N, K) re-tunes 13 configs (~1 s each key): fewer shapes, still random
+    "matmul_autotuned": lambda a, b, out: K.matmul_autotuned(a, b, out=out),
+}
+
+
+def _fuzz_case(rng, i):
+    """(M, N, K) log-uniform in 1..3000, a dtype, and layouts of a, b and the poisoned output."""
+    M, N, Kd = (int(round(3000 ** rng.random())) for _ in range(3))
+    dtype = (torch.float16, torch.bfloat16)[i % 2]
+    layout = rng.choice(["contiguous", "a_t", "b_t", "both_t", "strided"])
+    return M, N, Kd, dtype, layout, rng.random() < 0.3
+
+
+@pytest.mark.parametrize("name", list(FUZZ_ENTRY_POINTS))
+def test_fuzz_random_shapes(name):
+    import random
+
+    rng = random.Random(1234 + len(name))
+    fn = FUZZ_ENTRY_POINTS[name]
+    n = 40 if name == "matmul_autotuned" else FUZZ_SHAPES
+    for i in range(n):
+        M, N, Kd, dtype, layout, out_t = _fuzz_case(rng, i)
+        a0, b0 = _data(M, N, Kd, dtype, seed=i)
+        if layout == "strided":
+            a = torch.empty((M, 2 * Kd), device="cuda", dtype=dtype)[:, ::2]
+            b = torch.empty((Kd, 3 * N), device="cuda", dtype=dtype)[:, 1::3]
+            a.copy_(a0)
+            b.copy_(b0)
+        else:
+            a = a0.t().contiguous().t() if layout in ("a_t", "both_t") else a0
+            b = b0.t().contiguous().t() if layout in ("b_t", "both_t") else b0
+        c, buf, mask = poisoned_view((M, N), dtype, "cuda", transposed=out_t)
+        fn(a, b, c)
+        torch.cuda.synchronize()
+        what = f"{name} #{i} {M}x{N}x{Kd} {dtype} {layout} out_t={out_t}"
+        K.assert_close(c, K.reference_matmul(a0, b0), name=what)
+        assert margins_intact(buf, mask), f"{what}: wrote outside the output"
+
+
+def test_best_matmul_repeat_calls_use_the_plan_and_stay_correct():
+    from gemm_lab.kernels import best
+
+    for M, N, Kd in ((1024, 1024, 1024), (4096, 4096, 512), (64, 64, 8192), (500, 600, 300)):
+        a, b = _data(M, N, Kd, torch.float16, seed=M)
+        ref = K.reference_matmul(a, b)
+        for _ in range(3):  # first call plans (and tunes), later calls launch through the cached handle
+            c, buf, mask = poisoned_view((M, N), torch.float16, "cuda")
+            K.best_matmul(a, b, out=c)
+            torch.cuda.synchronize()
+            K.assert_close(c, ref, name=f"best_matmul {M}x{N}x{Kd}")
+            assert margins_intact(buf, mask)
+        K.assert_close(K.best_matmul(a, b), ref)  # cached key without out
+        assert any(p.launch is not None and p.launch._fast is not None for p in best._PLANS.values())

@@ -1,0 +1,83 @@
+"""best_matmul against torch.matmul at the shapes issue 14 sets targets for: three rounds, medians.
+
+Each round runs ``gemm_lab.bench.bench_shape`` with best_matmul alone (torch.matmul timed before and
+after it in the same run), with do_bench and CUDA-graph times; ``best_rounds`` keeps every round,
+``best_summary`` the median ratio per (shape, dtype) next to the target. Part ``best`` of
+``python -m gemm_lab.bench`` (best_matmul.csv, best_matmul_summary.csv)."""
+
+from __future__ import annotations
+
+import torch
+
+from gemm_lab import bench
+from gemm_lab import kernels as K
+
+# (M, N, K) -> target ratio (torch.matmul time / best_matmul time), from issue 14
+TARGETS = {(1024, 1024, 1024): 0.90, (2048, 2048, 2048): 0.90, (500, 600, 300): 0.90, (512, 512, 512): 0.80,
+           (4096, 4096, 4096): 1.00, (8192, 8192, 8192): 1.00}
+
+
+def best_menu():
+    return [("best_matmul", "auto", lambda a, b, out: K.best_matmul(a, b, out=out))]
+
+
+def best_rounds(shapes=None, dtypes=("fp16", "bf16"), rounds: int = 3, warmup: int = 25, rep: int = 100,
+                csv_path: str | None = None):
+    import pandas as pd
+
+    from gemm_lab.kernels.best import explain
+
+    rows = []
+    for r in range(rounds):
+        for M, N, Kd in shapes or TARGETS:
+            for dtype in dtypes:
+                part = bench.bench_shape(M, N, Kd, dtype, best_menu(), warmup, rep, seed=r, graph=True)
+                ch = explain(M, N, Kd, bench._DTYPES[dtype])
+                for row in part:
+                    row["round"] = r
+                    if row["kernel"] == "best_matmul":
+                        row["config"] = f"{ch.kernel}: {ch.reason}"
+                rows += part
+                if csv_path:  # rewritten after every shape: a run cut short keeps what it measured
+                    pd.DataFrame(rows).to_csv(csv_path, index=False)
+                print(f"[best] round {r} {dtype} {M}x{N}x{Kd}: do_bench {part[1]['ratio_to_torch']:.3f} "
+                      f"graph {part[1]['graph_ratio_to_torch']:.3f} ({ch.kernel})", flush=True)
+    return pd.DataFrame(rows)
+
+
+def best_summary(df):
+    """Median over rounds of each ratio, per (M, N, K, dtype), with the target and met / gap."""
+    import pandas as pd
+
+    mine = df[df.kernel == "best_matmul"]
+    out = []
+    for (M, N, Kd, dtype), g in mine.groupby(["M", "N", "K", "dtype"]):
+        target = TARGETS.get((M, N, Kd), float("nan"))
+        graph = float(g.graph_ratio_to_torch.median())
+        dob = float(g.ratio_to_torch.median())
+        out.append(dict(gpu=g.gpu.iloc[0], torch=g.torch.iloc[0], triton=g.triton.iloc[0], date=g.date.iloc[0],
+                        M=M, N=N, K=Kd, dtype=dtype, choice=g.config.iloc[0].split(":")[0],
+                        graph_ratio_median=graph, do_bench_ratio_median=dob,
+                        graph_ratios=" ".join(f"{x:.3f}" for x in g.graph_ratio_to_torch),
+                        do_bench_ratios=" ".join(f"{x:.3f}" for x in g.ratio_to_torch),
+                        rel_err_max=float(g.rel_err.max()), rounds=len(g), target=target,
+                        met="met" if graph >= target else f"gap {graph - target:+.3f}"))
+    return pd.DataFrame(out)
+
+
+def host_overhead_rows(size: int = 1024, n: int = 200):
+    """CPU microseconds per call of best_matmul (cached plan) beside torch.matmul, at size^3 fp16."""
+    env = bench.env_info()
+    a, b = bench.random_inputs(size, size, size)
+    out = torch.empty((size, size), device=a.device, dtype=a.dtype)
+    rows = []
+    for what, fn in (("torch.matmul", lambda: torch.matmul(a, b, out=out)),
+                     ("best_matmul (launcher, cached plan)", lambda: K.best_matmul(a, b, out=out)),
+                     ("best_matmul (launcher, new output each call)", lambda: K.best_matmul(a, b))):
+        fn()
+        fn()
+        torch.cuda.synchronize()
+        ch = K.best_matmul.explain(size, size, size, a.dtype)
+        rows.append(dict(env, M=size, N=size, K=size, dtype="fp16", call=what,
+                         config="cuBLAS" if what == "torch.matmul" else ch.kernel, host_us=bench.host_us(fn, n)))
+    return rows

@@ -1,0 +1,248 @@
+"""``best_matmul``: one entry point that picks a kernel and config per (M, N, K, dtype, GPU) and says why.
+
+Rules (``explain`` returns the choice and a one-line reason, without running anything):
+
+* CPU interpreter: the Tutorial-03 kernel at ``interpreter_config`` (no autotuning, no TMA there).
+* few output tiles and a long K (the tiles cannot fill the SMs): split-K over the long K.
+* Hopper (sm_90+), fp16/bf16, large M x N: the tensor-descriptor (TMA) persistent kernel.
+* small M x N: the Tutorial-03 kernel autotuned over small tiles (``SMALL_CONFIGS``).
+* otherwise: the Tutorial-03 kernel autotuned over the architecture's list (``configs_for``).
+
+Launch overhead: the full argument validation and the plan (choice, grid, compiled-kernel handle) are
+kept per key (shapes, strides, dtypes, device, 16-byte alignment, activation, output layout); a repeated
+call re-checks only what the key cannot fix (output aliasing) and launches through the cached handle.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import torch
+import triton
+
+from gemm_lab import runtime
+
+from . import _validate as v
+from ._launch_cache import Launch
+from ._schedule import num_programs
+from .autotuned import _cfg, configs_for, current_arch, interpreter_config, parse_arch
+from .matmul import matmul_kernel, trivial_result, validate_matmul
+from .persistent_tma import (
+    TensorDescriptor,
+    _descriptor_ok,
+    _operand,
+    _set_allocator,
+    aligned_copy,
+    tma_persistent_kernel,
+)
+from .splitk import k_per_split, reduce_into, splitk_grid, splitk_partial_kernel
+
+SMALL_CONFIGS = [
+    _cfg(32, 32, 64, 8, 4, 2), _cfg(32, 64, 64, 8, 4, 4), _cfg(64, 32, 64, 8, 4, 4), _cfg(64, 64, 64, 8, 4, 4),
+    _cfg(64, 64, 32, 8, 5, 4), _cfg(64, 128, 64, 8, 4, 4), _cfg(128, 64, 64, 8, 4, 4), _cfg(128, 128, 64, 8, 3, 8),
+    _cfg(128, 128, 32, 8, 4, 4), _cfg(64, 128, 32, 8, 4, 4),
+]
+SMALL_MN = 1024 * 1024          # M*N at or below: small-tile autotuning
+TMA_MIN_MN = 2048 * 2048        # M*N at or above (Hopper, fp16/bf16): the TMA persistent kernel
+SPLITK_MIN_K = 1024
+TMA_CONFIG = dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, GROUP_M=8, num_stages=3, num_warps=8)
+H200_SMS = 132
+
+
+@dataclasses.dataclass(frozen=True)
+class Choice:
+    """What ``best_matmul`` runs for a shape: kernel name, its config, and a one-line reason."""
+    kernel: str            # "tiled" | "autotuned_small" | "autotuned" | "splitk" | "tma_persistent"
+    config: tuple          # sorted (name, value) pairs
+    reason: str
+
+    @property
+    def params(self) -> dict:
+        return dict(self.config)
+
+
+def _choice(kernel: str, cfg: dict, reason: str) -> Choice:
+    return Choice(kernel, tuple(sorted(cfg.items())), reason)
+
+
+def explain(M: int, N: int, K: int, dtype: torch.dtype = torch.float16, arch=None, num_sms: int | None = None
+            ) -> Choice:
+    """The choice ``best_matmul`` makes for an (M, N, K) product of ``dtype`` tensors.
+
+    ``arch``: "sm_90", (9, 0), or None for the current device (the interpreter when there is none);
+    ``num_sms``: the SM count (the current GPU's; 132, an H200's, for another arch).
+    """
+    for name, value in (("M", M), ("N", N), ("K", K)):
+        v.check_positive_int(name, value)
+    if dtype not in v.FLOAT_DTYPES:
+        raise TypeError(f"dtype must be one of {[v.dtype_name(d) for d in v.FLOAT_DTYPES]}, got {dtype!r}")
+    if arch is None:
+        arch = current_arch()
+        if num_sms is None and arch is not None:
+            num_sms = runtime.num_sms()
+        if arch is None:
+            cfg = interpreter_config(M, N, K)
+            return _choice("tiled", cfg, "CPU interpreter: one small-tile config sized to the shape "
+                           f"({cfg['BLOCK_SIZE_M']}x{cfg['BLOCK_SIZE_N']}x{cfg['BLOCK_SIZE_K']}), no autotuning")
+    major, minor = parse_arch(arch)
+    sms = H200_SMS if num_sms is None else v.check_positive_int("num_sms", num_sms)
+    tiles = triton.cdiv(M, 64) * triton.cdiv(N, 64)
+    if tiles * 2 <= sms and K >= SPLITK_MIN_K and K >= 4 * max(M, N):
+        split = max(2, min(sms // tiles, K // 256, 64))
+        cfg = dict(BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, num_warps=4, num_stages=3, split_k=split)
+        return _choice("splitk", cfg, f"{tiles} output tiles of 64x64 cannot fill {sms} SMs and K={K} is long: "
+                       f"split K into {split} slices, sum the fp32 partials")
+    if major >= 9 and dtype != torch.float32 and M * N >= TMA_MIN_MN:
+        return _choice("tma_persistent", TMA_CONFIG, f"large output ({M}x{N}) on sm_{major}{minor}: "
+                       "persistent kernel with TMA tensor descriptors, 128x256x64 tiles, one program per SM")
+    if M * N <= SMALL_MN:
+        return _choice("autotuned_small", {}, f"small output ({M}x{N}): Tutorial-03 kernel autotuned over "
+                       f"{len(SMALL_CONFIGS)} small-tile configs, so enough tiles exist to fill {sms} SMs")
+    return _choice("autotuned", {}, f"mid-size output ({M}x{N}): Tutorial-03 kernel autotuned over the "
+                   f"sm_{major}{minor} config list")
+
+
+def _tune_bench(kernel_call, quantiles):
+    # shorter than triton's default (25 ms warmup, 100 ms rep): enough to rank tile configs, and a
+    # new shape costs well under a second of tuning
+    return triton.testing.do_bench(kernel_call, warmup=10, rep=40, quantiles=quantiles)
+
+
+@functools.lru_cache(maxsize=None)
+def _small_autotuner():
+    configs = [triton.Config({k: c[k] for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M")},
+                             num_stages=c["num_stages"], num_warps=c["num_warps"]) for c in SMALL_CONFIGS]
+    return triton.autotune(configs=configs, key=["M", "N", "K"], do_bench=_tune_bench)(matmul_kernel)
+
+
+@functools.lru_cache(maxsize=None)
+def _arch_autotuner(arch: str):
+    configs = [triton.Config({k: c[k] for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M")},
+                             num_stages=c["num_stages"], num_warps=c["num_warps"]) for c in configs_for(arch)]
+    return triton.autotune(configs=configs, key=["M", "N", "K"], do_bench=_tune_bench)(matmul_kernel)
+
+
+class _Plan:
+    """A choice made concrete for one key: what to launch and how."""
+
+    def __init__(self, choice: Choice, M: int, N: int, K: int, activation: str):
+        self.choice, self.M, self.N, self.K, self.act = choice, M, N, K, activation
+        self.launch = None   # Launch, set at the first run (after autotuning when there is one)
+        p = choice.params
+        if choice.kernel == "splitk":
+            self.kps = k_per_split(K, p["split_k"], p["BLOCK_K"])
+            self.split = triton.cdiv(K, self.kps)
+            self.launch = Launch(splitk_partial_kernel, splitk_grid(M, N, p["BLOCK_M"], p["BLOCK_N"], self.split),
+                                 dict(BLOCK_M=p["BLOCK_M"], BLOCK_N=p["BLOCK_N"], BLOCK_K=p["BLOCK_K"]),
+                                 dict(num_warps=p["num_warps"], num_stages=p["num_stages"]))
+        elif choice.kernel == "tma_persistent":
+            self.P = num_programs(M, N, p["BLOCK_M"], p["BLOCK_N"])
+            self.launch = Launch(tma_persistent_kernel, (self.P,), None, dict(num_warps=p["num_warps"],
+                                 num_stages=p["num_stages"]))
+        elif choice.kernel == "tiled":
+            self._pin_tiled(p)
+
+    def _pin_tiled(self, cfg: dict) -> None:
+        grid = (triton.cdiv(self.M, cfg["BLOCK_SIZE_M"]) * triton.cdiv(self.N, cfg["BLOCK_SIZE_N"]),)
+        consts = {k: cfg[k] for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M")}
+        consts["ACTIVATION"] = self.act
+        self.launch = Launch(matmul_kernel, grid, consts,
+                             dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"]))
+
+    def run(self, a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
+        M, N, K = self.M, self.N, self.K
+        kind = self.choice.kernel
+        if kind in ("tiled", "autotuned_small", "autotuned"):
+            args = (a, b, out, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                    out.stride(0), out.stride(1))
+            if self.launch is None:  # first run: autotune, then pin the winner
+                tuner = _small_autotuner() if kind == "autotuned_small" else _arch_autotuner(current_arch())
+                tuner[lambda meta: (triton.cdiv(M, meta["BLOCK_SIZE_M"]) * triton.cdiv(N, meta["BLOCK_SIZE_N"]),)](
+                    *args, ACTIVATION=self.act)
+                best = tuner.best_config
+                self._pin_tiled(dict(best.kwargs, num_warps=best.num_warps, num_stages=best.num_stages))
+                return
+            self.launch(*args)
+        elif kind == "splitk":
+            ws = torch.empty((self.split, M, N), dtype=torch.float32, device=a.device)
+            self.launch(a, b, ws, M, N, K, self.kps, a.stride(0), a.stride(1), b.stride(0), b.stride(1))
+            reduce_into(ws, out, self.act or None)
+        else:
+            self._run_tma(a, b, out)
+
+    def _run_tma(self, a, b, out) -> None:
+        p = self.choice.params
+        BM, BN, BK = p["BLOCK_M"], p["BLOCK_N"], p["BLOCK_K"]
+        a_op, a_t = _operand(a)
+        b_op, b_t = _operand(b)
+        target = out if _descriptor_ok(out) else aligned_copy(out)
+        a_desc = TensorDescriptor(a_op, a_op.shape, a_op.stride(), [BK, BM] if a_t else [BM, BK])
+        b_desc = TensorDescriptor(b_op, b_op.shape, b_op.stride(), [BN, BK] if b_t else [BK, BN])
+        c_desc = TensorDescriptor(target, target.shape, target.stride(), [BM, BN // 2])
+        if self.launch.constexprs is None:
+            _set_allocator()
+            self.launch.constexprs = dict(BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, GROUP_M=p["GROUP_M"],
+                                          NUM_PROGRAMS=self.P, A_TRANS=a_t, B_TRANS=b_t, EPILOGUE_SUBTILE=True,
+                                          FLATTEN=False, WARP_SPECIALIZE=False, ACTIVATION=self.act)
+        self.launch(a_desc, b_desc, c_desc, self.M, self.N, self.K)
+        if target is not out:
+            out.copy_(target)
+
+
+_PLANS: dict[tuple, _Plan] = {}
+_MAX_PLANS = 4096
+
+
+def _key(a, b, out, activation):
+    okey = None if out is None else (tuple(out.shape), out.stride(), out.dtype, out.device, out.data_ptr() % 16 == 0)
+    return (tuple(a.shape), a.stride(), tuple(b.shape), b.stride(), a.dtype, b.dtype, a.device, b.device,
+            a.data_ptr() % 16 == 0, b.data_ptr() % 16 == 0, activation, okey)
+
+
+def best_matmul(a: torch.Tensor, b: torch.Tensor, *, activation: str | None = None,
+                out: torch.Tensor | None = None) -> torch.Tensor:
+    """C = activation(A @ B) with the kernel ``explain(M, N, K, dtype)`` picks (same inputs as ``matmul``).
+
+    ``best_matmul.explain(M, N, K, dtype)`` gives the choice and its reason; ``best_matmul.choice_for(a, b)``
+    the choice for two tensors. The first call for a key validates fully and (on a GPU) autotunes where
+    the choice says so; repeated calls reuse the plan.
+    """
+    try:
+        key = _key(a, b, out, activation)
+        plan = _PLANS.get(key)
+    except (AttributeError, TypeError):  # not tensors / unhashable activation: full validation explains
+        key, plan = None, None
+    if plan is None:
+        out = validate_matmul(a, b, out, activation)
+        M, K = a.shape
+        N = b.shape[1]
+        if trivial_result(out, K):
+            return out
+        plan = _Plan(explain(M, N, K, a.dtype), M, N, K, activation or "")
+        if key is not None:
+            if len(_PLANS) >= _MAX_PLANS:
+                _PLANS.clear()
+            _PLANS[key] = plan
+    elif out is None:
+        out = torch.empty((plan.M, plan.N), dtype=a.dtype, device=a.device)
+    else:
+        v.check_no_overlap("out", out, a=a, b=b)
+    plan.run(a, b, out)
+    return out
+
+
+def choice_for(a: torch.Tensor, b: torch.Tensor) -> Choice:
+    """The choice ``best_matmul(a, b)`` makes (validates a and b like the launcher)."""
+    validate_matmul(a, b, None, None)
+    return explain(a.shape[0], b.shape[1], a.shape[1], a.dtype) if min(a.shape[0], b.shape[1], a.shape[1]) > 0 \
+        else _choice("none", {}, "empty product: nothing to launch")
+
+
+def clear_plans() -> None:
+    """Forget every cached plan (tests, or after changing the device)."""
+    _PLANS.clear()
+
+
+best_matmul.explain = explain
+best_matmul.choice_for = choice_for
