@@ -42,7 +42,7 @@ def test_menu_kernels_compute_the_product():
         K.assert_close(out, ref, name=f"{kernel} {config}")
         names.add(kernel)
     assert {"tutorial03", "autotuned", "blog_tiled", "persistent_naive_x1", "persistent_grouped",
-            "persistent_tma"} <= names
+            "persistent_tma", "best_matmul"} <= names
 
 
 def test_tma_name():
@@ -154,3 +154,19 @@ def test_bench_shape_ratio_uses_the_median_torch_time(monkeypatch):
     monkeypatch.setattr(bench, "do_bench_ms", lambda fn, warmup=0, rep=0: 1.0)
     plain = bench.bench_shape(20, 24, 40, "fp16", menu[:1], paired=False)
     assert "graph_ms" not in plain[1] and plain[1]["torch_ms"] is None and plain[1]["ratio_to_torch"] == 1.0
+
+
+def test_best_summary_medians_and_targets():
+    """best_summary on rows shaped like best_rounds' (synthetic ratios, only to check the arithmetic)."""
+    from gemm_lab import bench_best
+
+    rows = []
+    for r, (g, d) in enumerate(((0.95, 0.7), (0.85, 0.9), (0.91, 0.8))):
+        rows.append(dict(gpu="G", torch="t", triton="x", date="d", M=1024, N=1024, K=1024, dtype="fp16",
+                         kernel="best_matmul", config="autotuned_small: why", round=r, graph_ratio_to_torch=g,
+                         ratio_to_torch=d, rel_err=1e-4))
+        rows.append(dict(rows[-1], M=512, N=512, K=512, graph_ratio_to_torch=g - 0.2))
+    s = bench_best.best_summary(pd.DataFrame(rows)).set_index("M")
+    assert s.loc[1024, "graph_ratio_median"] == pytest.approx(0.91) and s.loc[1024, "met"] == "met"
+    assert s.loc[1024, "do_bench_ratio_median"] == pytest.approx(0.8)
+    assert s.loc[512, "met"] == "gap -0.090" and s.loc[512, "choice"] == "autotuned_small"
