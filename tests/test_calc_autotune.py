@@ -67,7 +67,14 @@ def test_table():
 def test_bad_inputs():
     with pytest.raises(ValueError, match="never pays back"):
         break_even_calls(0.5, 0.6, 100.0)
-    assert break_even_calls(0.5, 0.6, 0.0) == 1
+    # issue 18 item 12: a slower tuned kernel never breaks even, even when tuning is free
+    with pytest.raises(ValueError, match="tuned_ms.*never pays back"):
+        break_even_calls(0.5, 0.6, 0.0)
+    with pytest.raises(ValueError, match="tuned_ms"):
+        break_even_calls(1.0, 2.0, 0.0)
+    assert break_even_calls(1.0, 1.0, 0.0) == 1  # equal kernels, free tuning: even at the first call
+    with pytest.raises(ValueError, match="never pays back"):
+        break_even_calls(1.0, 1.0, 0.001)
     with pytest.raises(ValueError):
         tflops(4096, 4096, 4096, 0.0)
     with pytest.raises(TypeError):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from ._validate import as_str
+from ._validate import as_opt_int, as_opt_real, as_real, as_str
 
 __all__ = ["Device", "VIRTUAL_DEVICE", "VIRTUAL_DEVICE_FP32", "DEVICES", "get_device", "devices_table",
            "CUDA_GUIDE_URL"]
@@ -43,6 +43,20 @@ class Device:
     fp32_tflops: float | None = None
     notes: str = ""
 
+    def __post_init__(self) -> None:
+        """Validate every field: a zero, negative, NaN or infinite rate or size would give negative,
+        NaN or infinite times downstream (roofline, best_fitting, softmax_traffic)."""
+        as_str("name", self.name)
+        if self.arch is not None:
+            as_str("arch", self.arch)
+        for field in ("sms", "smem_per_block_optin", "regs_per_sm", "l2_bytes"):
+            as_opt_int(field, getattr(self, field))
+        for field in ("fp16_tflops", "fp32_tflops"):
+            as_opt_real(field, getattr(self, field), positive=True)
+        as_real("bandwidth_gbs", self.bandwidth_gbs, positive=True)
+        as_str("source", self.source)
+        as_str("notes", self.notes)
+
     @property
     def ridge_intensity(self) -> float:
         """Roofline ridge point ``P / BW`` in FLOP/byte (FP16 tensor rate)."""
@@ -69,8 +83,8 @@ _T4 = dict(
     source=("https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/tesla-t4/"
             "t4-tensor-core-datasheet-951643.pdf (65 TFLOPS mixed FP16/FP32, 320 GB/s, 40 SMs, 4 MB L2); "
             + CUDA_GUIDE_URL + " (cc 7.5: 64 KB/block, 64K regs/SM)"),
-    notes="triton >= 3.4 compiles tl.dot to FP32 FMA on sm_75 (no mma): the tensor rate is not reachable "
-          "from Triton (facts/h200-measurements-2026-12.md)",
+    notes="Triton compiles tl.dot to FP32 FMA on sm_75 (PTX checked with triton 3.6.0 and 3.7.1: fma, no mma; "
+          "the first release doing so is not checked here): the tensor rate is not reachable from Triton",
 )
 
 DEVICES: dict[str, Device] = {
@@ -101,8 +115,8 @@ DEVICES: dict[str, Device] = {
         name="H200 SXM 141 GB", arch="sm_90", sms=132, smem_per_block_optin=232448, regs_per_sm=65536,
         l2_bytes=60 * MIB, fp16_tflops=989.4, fp32_tflops=67.0, bandwidth_gbs=4800.0,
         source=("https://www.nvidia.com/en-us/data-center/h200/ (FP16 tensor 1,979 TFLOPS with sparsity = "
-                "989.4 dense, 4.8 TB/s); facts/h200-measurements-2026-12.md (132 SMs, 232,448 B opt-in, "
-                "60 MiB L2, measured)"),
+                "989.4 dense, 4.8 TB/s); torch.cuda.get_device_properties on the course team's H200 "
+                "(132 SMs, 232,448 B opt-in, 60 MiB L2, measured)"),
     ),
     "rtx5090": Device(
         name="GeForce RTX 5090", arch="sm_120", sms=170, smem_per_block_optin=99 * KIB, regs_per_sm=65536,

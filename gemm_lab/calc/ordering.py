@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._validate import as_int
+from ._validate import as_int, check_table
 
 __all__ = [
     "pid_to_tile", "order_table", "order_grid", "format_order_grid", "InputTiles", "unique_input_tiles",
@@ -74,6 +74,7 @@ def order_table(num_pid_m: int, num_pid_n: int, GROUP_M: int, n_programs: int | 
 
     num_pid_m, num_pid_n, GROUP_M = _grid_args(num_pid_m, num_pid_n, GROUP_M)
     n = _n_programs(n_programs, num_pid_m * num_pid_n)
+    check_table("num_pid_m, num_pid_n, n_programs", n)
     rows = [(pid, *_pid_to_tile(pid, num_pid_m, num_pid_n, GROUP_M)) for pid in range(n)]
     return pd.DataFrame(rows, columns=["pid", "pid_m", "pid_n"])
 
@@ -81,6 +82,7 @@ def order_table(num_pid_m: int, num_pid_n: int, GROUP_M: int, n_programs: int | 
 def order_grid(num_pid_m: int, num_pid_n: int, GROUP_M: int) -> list[list[int]]:
     """``grid[pid_m][pid_n]`` = the pid (launch index) that computes that tile, for heat maps."""
     num_pid_m, num_pid_n, GROUP_M = _grid_args(num_pid_m, num_pid_n, GROUP_M)
+    check_table("num_pid_m, num_pid_n", num_pid_m * num_pid_n)
     grid = [[-1] * num_pid_n for _ in range(num_pid_m)]
     for pid in range(num_pid_m * num_pid_n):
         m, n = _pid_to_tile(pid, num_pid_m, num_pid_n, GROUP_M)
@@ -140,6 +142,7 @@ def unique_input_tiles(num_pid_m: int, num_pid_n: int, k_blocks: int, GROUP_M: i
     if start + window > total:
         raise ValueError(f"window of {window} programs starting at pid {start} is larger than the grid "
                          f"({num_pid_m} × {num_pid_n} = {total} programs)")
+    check_table("window", window)
     coords = tuple(_pid_to_tile(pid, num_pid_m, num_pid_n, GROUP_M) for pid in range(start, start + window))
     rows = tuple(sorted({m for m, _ in coords}))
     cols = tuple(sorted({n for _, n in coords}))

@@ -27,7 +27,7 @@ import sys
 import types
 from dataclasses import dataclass
 
-from ._validate import as_int, as_str, is_power_of_two
+from ._validate import as_configs, as_int, as_str, is_power_of_two
 from .devices import VIRTUAL_DEVICE, Device
 from .tiling import cdiv
 
@@ -157,9 +157,7 @@ def roofline_table(M: int, N: int, K: int, configs, device: Device = VIRTUAL_DEV
 
     import pandas as pd
 
-    configs = tuple(configs)
-    if not configs:
-        raise ValueError("configs is empty")
+    configs = as_configs(configs)
     rows = [roofline(M, N, K, c, device) for c in configs]
     df = pd.DataFrame([asdict(r) for r in rows]).set_index("name")
     df.index.name = "config"

@@ -18,7 +18,8 @@ after the K loop, so ``shared = max(loop buffers, epilogue scratch)``:
   empirical fit: on sm_90 with ``num_warps >= 4`` ``out_bytes × BLOCK_M × min(BLOCK_N, 16 × num_warps)``;
   on sm_80/86/89 only when ``aligned=False``: ``min(out_bytes × BLOCK_M × BLOCK_N, 8192 × num_warps)``;
   none on sm_120 or the 2-warp sm_90 path;
-* sm_75 (Turing, triton >= 3.4): no pipelining and no mma; ``tl.dot`` becomes FP32 FMAs. For 16-bit
+* sm_75 (Turing; PTX checked with triton 3.6.0 and 3.7.1: ``fma``, no ``mma``, the first release doing
+  so not checked): no pipelining and no mma; ``tl.dot`` becomes FP32 FMAs. For 16-bit
   inputs each operand is upcast to FP32 and re-laid-out through one scratch buffer reused for A and B:
   ``4 × max(BLOCK_M·BLOCK_K, BLOCK_K·BLOCK_N)``; for FP32 inputs both tiles stay in shared memory:
   ``4 × (BLOCK_M·BLOCK_K + BLOCK_K·BLOCK_N)``. Seed configs: 8,192 / 16,384 / 65,536 (the facts' figures).
@@ -35,7 +36,7 @@ Limits are compared the way Triton does (``CompiledKernel._init_handles``: it ra
 
 from __future__ import annotations
 
-from ._validate import as_int, as_str
+from ._validate import as_configs, as_int, as_str
 from .devices import VIRTUAL_DEVICE, Device
 from .roofline import RooflineRow, TileConfig, roofline
 
@@ -153,8 +154,8 @@ def compiler_smem(config: TileConfig, arch, dtype: str = "fp16", aligned: bool =
 
 # (arch, BLOCK_M, BLOCK_N, BLOCK_K, num_stages, num_warps, dtype, aligned, metadata.shared, source)
 _XC = "cross-compiled, triton 3.7.1, 2026-12-02"
-_FACTS_XC = "facts/h200-measurements-2026-12.md (cross-compiled, triton 3.7.1)"
-_FACTS_GPU = "facts/h200-measurements-2026-12.md (H200, triton 3.6.0)"
+_FACTS_XC = "course team, cross-compiled, triton 3.7.1, 2026-12 (seed configs)"
+_FACTS_GPU = "course team, compiled on an H200, triton 3.6.0, 2026-12"
 MEASURED_SHARED: tuple[tuple, ...] = (
     ("sm_75", 64, 32, 32, 5, 2, "fp16", True, 8192, _FACTS_XC),
     ("sm_75", 128, 128, 32, 4, 4, "fp16", True, 16384, _FACTS_XC),
@@ -311,9 +312,7 @@ def smem_verdicts(configs, limit_bytes: int, rule: str = "textbook", arch=None):
     """
     import pandas as pd
 
-    configs = tuple(configs)
-    if not configs:
-        raise ValueError("configs is empty")
+    configs = as_configs(configs)
     limit = as_int("limit_bytes", limit_bytes)
     rows = []
     for c in configs:
@@ -328,9 +327,7 @@ def best_fitting(M: int, N: int, K: int, configs, limit_bytes: int, device: Devi
     (ties: the shorter ``t_ideal_ms``, then the earlier config). Exercise 2.3 at 64 KiB: 후보 2,
     I = 63.0154, T_ideal = 2.1810 ms. Raises ``ValueError`` when no config fits.
     """
-    configs = tuple(configs)
-    if not configs:
-        raise ValueError("configs is empty")
+    configs = as_configs(configs)
     limit = as_int("limit_bytes", limit_bytes)
     best: RooflineRow | None = None
     for c in configs:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._validate import as_int, as_real
+from ._validate import as_int, as_real, check_table, is_power_of_two
 from .devices import VIRTUAL_DEVICE_FP32, Device
 from .tiling import cdiv
 
@@ -23,10 +23,15 @@ def block_offsets(N: int, BLOCK_SIZE: int):
     ints), ``mask = offsets < N`` (list of bools), for ``pid`` in ``0 … cdiv(N, BLOCK_SIZE) − 1``.
 
     N=10, BLOCK_SIZE=4 → grid 3; pid 2: offsets 8…11, mask True, True, False, False.
+    ``BLOCK_SIZE`` must be a power of two (``tl.arange`` needs it); the table is bounded
+    (``ValueError`` past ``MAX_TABLE_CELLS`` offsets).
     """
     import pandas as pd
 
     N, B = as_int("N", N), as_int("BLOCK_SIZE", BLOCK_SIZE)
+    if not is_power_of_two(B):
+        raise ValueError(f"BLOCK_SIZE must be a power of two (tl.arange needs it), got {B}")
+    check_table("N, BLOCK_SIZE", cdiv(N, B) * B)
     rows = []
     for pid in range(cdiv(N, B)):
         offs = [pid * B + i for i in range(B)]
