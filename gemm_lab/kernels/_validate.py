@@ -24,6 +24,9 @@ def check_tensor(name: str, t, *, dims: int | tuple[int, ...] | None = None, dty
             allowed = (dims,) if isinstance(dims, int) else tuple(dims)
             want = " or ".join(f"{d}-D" for d in allowed)
             raise ValueError(f"{name} must be {want}, got a {nd}-D tensor of shape {tuple(t.shape)}")
+    big = [s for s in t.shape if s > _INT32_MAX]
+    if big:
+        raise ValueError(f"{name} has a dimension of {big[0]:,} elements: sizes must fit int32 (< 2**31)")
     if dtypes is not None and t.dtype not in dtypes:
         want = ", ".join(dtype_name(d) for d in dtypes)
         raise TypeError(f"{name} has dtype {dtype_name(t.dtype)}; supported: {want}")
@@ -193,11 +196,13 @@ def check_positive_int(name: str, value, *, maximum: int | None = None) -> int:
     return value
 
 
-def check_no_interpreter_bf16(*tensors: torch.Tensor, what: str) -> None:
+def check_no_interpreter_bf16(*, what: str, **tensors: torch.Tensor) -> None:
     """bf16 in the interpreter: tl.dot multiplies raw bit patterns (triton issue #11584), bf16 adds give
     NaN, and fp32 -> bf16 conversion truncates instead of rounding: refuse rather than be wrong."""
-    if runtime.INTERPRET and any(t.dtype == torch.bfloat16 for t in tensors):
+    bf16 = [name for name, t in tensors.items() if t.dtype == torch.bfloat16]
+    if runtime.INTERPRET and bf16:
         raise TypeError(
+            f"{' and '.join(bf16)} {'is' if len(bf16) == 1 else 'are'} bfloat16: "
             f"{what} with bfloat16 tensors gives wrong results in the Triton CPU interpreter "
             "(bf16 values are stored as raw 16-bit integers, triton issue #11584; conversions truncate): "
             "use float16/float32 on the CPU, or run on a GPU"

@@ -41,6 +41,8 @@ def _checked_pair(out, ref) -> tuple[torch.Tensor, torch.Tensor]:
             raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
         if not (t.is_floating_point() and t.dtype in _MANTISSA_BITS):
             raise TypeError(f"{name} must be a float16/bfloat16/float32/float64 tensor, got {t.dtype}")
+        if t.device.type == "meta":
+            raise ValueError(f"{name} is a meta tensor: it has no values to compare")
     if tuple(out.shape) != tuple(ref.shape):
         raise ValueError(f"out and ref shapes differ: {tuple(out.shape)} vs {tuple(ref.shape)}")
     return _f64(out), _f64(ref)

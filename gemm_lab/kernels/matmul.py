@@ -102,10 +102,13 @@ def validate_matmul(a, b, out, activation, *, interpreter_bf16_ok: bool = False)
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation must be one of {ACTIVATIONS}, got {activation!r}")
     if not interpreter_bf16_ok:
-        v.check_no_interpreter_bf16(a, b, what="tl.dot")
+        v.check_no_interpreter_bf16(what="tl.dot", a=a, b=b)
     v.check_int32("a", a)
     v.check_int32("b", b)
     M, N = a.shape[0], b.shape[1]
+    if M * N > v._INT32_MAX:
+        raise ValueError(f"the product of a {tuple(a.shape)} and b {tuple(b.shape)} would have {M * N:,} elements: "
+                         "offsets would overflow int32 in these kernels")
     if out is None:
         out = torch.empty((M, N), dtype=a.dtype, device=a.device)
     else:

@@ -16,6 +16,10 @@ MAX_BLOCK_SIZE = 1 << 16  # one row must fit in one program's registers
 def naive_softmax(x: torch.Tensor) -> torch.Tensor:
     """Tutorial 02's naive_softmax: five torch passes (reads 5MN + 2M, writes 3MN + 2M elements)."""
     v.check_tensor("x", x, dims=2, dtypes=v.FLOAT_DTYPES + (torch.float64,))
+    if x.shape[1] == 0 and x.shape[0] > 0:
+        raise ValueError("softmax of an empty row is undefined (x has 0 columns)")
+    if x.numel() == 0:
+        return torch.empty_like(x)
     x_max = x.max(dim=1)[0]               # read MN, write M
     z = x - x_max[:, None]                # read MN + M, write MN
     numerator = torch.exp(z)              # read MN, write MN
@@ -67,7 +71,7 @@ def softmax(x: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
     program). ``out`` may be a strided view; it must not overlap ``x``.
     """
     v.check_tensor("x", x, dims=2, dtypes=v.FLOAT_DTYPES)
-    v.check_no_interpreter_bf16(x, what="softmax")
+    v.check_no_interpreter_bf16(what="softmax", x=x)
     n_rows, n_cols = x.shape
     if out is None:
         out = torch.empty((n_rows, n_cols), dtype=x.dtype, device=x.device)

@@ -53,7 +53,7 @@ def vector_add(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor | None = None
     if x.dtype != y.dtype:
         raise TypeError(f"x and y must have the same dtype, got {v.dtype_name(x.dtype)} and {v.dtype_name(y.dtype)}")
     v.check_same_device(x=x, y=y)
-    v.check_no_interpreter_bf16(x, y, what="vector_add")
+    v.check_no_interpreter_bf16(what="vector_add", x=x, y=y)
     v.check_pow2("BLOCK_SIZE", BLOCK_SIZE, minimum=16, maximum=1 << 16)
     if out is None:
         out = torch.empty_like(x, memory_format=torch.contiguous_format)
