@@ -98,8 +98,31 @@ def targets_table(results: str) -> str:
     return md(pd.DataFrame(rows))
 
 
+def best_targets_table(results: str) -> str | None:
+    """Issue 14's targets for best_matmul (best_matmul_summary.csv) and its launch overhead."""
+    df = _read(results, "best_matmul_summary.csv")
+    if df is None:
+        return None
+    t = df.sort_values(["M", "dtype"])[["M", "N", "K", "dtype", "choice", "target", "graph_ratio_median",
+                                        "do_bench_ratio_median", "graph_ratios", "do_bench_ratios", "met"]]
+    t = t.rename(columns={"target": "wanted ≥", "graph_ratio_median": "CUDA graph (median)",
+                          "do_bench_ratio_median": "do_bench (median)", "graph_ratios": "CUDA graph, 3 rounds",
+                          "do_bench_ratios": "do_bench, 3 rounds", "met": "met (CUDA graph)"})
+    text = md(t)
+    host = _read(results, "host_overhead_best.csv")
+    if host is not None:
+        text += ("\n\nLaunch overhead, CPU µs per call at 1024³ fp16 (`host_overhead_best.csv`; wanted ≤ 20 µs "
+                 "for the Tutorial-03 and autotuned launchers, ≤ 30 µs for TMA):\n\n"
+                 + md(host[["call", "config", "host_us"]], "{:.1f}"))
+    return text
+
+
 def section(results: str) -> str:
     parts = []
+    best = best_targets_table(results)
+    if best is not None:
+        parts.append("### Issue 14's targets: `best_matmul` / torch.matmul, same run "
+                     "(`best_matmul.csv`, `best_matmul_summary.csv`)\n\n" + best)
     df = _read(results, "matmul.csv")
     if df is not None:
         shapes, bshapes = _shapes(df), _shapes(df, "bf16")
