@@ -200,3 +200,23 @@ def test_config_helpers(M, N, Kd, arch):
     res, exc = _call(K.best_matmul.explain, ["M", "N", "K", "dtype", "arch"], M, N, Kd, torch.float16, arch)
     assert exc is not None or res.reason
 
+
+
+def test_reference_and_assert_close():
+    _ran_during(["reference_matmul", "assert_close"], _reference_examples)
+
+
+@SETTINGS
+@given(a=st.one_of(tensors(2, good=True), tensors(), junk), b=st.one_of(tensors(2, good=True), tensors(), junk),
+       fit=st.booleans())
+def _reference_examples(a, b, fit):
+    if fit and isinstance(a, torch.Tensor) and a.dim() == 2 and a.device.type == "cpu" and a.shape[1] < HUGE:
+        b = torch.randn(a.shape[1], 3, dtype=a.dtype if a.is_floating_point() else torch.float32)
+    ref, exc = _call(K.reference_matmul, ["a", "b"], a, b)
+    if exc is None:
+        assert ref.dtype == torch.float32 and ref.shape == (a.shape[0], b.shape[1])
+    _call(K.assert_close, ["out", "ref"], a, a)  # a tensor against itself passes; junk is refused
+    try:
+        _call(K.assert_close, ["out", "ref"], a, b)
+    except AssertionError as err:  # a real mismatch report: shape or values
+        assert "output" in str(err)

@@ -81,7 +81,15 @@ def max_ulp_error(out: torch.Tensor, ref: torch.Tensor, dtype: torch.dtype | Non
 
 def assert_close(out: torch.Tensor, ref: torch.Tensor, *, rel: float | None = None, ulps: float | None = None,
                  name: str = "output") -> None:
-    """Raise AssertionError unless ``out`` matches ``ref`` within the output dtype's tolerance."""
+    """Raise AssertionError unless ``out`` matches ``ref`` within the output dtype's tolerance
+    (TypeError/ValueError when either is not a float tensor with values)."""
+    for arg, t in (("out", out), ("ref", ref)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{arg} must be a torch.Tensor, got {type(t).__name__}")
+        if t.device.type == "meta":
+            raise ValueError(f"{arg} is a meta tensor: it has no values to compare")
+        if not (t.is_floating_point() and t.dtype in _MANTISSA_BITS):
+            raise TypeError(f"{arg} must be a float16/bfloat16/float32/float64 tensor, got {t.dtype}")
     if tuple(out.shape) != tuple(ref.shape):
         raise AssertionError(f"{name}: shape {tuple(out.shape)} != expected {tuple(ref.shape)}")
     default_rel, default_ulps = TOLERANCES.get(out.dtype, (1e-6, None))

@@ -80,6 +80,12 @@ def matmul_kernel(
 
 def reference_matmul(a: torch.Tensor, b: torch.Tensor, activation: str | None = None) -> torch.Tensor:
     """fp32 reference: (a.float() @ b.float()), then the activation; returned as float32."""
+    for name, t in (("a", a), ("b", b)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0]:
+        raise ValueError(f"a and b must be 2-D with matching inner dimensions, got {tuple(a.shape)} and "
+                         f"{tuple(b.shape)}")
     c = a.float() @ b.float()
     if activation == "leaky_relu":
         c = torch.where(c >= 0, c, LEAKY_RELU_SLOPE * c)
