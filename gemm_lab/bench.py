@@ -13,7 +13,8 @@ Parts (``--only``): ``sweep`` (matmul.csv + matmul.png), ``persistent`` (persist
 persistent_variants.csv), ``group`` (group_order.csv), ``compiled`` (compiled_kernels.csv),
 ``tma_configs`` (tma_configs.csv: a search over the TMA kernel's options), ``softmax`` (softmax.csv),
 ``host`` (host_overhead.csv: CPU time of each launcher and of its pieces), ``best`` (best_matmul.csv,
-best_matmul_summary.csv: best_matmul against torch.matmul at the issue-14 target shapes, three rounds).
+best_matmul_summary.csv: best_matmul against torch.matmul at the issue-14 target shapes, three rounds),
+``fp8`` (fp8_matmul.csv: fp8 e4m3 fp8_matmul against torch._scaled_mm, Hopper only).
 The CSV schemas are in results/README.md.
 """
 
@@ -515,7 +516,7 @@ def plot_sweep(df, path: str, dtype: str = "fp16") -> str:
 
 
 # ------------------------------------------------------------------------------ CLI
-PARTS = ("compiled", "tma_configs", "sweep", "persistent", "group", "softmax", "host", "best")
+PARTS = ("compiled", "tma_configs", "sweep", "persistent", "group", "softmax", "host", "best", "fp8")
 
 
 def main(argv=None) -> int:
@@ -577,6 +578,12 @@ def main(argv=None) -> int:
         df = save(best_rounds(warmup=min(warmup, 25), rep=min(rep, 100),
                                 csv_path=os.path.join(args.out, "best_matmul.csv")), "best_matmul.csv")
         print(save(best_summary(df), "best_matmul_summary.csv").to_string(), flush=True)
+    if "fp8" in parts and runtime.capability() >= (9, 0):
+        import pandas as pd
+
+        from gemm_lab.bench_best import fp8_rows
+
+        save(pd.DataFrame(fp8_rows(warmup=min(warmup, 25), rep=min(rep, 100))), "fp8_matmul.csv")
     return 0
 
 

@@ -81,3 +81,35 @@ def host_overhead_rows(size: int = 1024, n: int = 200):
         rows.append(dict(env, M=size, N=size, K=size, dtype="fp16", call=what,
                          config="cuBLAS" if what == "torch.matmul" else ch.kernel, host_us=bench.host_us(fn, n)))
     return rows
+
+
+def fp8_rows(sizes=(4096, 8192), warmup: int = 25, rep: int = 100, rounds: int = 3):
+    """fp8 e4m3 (fp16 out) fp8_matmul against torch._scaled_mm, same inputs and run, per-tensor scale 1."""
+    env = bench.env_info()
+    rows = []
+    for r in range(rounds):
+        for s in sizes:
+            g = torch.Generator(device="cuda").manual_seed(r)
+            a = torch.randn(s, s, device="cuda", generator=g).to(torch.float8_e4m3fn)
+            bt = torch.randn(s, s, device="cuda", generator=g).to(torch.float8_e4m3fn)
+            b = bt.t()
+            one = torch.tensor(1.0, device="cuda")
+            out = torch.empty(s, s, device="cuda", dtype=torch.float16)
+            ref = K.reference_fp8_matmul(a, b)
+            jobs = (("torch._scaled_mm", lambda a=a, b=b, one=one: torch._scaled_mm(
+                        a, b, scale_a=one, scale_b=one, out_dtype=torch.float16)),
+                    ("fp8_matmul", lambda a=a, b=b, out=out: K.fp8_matmul(a, b, out=out)))
+            res = {}
+            for name, fn in jobs:
+                c = fn()
+                torch.cuda.synchronize()
+                res[name] = dict(ms=bench.do_bench_ms(fn, warmup, rep), graph_ms=bench.graph_bench_ms(fn, 50),
+                                 rel_err=K.relative_error(c, ref))
+            for name, m in res.items():
+                rows.append(dict(env, M=s, N=s, K=s, dtype="fp8e4m3->fp16", kernel=name, round=r, **m,
+                                 tflops=bench.tflops(s, s, s, m["ms"]),
+                                 ratio_to_scaled_mm=res["torch._scaled_mm"]["ms"] / m["ms"],
+                                 graph_ratio_to_scaled_mm=res["torch._scaled_mm"]["graph_ms"] / m["graph_ms"]))
+            print(f"[fp8] round {r} {s}^3: do_bench {rows[-1]['ratio_to_scaled_mm']:.3f} "
+                  f"graph {rows[-1]['graph_ratio_to_scaled_mm']:.3f} rel_err {rows[-1]['rel_err']:.2e}", flush=True)
+    return rows

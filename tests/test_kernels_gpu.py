@@ -180,3 +180,17 @@ def test_best_matmul_repeat_calls_use_the_plan_and_stay_correct():
             assert margins_intact(buf, mask)
         K.assert_close(K.best_matmul(a, b), ref)  # cached key without out
         assert any(p.launch is not None and p.launch._fast is not None for p in best._PLANS.values())
+
+
+@pytest.mark.skipif(not runtime.on_gpu() or torch.cuda.get_device_capability() < (9, 0), reason="needs Hopper")
+def test_fp8_matmul_on_hopper():
+    for M, N, Kd in ((4096, 4096, 4096), (1000, 3000, 520), (77, 129, 48)):
+        g = torch.Generator(device="cuda").manual_seed(M)
+        a = torch.randn(M, Kd, device="cuda", generator=g).to(torch.float8_e4m3fn)
+        bt = torch.randn(N, Kd, device="cuda", generator=g).to(torch.float8_e4m3fn)
+        for b in (bt.t(), bt.t().contiguous()):
+            c, buf, mask = poisoned_view((M, N), torch.float16, "cuda")
+            K.fp8_matmul(a, b, scale_a=0.5, scale_b=2.0, out=c)
+            torch.cuda.synchronize()
+            K.assert_close(c, K.reference_fp8_matmul(a, b, 0.5, 2.0), name=f"fp8 {M}x{N}x{Kd}")
+            assert margins_intact(buf, mask)
