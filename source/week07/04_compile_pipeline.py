@@ -27,7 +27,7 @@
 # GPU가 있으면 6절에서 같은 커널을 실제로 실행해 그 GPU용 산출물과 레지스터 수(`n_regs`, `n_spills`)까지 봅니다.
 # (CPU 해석기 `TRITON_INTERPRET=1`은 컴파일 파이프라인을 건너뛰므로 실행용이고, 산출물은 교차 컴파일로 얻습니다.)
 #
-# **점수:** 연습 1 (3점), 연습 2 (4점), 연습 3 (2점), 연습 4 (3점), 연습 5 (3점), 연습 6 (2점, 서술),
+# **점수:** 연습 1 (3점), 연습 2 (4점), 연습 3 (2점), 연습 4 (3점), 연습 5 (3점), 연습 6 (2점),
 # 연습 7 (2점, 서술) — 모두 19점.
 
 # %% nbgrader={"grade": false, "grade_id": "imports", "locked": true, "schema_version": 3, "solution": false, "task": false}
@@ -40,7 +40,7 @@ import torch
 import triton
 import triton.language as tl
 
-from gemm_lab import grading
+from gemm_lab.runtime import grading_mode
 from gemm_lab.calc import smem
 from gemm_lab.calc.roofline import SEED_CONFIGS
 from gemm_lab.compile import compile_artifacts, compile_jit
@@ -290,13 +290,16 @@ def tma_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
     c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
 
 
-TMA_SIGNATURE = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32"}
-TMA_CONSTS = {"BLOCK_M": CONFIG.BLOCK_M, "BLOCK_N": CONFIG.BLOCK_N, "BLOCK_K": CONFIG.BLOCK_K}
-tma_arts = {t: compile_jit(tma_matmul_kernel, TMA_SIGNATURE, TMA_CONSTS, t, num_warps=CONFIG.num_warps,
-                           num_stages=CONFIG.num_stages, divisible=tuple(TMA_SIGNATURE)) for t in ("sm_80", "sm_90")}
-copy_markers = ["cp.async.bulk.tensor", "cp.async.cg", "st.global", "wgmma.mma_async", "mma.sync"]
-both = {f"포인터 커널 {t}": arts[t] for t in ("sm_80", "sm_90")} | {f"디스크립터 커널 {t}": a for t, a in tma_arts.items()}
-display(pipeline.marker_table(both, copy_markers).xs("ptx", axis=1, level="stage"))
+if grading_mode():  # two cross-compiles: a demonstration without points
+    print("(채점 중: 시연 셀은 건너뜁니다)")
+else:
+    TMA_SIGNATURE = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32"}
+    TMA_CONSTS = {"BLOCK_M": CONFIG.BLOCK_M, "BLOCK_N": CONFIG.BLOCK_N, "BLOCK_K": CONFIG.BLOCK_K}
+    tma_arts = {t: compile_jit(tma_matmul_kernel, TMA_SIGNATURE, TMA_CONSTS, t, num_warps=CONFIG.num_warps,
+                               num_stages=CONFIG.num_stages, divisible=tuple(TMA_SIGNATURE)) for t in ("sm_80", "sm_90")}
+    copy_markers = ["cp.async.bulk.tensor", "cp.async.cg", "st.global", "wgmma.mma_async", "mma.sync"]
+    both = {f"포인터 커널 {t}": arts[t] for t in ("sm_80", "sm_90")} | {f"디스크립터 커널 {t}": a for t, a in tma_arts.items()}
+    display(pipeline.marker_table(both, copy_markers).xs("ptx", axis=1, level="stage"))
 
 # %% [markdown]
 # 디스크립터 커널은 sm_90에서만 `cp.async.bulk.tensor`(TMA 로드·스토어)가 되고 `st.global`도 사라집니다. 같은 코드를
@@ -310,12 +313,16 @@ display(pipeline.marker_table(both, copy_markers).xs("ptx", axis=1, level="stage
 # `gemm_lab.kernels`의 `matmul_kernel`을 정렬 정보 없이(`aligned=False`) 컴파일해 비교합니다.
 
 # %%
-aligned_art = compile_artifacts("matmul", CONFIG, target="sm_80", aligned=True)
-unaligned_art = compile_artifacts("matmul", CONFIG, target="sm_80", aligned=False)
-align_table = pipeline.marker_table({"aligned": aligned_art, "unaligned": unaligned_art},
-                                    ["cp.async.cg", "ld.global", "mma.sync", "st.global"]).xs("ptx", axis=1, level="stage")
-align_table.loc["metadata['shared'] (B)"] = [aligned_art.metadata["shared"], unaligned_art.metadata["shared"]]
-display(align_table)
+if grading_mode():  # two cross-compiles: a demonstration without points
+    print("(채점 중: 시연 셀은 건너뜁니다)")
+else:
+    aligned_art = compile_artifacts("matmul", CONFIG, target="sm_80", aligned=True)
+    unaligned_art = compile_artifacts("matmul", CONFIG, target="sm_80", aligned=False)
+    align_table = pipeline.marker_table({"aligned": aligned_art, "unaligned": unaligned_art},
+                                        ["cp.async.cg", "ld.global", "mma.sync", "st.global"]
+                                        ).xs("ptx", axis=1, level="stage")
+    align_table.loc["metadata['shared'] (B)"] = [aligned_art.metadata["shared"], unaligned_art.metadata["shared"]]
+    display(align_table)
 
 # %% [markdown]
 # 정렬 정보가 없으면 16바이트 비동기 복사(`cp.async`)를 쓸 수 없어 글로벌 읽기가 `ld.global`(레지스터로 읽고 `st.shared`로
@@ -342,12 +349,15 @@ decision_stage = {"A": "ast", "B": "ttir", "C": "ttgir", "D": "ttgir", "E": "ttg
 
 # %% nbgrader={"grade": true, "grade_id": "ex1_decisions_to_stages", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 """decision_stage maps each of the guide's §6.1 decisions A–H to the stage that makes it."""
-STAGE_ALIASES = {"llir": ["llvm ir", "llvm"], "cubin": ["sass"], "ast": ["python ast"]}
-_expected = {label: stage for label, _, stage in pipeline.DECISIONS}
-grading.check_value("decision_stage (A~D)", {k: decision_stage.get(k) for k in "ABCD"},
-                    {k: _expected[k] for k in "ABCD"}, accept=STAGE_ALIASES)
+from gemm_lab.grading import fresh
+g = fresh()
+from gemm_lab.viz.pipeline import DECISIONS
+_aliases = {"llir": ["llvm ir", "llvm"], "cubin": ["sass"], "ast": ["python ast"]}
+_expected = {label: stage for label, _, stage in DECISIONS}
+g.check_value("decision_stage (A~D)", {k: decision_stage.get(k) for k in "ABCD"},
+              {k: _expected[k] for k in "ABCD"}, accept=_aliases)
 ### BEGIN HIDDEN TESTS
-grading.check_value("decision_stage", {k: decision_stage.get(k) for k in _expected}, _expected, accept=STAGE_ALIASES)
+g.check_value("decision_stage", {k: decision_stage.get(k) for k in _expected}, _expected, accept=_aliases)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -369,19 +379,24 @@ first_seen = {"tt.dot": "ttir", "#mma": "ttgir", "local_alloc": "ttgir", "cp.asy
 
 # %% nbgrader={"grade": true, "grade_id": "ex2_first_stage_visible", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 """first_seen gives, for tt.dot, #mma and local_alloc, the first stage of the sm_80 artifacts that contains them."""
-_art80 = compile_mine("sm_80")  # recompiled from the cache: the answer key is the compiler's own output
+from gemm_lab.grading import fresh
+g = fresh()
+_aliases = {"llir": ["llvm ir", "llvm"]}
 _keys = ["tt.dot", "#mma", "local_alloc"]
-grading.check_value("first_seen", {k: first_seen.get(k) for k in _keys},
-                    {k: pipeline.first_stage(_art80, k) for k in _keys}, accept=STAGE_ALIASES)
+# the answer key is the compiler's own sm_80 output for the same structure (128x128x32 s4 w4)
+g.check_value("first_seen", {k: first_seen.get(k) for k in _keys},
+              g.compile_answers.first_stages("sm_80", g.calc.SEED_CONFIGS[1], _keys), accept=_aliases)
 
 # %% nbgrader={"grade": true, "grade_id": "ex2_first_stage_hidden", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 """first_seen gives, for cp.async, mma.sync and st.global, the first stage of the sm_80 artifacts that contains them."""
-_art80 = compile_mine("sm_80")
+from gemm_lab.grading import fresh
+g = fresh()
 ### BEGIN HIDDEN TESTS
+_aliases = {"llir": ["llvm ir", "llvm"]}
 _keys = ["cp.async", "mma.sync", "st.global"]
-grading.check_value("first_seen", {k: first_seen.get(k) for k in _keys},
-                    {k: pipeline.first_stage(_art80, k) for k in _keys}, accept=STAGE_ALIASES,
-                    hint="PTX 명령이 LLIR에 인라인 어셈블리 문자열로 먼저 들어가 있지 않은지 find_lines로 확인해 보세요.")
+g.check_value("first_seen", {k: first_seen.get(k) for k in _keys},
+              g.compile_answers.first_stages("sm_80", g.calc.SEED_CONFIGS[1], _keys), accept=_aliases,
+              hint="PTX 명령이 LLIR에 인라인 어셈블리 문자열로 먼저 들어가 있지 않은지 find_lines로 확인해 보세요.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -402,11 +417,13 @@ tensor_core_targets = {t for t in arts if "mma.sync" in arts[t].ptx or "wgmma" i
 
 # %% nbgrader={"grade": true, "grade_id": "ex3_which_targets_use_tensor_cores", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 """wgmma_targets and tensor_core_targets list the targets whose PTX holds wgmma / a tensor-core mma."""
-_ptx = {t: pipeline.stage_text(compile_mine(t), "ptx") for t in TARGETS}
-grading.check_choice("wgmma_targets", wgmma_targets, {t for t in TARGETS if "wgmma" in _ptx[t]})
+from gemm_lab.grading import fresh
+g = fresh()
+_config = g.calc.SEED_CONFIGS[1]
+g.check_choice("wgmma_targets", wgmma_targets, g.compile_answers.targets_with(_config, "wgmma"))
 ### BEGIN HIDDEN TESTS
-grading.check_choice("tensor_core_targets", tensor_core_targets,
-                     {t for t in TARGETS if "mma.sync" in _ptx[t] or "wgmma" in _ptx[t]})
+g.check_choice("tensor_core_targets", tensor_core_targets,
+               g.compile_answers.targets_with(_config, "mma.sync", "wgmma"))
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -427,15 +444,20 @@ compiler_buffers = {t: arts[t].metadata["shared"] / smem.stage_bytes(CONFIG) for
 
 # %% nbgrader={"grade": true, "grade_id": "ex4_textbook_smem", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 """textbook_bytes is num_stages x stage bytes for the 128x128x32 s4 config."""
-grading.check_value("textbook_bytes", textbook_bytes, smem.textbook_smem(CONFIG))
+from gemm_lab.grading import fresh
+g = fresh()
+g.check_value("textbook_bytes", textbook_bytes, g.calc.smem.textbook_smem(g.calc.SEED_CONFIGS[1]))
 
 # %% nbgrader={"grade": true, "grade_id": "ex4_compiler_buffers", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 """compiler_buffers is metadata['shared'] / stage bytes on sm_80 and sm_90, read from the compiler's output."""
-_stage = smem.stage_bytes(CONFIG)
-_expected = {t: compile_mine(t).metadata["shared"] / _stage for t in ("sm_80", "sm_90")}
-grading.check_value("compiler_buffers 의 키", sorted(compiler_buffers), sorted(_expected))
+from gemm_lab.grading import fresh
+g = fresh()
+_config = g.calc.SEED_CONFIGS[1]
+_stage = g.calc.smem.stage_bytes(_config)
+_expected = {t: g.compile_answers.shared_bytes(t, _config) / _stage for t in ("sm_80", "sm_90")}
+g.check_value("compiler_buffers 의 키", sorted(compiler_buffers), sorted(_expected))
 ### BEGIN HIDDEN TESTS
-grading.check_value("compiler_buffers", {t: compiler_buffers[t] for t in _expected}, _expected, digits=2)
+g.check_value("compiler_buffers", {t: compiler_buffers[t] for t in _expected}, _expected, digits=2)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -523,13 +545,14 @@ recompiles = {"same": False, "shape_2048": False, "shape_500x600x300": True, "bl
 
 # %% nbgrader={"grade": true, "grade_id": "ex5_recompile_predictions", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 """recompiles[s] is True exactly when Triton's own jit cache key for scenario s differs from the first call's."""
-_base = cache_key(BASE_CALL)
-_expected = {name: bool(cache_key(call).differences(_base)) for name, call in SCENARIOS.items()}
+from gemm_lab.grading import fresh
+g = fresh()
+_expected = g.compile_answers.recompiles()  # Triton's own binder on the same seven calls
 _visible = ["same", "shape_2048", "block_m_64"]
-grading.check_value("recompiles", {k: recompiles.get(k) for k in _visible}, {k: _expected[k] for k in _visible})
+g.check_value("recompiles", {k: recompiles.get(k) for k in _visible}, {k: _expected[k] for k in _visible})
 ### BEGIN HIDDEN TESTS
-grading.check_value("recompiles", {k: recompiles.get(k) for k in _expected}, _expected,
-                    hint="M, N, K는 값이 아니라 '16의 배수인가'만 키에 들어갑니다.")
+g.check_value("recompiles", {k: recompiles.get(k) for k in _expected}, _expected,
+              hint="M, N, K는 값이 아니라 '16의 배수인가'만 키에 들어갑니다.")
 ### END HIDDEN TESTS
 
 # %%
@@ -556,21 +579,42 @@ display(pd.DataFrame.from_dict(rows, orient="index"))
 # 동작하지 않습니다: 벤치마크에 GPU 드라이버가 필요합니다. 03 노트북의 GPU 절과 05 노트북을 보세요.)
 
 # %% [markdown]
-# ## 연습 6. 두 캐시의 경계 (2점, 서술)
+# 참고자료 연습문제 3.3(4096³ 튜닝 뒤 ① 2048³ ② `ACTIVATION="leaky_relu"`에서 autotune 캐시와 jit 캐시가 각각 어떻게
+# 동작하는가)은 03 노트북의 연습 3.3(`ex3_3_…`)에서 이미 채점했습니다. 위 표가 그 답의 jit 캐시 쪽 근거입니다:
+# ① 2048³은 키가 같아 재사용(튜닝 키는 새 값이라 다시 벤치마크), ② leaky_relu는 constexpr 특수화가 달라 새로 컴파일
+# (튜닝 키는 같아 다시 벤치마크하지 않음). 여기서는 다른 질문을 합니다.
 #
-# 참고자료 연습문제 3.3: 4096³으로 오토튜닝을 마친 뒤 ① 입력 크기가 M = N = K = 2048로 바뀌는 경우와
-# ② 크기는 4096으로 같지만 `ACTIVATION="leaky_relu"`를 새로 넘기는 경우에, `@triton.autotune(key=['M', 'N', 'K'])`과
-# `@triton.jit` 컴파일 캐시가 각각 어떻게 동작하는지 설명하세요. 위 표의 결과를 근거로 쓰세요.
+# ## 연습 6. 어떤 인자가 "16의 배수" 특수화를 잃을까? (2점)
+#
+# 첫 호출(`BASE_CALL`, 4096³) 다음에 **M, N, K = 4096, 4000, 1000**으로(나머지는 같음) 호출합니다.
+#
+# * `recompiles_4000`: 다시 컴파일되면 `True`, 재사용이면 `False`
+# * `lost_divisibility`: 정수 인자 `M, N, K, stride_am, stride_bk, stride_cm` 가운데 특수화가 `("i32", "D")`에서 바뀌는
+#   인자 이름들의 집합 (행 우선 텐서라 `stride_am = K`, `stride_bk = N`, `stride_cm = N`입니다)
+#
+# 16으로 나누어 직접 예측한 다음 `cache_key(...)`의 `.specialization`으로 확인하세요(인자 순서는 커널 시그니처 순서).
 
-# %% [markdown] nbgrader={"grade": true, "grade_id": "ex6_autotune_vs_jit_cache", "locked": false, "points": 2, "schema_version": 3, "solution": true, "task": false}
-# ### BEGIN SOLUTION
-# ① 2048³: `M, N, K`는 constexpr가 아니고 2048도 16의 배수라 jit 캐시 키(특수화·옵션·타깃)가 같으므로 각 Config의 바이너리는
-# 다시 컴파일하지 않고 재사용합니다. 그러나 autotune의 튜닝 키 `(2048, 2048, 2048, dtype들)`은 처음 보는 값이므로, 이미
-# 컴파일된 후보들을 2048³ 입력으로 **다시 벤치마크**해 그 크기의 최적 Config를 새로 고릅니다.
-# ② leaky_relu: 튜닝 키 `(4096, 4096, 4096, dtype들)`은 같으므로(key에 ACTIVATION이 없음) autotune은 다시 벤치마크하지 않고
-# 기억해 둔 최적 Config를 씁니다. 그러나 `ACTIVATION`은 constexpr이라 jit 캐시 키의 특수화가 달라지므로, 그 Config의 커널을
-# 에필로그에 leaky_relu가 들어간 새 코드로 TTIR → … → CUBIN까지 **새로 컴파일**합니다.
-# ### END SOLUTION
+# %% nbgrader={"grade": false, "grade_id": "ex6_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+### BEGIN SOLUTION
+_base_key = cache_key(BASE_CALL)
+_key_4000 = cache_key(((4096, 4000, 1000), BASE_META, "sm_80"))
+recompiles_4000 = bool(_key_4000.differences(_base_key))
+_positions = {"M": 3, "N": 4, "K": 5, "stride_am": 6, "stride_bk": 8, "stride_cm": 10}
+lost_divisibility = {name for name, i in _positions.items()
+                     if _key_4000.specialization[i] != _base_key.specialization[i]}
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "ex6_divisibility_specialization", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+"""recompiles_4000 / lost_divisibility: Triton's own key for 4096x4000x1000 against 4096^3 (16-divisibility)."""
+from gemm_lab.grading import fresh
+g = fresh()
+_shape = (4096, 4000, 1000)
+g.check_value("recompiles_4000", recompiles_4000,
+              bool(g.compile_answers.cache_key(_shape).differences(g.compile_answers.cache_key((4096, 4096, 4096)))))
+### BEGIN HIDDEN TESTS
+g.check_choice("lost_divisibility", lost_divisibility, g.compile_answers.specialization_changes(_shape),
+               hint="1000은 16으로 나누어떨어지지 않지만 4000은 나누어떨어집니다. 스트라이드는 K 또는 N입니다.")
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## 6. GPU에서: 실행한 커널의 산출물 (GPU가 있을 때만)
@@ -580,7 +624,9 @@ display(pd.DataFrame.from_dict(rows, orient="index"))
 # 교차 컴파일에서는 얻을 수 없습니다).
 
 # %%
-if runtime.on_gpu():
+if grading_mode():
+    print("(채점 중: 시연 셀은 건너뜁니다)")
+elif runtime.on_gpu():
     M = N = K = 512
     a = torch.randn((M, K), device="cuda", dtype=torch.float16)
     b = torch.randn((K, N), device="cuda", dtype=torch.float16)
