@@ -1,0 +1,91 @@
+"""Build the cases of a plan and write / read ``expected.csv`` and ``cases.csv``.
+
+``expected.csv``: one row per graded cell of every handed-in notebook (student, notebook, grade_id,
+max_points, expected_points: the master's points, 0 where the case loses them, 0 for manual cells).
+``cases.csv``: one row per student (student, case, review_expected, review_contains). ``options.json``
+records the plan so a test can regenerate the folder and compare.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+from . import hostile
+from .model import Notebook
+from .plan import ALL, case_function
+
+
+def build_cases(notebooks: list[Notebook], plan: dict):
+    """Yield (student, description, review_expected, review_contains, {nb: json}, {nb: {grade_id: points}})."""
+    for case, where in plan.items():
+        make = case_function(case)
+        names = [nb.name for nb in notebooks] if where == ALL else list(where)
+        unknown = set(names) - {nb.name for nb in notebooks}
+        if unknown:
+            raise ValueError(f"plan case {case!r} names notebooks {sorted(unknown)} not in the assignment")
+        files, expected, descs = {}, {}, []
+        for nb in notebooks:
+            if nb.name not in names:
+                continue
+            built = make(nb)
+            if built is None:
+                continue
+            desc, nb_json, exp = built
+            files[nb.name], expected[nb.name] = nb_json, exp
+            descs.append(f"{nb.name}: {desc}" if len(names) > 1 else desc)
+        if files:
+            yield (case, "; ".join(dict.fromkeys(descs)) if len(files) > 1 else descs[0],
+                   case in hostile.REVIEW, hostile.REVIEW_CONTAINS.get(case, ""), files, expected)
+
+
+def write_samples(nbs: list[Notebook], out: Path, plan: dict) -> Path:
+    """Write the cases of ``plan`` built from ``nbs`` (release + master solutions) to ``out`` (replaced)."""
+    out = Path(out)
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    rows, case_rows = [], []
+    for student, desc, review, contains, files, expected in build_cases(nbs, plan):
+        for nb_name, nb_json in files.items():
+            p = out / student / f"{nb_name}.ipynb"
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(json.dumps(nb_json, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            points = {g: p_ for g, p_, _ in next(n for n in nbs if n.name == nb_name).graded_cells()}
+            for gid, exp in expected[nb_name].items():
+                rows.append([student, nb_name, gid, _num(points[gid]), _num(exp)])
+        case_rows.append([student, desc, "yes" if review else "no", contains])
+    with (out / "expected.csv").open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["student", "notebook", "grade_id", "max_points", "expected_points"])
+        w.writerows(rows)
+    with (out / "cases.csv").open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["student", "case", "review_expected", "review_contains"])
+        w.writerows(case_rows)
+    return out
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def read_expected(folder: Path) -> tuple[dict, dict]:
+    """({(student, notebook, grade_id): expected_points}, {student: review_expected})."""
+    exp = {}
+    with (Path(folder) / "expected.csv").open(encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            exp[(row["student"], row["notebook"], row["grade_id"])] = float(row["expected_points"])
+    review = {}
+    with (Path(folder) / "cases.csv").open(encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            review[row["student"]] = row["review_expected"] == "yes"
+    return exp, review
+
+
+def read_review_contains(folder: Path) -> dict[str, str]:
+    """{student: text its review column must contain} (sandbox limits, repairs); students without one left out."""
+    with (Path(folder) / "cases.csv").open(encoding="utf-8") as f:
+        return {r["student"]: r["review_contains"] for r in csv.DictReader(f) if r.get("review_contains")}

@@ -1,0 +1,327 @@
+"""Hostile hand-ins: sandbox probes, tampering, one sample per sandbox limit, and the edited-notebook and
+feedback-leak cases of issue 17. Each case function returns (description, notebook json, expected points) or
+None where the notebook has no place for it; ``REVIEW`` says which must be flagged for review (tampering or
+findings) and ``REVIEW_CONTAINS`` the text the review column must hold (a sandbox limit or a repair).
+"""
+
+from __future__ import annotations
+
+import copy
+
+from .generic import _wrong_source
+from .model import HIDDEN_MARK, Notebook, _meta, insert_cell, is_auto_test, is_locked_only, is_solution
+
+SNOOP = r'''# sample: tries to reach what a hand-in must never see
+import json, os, socket
+from pathlib import Path
+_ev = {"read": [], "listed": [], "wrote": [], "net": [], "hidden_tests_seen": [], "procs": []}
+_roots = {Path.cwd().resolve()} | set(Path.cwd().resolve().parents)
+try:
+    import gemm_lab
+    _pkg = Path(gemm_lab.__file__).resolve().parent
+    _roots |= {_pkg.parent} | set(_pkg.parents)
+except Exception as _e:
+    _ev["gemm_lab_error"] = repr(_e)
+for _env in ("HOME", "PWD", "OLDPWD", "JUPYTER_RUNTIME_DIR"):
+    if os.environ.get(_env):
+        _roots.add(Path(os.environ[_env]))
+_targets = ("source", "release", "autograder", "autograder/submitted", "autograder/autograded",
+            "autograder/gradebook.db", "gradebook.db", "submitted", "autograded", ".git", "nbgrader_config.py")
+for _r in sorted(_roots, key=str):
+    for _t in _targets:
+        _q = _r / _t
+        try:
+            if _q.is_dir():
+                _ev["listed"].append(f"{_q}: {sorted(os.listdir(_q))[:20]}")
+            elif _q.is_file():
+                _q.read_bytes()
+                _ev["read"].append(str(_q))
+                try:
+                    with open(_q, "ab") as _f:
+                        _f.write(b"")
+                    _ev["wrote"].append(str(_q))
+                except OSError:
+                    pass
+        except OSError:
+            pass
+_marks = (b"BEGIN HIDDEN" + b" TESTS", b"BEGIN SOL" + b"UTION")
+_cwd = str(Path.cwd().resolve())
+for _top in ("/work", "/root", "/home", "/tmp", "/srv", "/mnt", "/opt", "/var"):
+    for _dp, _dn, _fn in os.walk(_top):
+        _dn[:] = [d for d in _dn if d not in ("site-packages", "lib", ".git", ".venv", "node_modules")]
+        for _n in _fn:
+            _p = os.path.join(_dp, _n)
+            if _p.startswith(_cwd) or not _n.endswith((".ipynb", ".db", ".py")):
+                continue
+            try:
+                _text = open(_p, "rb").read()
+            except OSError:
+                continue
+            if not _n.endswith(".py"):
+                _ev["read"].append(_p)
+            if any(_m in _text for _m in _marks):
+                _ev["hidden_tests_seen"].append(_p)
+for _n in os.listdir("."):
+    try:
+        if any(_m in open(_n, "rb").read() for _m in _marks):
+            _ev["hidden_tests_seen"].append(_n)
+    except OSError:
+        pass
+for _host, _port in (("1.1.1.1", 53), ("8.8.8.8", 443), ("127.0.0.1", 22)):
+    try:
+        socket.create_connection((_host, _port), timeout=2).close()
+        _ev["net"].append(f"{_host}:{_port}")
+    except OSError:
+        pass
+try:
+    socket.getaddrinfo("pypi.org", 443)
+    _ev["net"].append("dns")
+except OSError:
+    pass
+for _pid in os.listdir("/proc"):
+    if _pid.isdigit():
+        try:
+            _ev["procs"].append(open(f"/proc/{_pid}/cmdline", "rb").read().replace(b"\0", b" ").decode()[:120])
+        except OSError:
+            pass
+print("EVIDENCE " + json.dumps(_ev))
+'''
+
+TAMPER_CHECKER = '''# sample: replaces the grading package the test cells import by one whose checks always pass
+import sys, types
+import gemm_lab
+_fake = types.ModuleType("gemm_lab.grading")
+
+
+class _Yes:
+    def __getattr__(self, name):
+        return lambda *a, **k: True
+
+
+for _name in ("check_value", "check_table", "check_choice", "check_pairs", "check_vector_add",
+              "check_softmax", "check_matmul", "check_persistent"):
+    setattr(_fake, _name, lambda *a, **k: True)
+_fake.fresh = lambda: _Yes()
+sys.modules["gemm_lab.grading"] = _fake
+gemm_lab.grading = _fake
+fresh = _fake.fresh  # in case a setup cell imported it already
+check_value = check_table = check_choice = check_pairs = check_matmul = _fake.check_value
+'''
+
+TAMPER_COMPARE = '''# sample: neuters numpy/torch comparisons and empties every later cell
+import numpy as np
+np.allclose = lambda *a, **k: True
+np.testing.assert_allclose = lambda *a, **k: None
+try:
+    import torch
+    torch.allclose = lambda *a, **k: True
+    torch.testing.assert_close = lambda *a, **k: None
+except ImportError:
+    pass
+get_ipython().input_transformers_cleanup.append(lambda lines: ["pass\\n"])
+'''
+
+FORK_BOMB = '''# sample: forks until the sandbox refuses (process limit); the children sleep, then leave
+import os, time
+_kids = []
+try:
+    for _ in range(100_000):
+        _pid = os.fork()
+        if _pid == 0:
+            time.sleep(3)
+            os._exit(0)
+        _kids.append(_pid)
+except OSError as _e:
+    print("fork refused after", len(_kids), type(_e).__name__)
+for _k in _kids:
+    os.waitpid(_k, 0)
+'''
+
+MEMORY_FILL = '''# sample: two child processes of 3 GiB each (each under the per-process limit, together over the
+# hand-in's memory limit): the OOM killer ends one, the kernel goes on
+import subprocess, sys
+_code = "b = bytearray(3 << 30)\\nb[::4096] = bytes(len(range(0, 3 << 30, 4096)))\\nimport time; time.sleep(2)"
+_procs = [subprocess.Popen([sys.executable, "-c", _code]) for _ in range(2)]
+print("children ended with", [p.wait() for p in _procs])
+'''
+
+DISK_FILL = '''# sample: fills /tmp until it is full
+import os
+_n = 0
+try:
+    with open("/tmp/fill.bin", "wb") as _f:
+        while _n < (64 << 30):
+            _f.write(b"\\0" * (1 << 20))
+            _n += 1 << 20
+except OSError as _e:
+    print("disk full after", _n >> 20, "MiB:", type(_e).__name__)
+'''
+
+HISTORY_SNOOP = '''# sample: after the tests ran, looks for hidden tests in the input history and the output cache
+_marker = "BEGIN HIDDEN" + " TESTS"
+_hist = [s for s in globals().get("In", []) + globals().get("_ih", []) if _marker in s]
+print("history cells with hidden tests:", len(_hist))
+for _s in _hist:
+    print(_s)
+get_ipython().run_line_magic("history", "-n")
+print([v for v in globals().get("Out", {}).values()])
+'''
+
+BIG_LINES = '''# sample: a few very long lines (bytes, not lines, must be capped)
+for _i in range(6):
+    print(str(_i) * 4_000_000)
+'''
+
+FAKE_LAUNCH = '''# sample: the given launcher replaced by one that fills the output with torch
+def launch(a, b, c, *args, **kwargs):
+    c.copy_((a.float() @ b.float()).to(c.dtype))
+    return c
+'''
+
+
+def _at_first_answer(nb: Notebook) -> int:
+    return nb.first_answer_index() + 1
+
+
+def extra_cell(code: str, desc: str):
+    def case(nb: Notebook):
+        return desc, insert_cell(nb.full(), _at_first_answer(nb), code), nb.full_points()
+    return case
+
+
+def after_first_test(code: str, desc: str):
+    """The first test keeps its points; every later test scores 0 (the kernel is gone or tampered with)."""
+    def case(nb: Notebook):
+        cut, first_test = nb.after_first_test()
+        expected = {g: (p if g == first_test else 0.0) for g, p in nb.full_points().items()}
+        return desc, insert_cell(nb.full(), cut, code), expected
+    return case
+
+
+def tamper(code: str, desc: str):
+    """Tampering after the first test; the later answers wrong (the tampering is what would earn them)."""
+    def case(nb: Notebook):
+        cut, first_test = nb.after_first_test()
+        out = nb.full()
+        keep = _meta(out["cells"][nb.first_answer_index()]).get("grade_id")
+        for cell in out["cells"]:
+            gid = _meta(cell).get("grade_id")
+            if cell["cell_type"] == "code" and is_solution(cell) and gid != keep and gid in nb.solutions:
+                cell["source"] = _wrong_source(nb.solutions[gid])
+        expected = {g: (p if g == first_test else 0.0) for g, p in nb.full_points().items()}
+        return desc, insert_cell(out, cut, code), expected
+    return case
+
+
+def deleted_test(nb: Notebook):
+    out = nb.full()
+    first = next(i for i, c in enumerate(out["cells"]) if is_auto_test(c))
+    del out["cells"][first]
+    return "the first test cell deleted (restored before grading)", out, nb.full_points()
+
+
+def deleted_test_after_locked(nb: Notebook):
+    """Delete a test cell whose nearest nbgrader cell above is locked-only (nbgrader 0.9.6 KeyError)."""
+    out = nb.full()
+    last = None
+    for i, cell in enumerate(out["cells"]):
+        if is_auto_test(cell) and last is not None and is_locked_only(out["cells"][last]):
+            gid = _meta(cell)["grade_id"]
+            del out["cells"][i]
+            return f"test cell {gid} (after a locked-only cell) deleted", out, nb.full_points()
+        if _meta(cell):
+            last = i
+    return None
+
+
+def duplicated_test(nb: Notebook):
+    out = nb.full()
+    first = next(i for i, c in enumerate(out["cells"]) if is_auto_test(c))
+    out["cells"].insert(first + 1, copy.deepcopy(out["cells"][first]))
+    return f"test cell {_meta(out['cells'][first])['grade_id']} duplicated", out, nb.full_points()
+
+
+def changed_grade_id(nb: Notebook):
+    out = nb.full()
+    cell = next(c for c in out["cells"] if is_auto_test(c))
+    old = cell["metadata"]["nbgrader"]["grade_id"]
+    cell["metadata"]["nbgrader"]["grade_id"] = old + "_mine"
+    return f"grade_id {old} renamed (restored before grading)", out, nb.full_points()
+
+
+def edited_locked(nb: Notebook):
+    out = nb.copy()
+    for cell in out["cells"]:
+        if is_auto_test(cell):
+            cell["source"] = "pass  # edited test cell"
+        elif _meta(cell).get("locked") and cell["cell_type"] == "code":
+            src = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+            cell["source"] = src + "\npass  # edited locked cell"
+    return "blank answers, test and locked cells edited (restored)", out, nb.zero_points()
+
+
+def hidden_literal(nb: Notebook):
+    """A student's own cell holds the literal hidden-test marker (feedback must treat it as data)."""
+    out = nb.full()
+    code = f'# 메모: "### {HIDDEN_MARK}" 가 무슨 뜻인지 궁금합니다\nnote = "### {HIDDEN_MARK} ... END"\nprint(note)'
+    return "a student cell holds the literal hidden-test marker", insert_cell(out, _at_first_answer(nb), code), \
+        nb.full_points()
+
+
+def history_snoop(nb: Notebook):
+    out = nb.full()
+    out["cells"].append({"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                         "source": HISTORY_SNOOP})
+    return "a last cell prints In/_ih/%history/Out looking for hidden tests", out, nb.full_points()
+
+
+def redefined_launcher(nb: Notebook):
+    """Blank kernel; a cell after the locked launcher rebinds ``launch`` to torch: the kernel tests stay 0."""
+    from .kernels import kernel_tests
+
+    cells = nb.release["cells"]
+    if not any(_meta(c).get("grade_id") == "given_launcher" for c in cells) or not kernel_tests(nb):
+        return None
+    out = nb.full()
+    for cell in out["cells"]:
+        if _meta(cell).get("grade_id") == "student_kernel":
+            cell["source"] = next(c for c in nb.release["cells"]
+                                  if _meta(c).get("grade_id") == "student_kernel")["source"]
+    at = next(i for i, c in enumerate(out["cells"]) if _meta(c).get("grade_id") == "given_launcher") + 1
+    return "blank kernel; an added cell redefines the given launch() with torch", insert_cell(out, at, FAKE_LAUNCH), \
+        nb.full_except(kernel_tests(nb))
+
+
+CASES = {
+    "raises": extra_cell('raise RuntimeError("sample: a cell that raises")', "an extra cell raises RuntimeError"),
+    "infinite_loop": extra_cell("while True:\n    pass", "an extra cell loops forever (cell time limit)"),
+    "big_output": extra_cell('print("x" * 3_000_000)\nfor i in range(60_000):\n    print(i, "y" * 40)',
+                             "an extra cell prints ~6 MB"),
+    "long_lines": extra_cell(BIG_LINES, "an extra cell prints six 4 MB lines (byte cap)"),
+    "sys_exit": extra_cell("import sys\nsys.exit()", "an extra cell calls sys.exit()"),
+    "memory_hog": extra_cell("hog = bytearray(1 << 40)", "an extra cell allocates 1 TiB (MemoryError)"),
+    "fork_bomb": extra_cell(FORK_BOMB, "an extra cell forks until refused (process limit)"),
+    "memory_fill": extra_cell(MEMORY_FILL, "two 3 GiB children (hand-in memory limit, OOM kill)"),
+    "disk_fill": extra_cell(DISK_FILL, "an extra cell fills /tmp (disk limit)"),
+    "deleted_test": deleted_test,
+    "deleted_test_after_locked": deleted_test_after_locked,
+    "duplicated_test": duplicated_test,
+    "changed_grade_id": changed_grade_id,
+    "edited_locked": edited_locked,
+    "hidden_literal": hidden_literal,
+    "history_snoop": history_snoop,
+    "redefined_launcher": redefined_launcher,
+    "os_exit": after_first_test("import os\nos._exit(0)", "os._exit() after the first test cell"),
+    "kernel_crash": after_first_test("import ctypes\nctypes.string_at(0)",
+                                     "a segfault (ctypes) after the first test cell"),
+    "tamper_checker": tamper(TAMPER_CHECKER, "swaps gemm_lab.grading in sys.modules for always-pass checks after "
+                             "the first test cell; later answers wrong; later tests zeroed pending review"),
+    "tamper_compare": tamper(TAMPER_COMPARE, "neuters numpy/torch comparisons and empties later cells after the "
+                             "first test cell; later answers wrong; later tests zeroed pending review"),
+    "snoop": extra_cell(SNOOP, "reads masters/gradebook/other hand-ins, writes the gradebook, opens sockets"),
+}
+REVIEW = {"tamper_checker", "tamper_compare", "snoop", "redefined_launcher"}
+REVIEW_CONTAINS = {"fork_bomb": "LIMIT_PROCESSES", "memory_fill": "LIMIT_MEMORY", "disk_fill": "LIMIT_DISK",
+                   "infinite_loop": "cell time limit", "deleted_test": "repaired before grading",
+                   "deleted_test_after_locked": "repaired before grading",
+                   "duplicated_test": "repaired before grading", "changed_grade_id": "repaired before grading"}

@@ -1,0 +1,73 @@
+"""Typical kernel mistakes as variants of the master's kernel, and the kernels of autograder/bad_kernels.py.
+
+A mistake is a text edit of the master's solution cell (``MISTAKES``); it applies only where its pattern is
+found, so the sample follows the master. Every mistake loses the notebook's kernel test cells (as listed by
+``bad_kernels.NOTEBOOK_TESTS``, taken from the masters): the checks use sizes that are not tile multiples,
+poisoned margins and a static check of the ``tl.load`` masks.
+"""
+
+from __future__ import annotations
+
+import re
+
+from autograder.bad_kernels import BAD_KERNELS, NOTEBOOK_TESTS
+
+from .model import Notebook, _meta, insert_cell, set_answer
+
+_MASKED_LOAD = re.compile(r"tl\.load\((\w+), mask=[^()]*\)")
+
+# (case, kernel cell grade_id, description, edit of the solution text)
+MISTAKES = [
+    ("kernel_no_k_mask", "student_kernel", "K-loop tl.load without a mask (reads past K; unmasked load)",
+     lambda s: _MASKED_LOAD.sub(r"tl.load(\1)", s)),
+    ("kernel_no_store_mask", "student_kernel", "tl.store without c_mask (writes the tile's margin)",
+     lambda s: s.replace("tl.store(c_ptrs, c, mask=c_mask)", "tl.store(c_ptrs, c)")),
+    ("kernel_other_one", "student_kernel", "K-loop loads fill the K tail with other=1.0",
+     lambda s: s.replace("other=0.0", "other=1.0")),
+    ("kernel_k_wrap", "student_kernel", "K offsets wrapped with % K instead of a mask",
+     lambda s: _MASKED_LOAD.sub(r"tl.load(\1)", s.replace(
+         "offs_k = tl.arange(0, BLOCK_SIZE_K)", "offs_k = tl.arange(0, BLOCK_SIZE_K) % K"))),
+    ("kernel_fp16_acc", "student_kernel", "accumulator in float16 instead of float32",
+     lambda s: s.replace("dtype=tl.float32)", "dtype=tl.float16)")),
+    ("kernel_loop_off_by_one", "student_kernel", "persistent loop stops one tile early (num_tiles - 1)",
+     lambda s: s.replace("tl.range(pid, num_tiles, NUM_PROGRAMS)", "tl.range(pid, num_tiles - 1, NUM_PROGRAMS)")),
+    ("kernel_no_load_mask", "ex4_add_kernel", "vector add: tl.load without mask (unmasked load)",
+     lambda s: s.replace("tl.load(x_ptr + offsets, mask=mask)", "tl.load(x_ptr + offsets)")
+     .replace("tl.load(y_ptr + offsets, mask=mask)", "tl.load(y_ptr + offsets)")),
+    ("kernel_other_zero", "ex4_softmax_kernel", "softmax row padded with other=0.0 instead of -inf",
+     lambda s: s.replace('other=-float("inf")', "other=0.0")),
+]
+MISTAKE_NAMES = tuple(m[0] for m in MISTAKES)
+
+
+def kernel_tests(nb: Notebook) -> list[str]:
+    """The notebook's kernel test cells, checked against the master's graded cells."""
+    tests = list(NOTEBOOK_TESTS.get(nb.key, {}))
+    graded = {g for g, _, _ in nb.graded_cells()}
+    missing = set(tests) - graded
+    if missing:
+        raise ValueError(f"{nb.key}: bad_kernels.NOTEBOOK_TESTS names cells the master lacks: {sorted(missing)}")
+    return tests
+
+
+def mistake(nb: Notebook, case: str):
+    """The sample for mistake ``case`` on ``nb``, or None where the master has no such kernel/pattern."""
+    (_, cell, desc, edit), = [m for m in MISTAKES if m[0] == case]
+    if cell not in nb.solutions or not kernel_tests(nb):
+        return None
+    new = edit(nb.solutions[cell])
+    if new == nb.solutions[cell]:
+        return None
+    return desc, set_answer(nb.full(), cell, new), nb.full_except(kernel_tests(nb))
+
+
+def bad_kernel(nb: Notebook, name: str):
+    """The hand-in of autograder/bad_kernels.py's entry ``name`` (on its own notebook), or None elsewhere."""
+    (entry,) = [e for e in BAD_KERNELS if e["name"] == name]
+    if entry["notebook"] != nb.key:
+        return None
+    out = set_answer(nb.full(), entry["cell"], entry["source"])
+    if entry["added_cell"]:
+        at = next(i for i, c in enumerate(out["cells"]) if _meta(c).get("grade_id") == entry["added_after"]) + 1
+        insert_cell(out, at, entry["added_cell"])
+    return f"bad_kernels.{name} ({entry['kind']}): {entry['reason']}", out, nb.full_except(entry["tests_lost"])

@@ -1,0 +1,178 @@
+"""A release notebook with its master's solutions at hand, and the cell helpers the cases use."""
+
+from __future__ import annotations
+
+import ast
+import copy
+import re
+
+SOLUTION_BEGIN = "### BEGIN SOLUTION"
+SOLUTION_END = "### END SOLUTION"
+HIDDEN_MARK = "BEGIN HIDDEN TESTS"
+
+
+def _src(cell) -> str:
+    s = cell.get("source", "")
+    return "".join(s) if isinstance(s, list) else s
+
+
+def _meta(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {}) or {}
+
+
+def is_solution(cell) -> bool:
+    return bool(_meta(cell).get("solution"))
+
+
+def is_auto_test(cell) -> bool:
+    m = _meta(cell)
+    return cell.get("cell_type") == "code" and bool(m.get("grade")) and not m.get("solution")
+
+
+def is_graded(cell) -> bool:
+    return bool(_meta(cell).get("grade"))
+
+
+def is_locked_only(cell) -> bool:
+    """A locked cell that is neither graded nor an answer (imports, given launchers)."""
+    m = _meta(cell)
+    return bool(m.get("locked")) and not m.get("grade") and not m.get("solution")
+
+
+def strip_solution_markers(text: str) -> str:
+    return "\n".join(line for line in text.splitlines()
+                     if line.strip() not in (SOLUTION_BEGIN, SOLUTION_END)).strip("\n")
+
+
+def _code(src: str) -> dict:
+    return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": src}
+
+
+def _assigned_names(src: str) -> tuple[list[str], list[str]]:
+    """Top-level names assigned (variables) and defined (functions/classes) by a solution."""
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return [], []
+    names, funcs = [], []
+    for node in tree.body:
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            targets = [node.target]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            funcs.append(node.name)
+        for t in targets:
+            for n in ast.walk(t):
+                if isinstance(n, ast.Name) and n.id not in names:
+                    names.append(n.id)
+    return names, funcs
+
+
+def mentions(src: str, name: str) -> bool:
+    """Whether ``name`` appears as a whole identifier in ``src``."""
+    return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", src) is not None
+
+
+class Notebook:
+    """A release notebook with the master's solutions at hand (matched by grade_id)."""
+
+    def __init__(self, name: str, release: dict, master: dict, assignment: str = ""):
+        self.name = name
+        self.assignment = assignment
+        self.release = release
+        self.solutions = {_meta(c)["grade_id"]: strip_solution_markers(_src(c)) for c in master["cells"]
+                          if _meta(c).get("grade_id") and is_solution(c)}
+
+    @property
+    def key(self) -> str:
+        """``assignment/notebook`` (as autograder/bad_kernels.py names notebooks)."""
+        return f"{self.assignment}/{self.name}"
+
+    def copy(self) -> dict:
+        return copy.deepcopy(self.release)
+
+    def full(self) -> dict:
+        nb = self.copy()
+        for cell in nb["cells"]:
+            gid = _meta(cell).get("grade_id")
+            if is_solution(cell) and gid in self.solutions:
+                cell["source"] = self.solutions[gid]
+        return nb
+
+    def graded_cells(self) -> list[tuple[str, float, bool]]:
+        """(grade_id, points, auto) for every graded cell, in order."""
+        return [(_meta(c)["grade_id"], float(_meta(c).get("points", 0)), is_auto_test(c))
+                for c in self.release["cells"] if is_graded(c)]
+
+    def full_points(self) -> dict[str, float]:
+        """Expected points of a right hand-in: every auto test's points; manual cells 0 (graded by hand)."""
+        return {g: (p if auto else 0.0) for g, p, auto in self.graded_cells()}
+
+    def zero_points(self) -> dict[str, float]:
+        return {g: 0.0 for g, _, _ in self.graded_cells()}
+
+    def full_except(self, lost) -> dict[str, float]:
+        """Full points but 0 for the grade ids in ``lost``."""
+        lost = set(lost)
+        unknown = lost - {g for g, _, _ in self.graded_cells()}
+        if unknown:
+            raise ValueError(f"{self.key}: no graded cells {sorted(unknown)}")
+        return {g: (0.0 if g in lost else p) for g, p in self.full_points().items()}
+
+    def groups(self) -> list[tuple[int, list[str]]]:
+        """(index of an answer code cell, grade_ids of the auto tests that follow it)."""
+        out = []
+        for i, cell in enumerate(self.release["cells"]):
+            if cell["cell_type"] == "code" and is_solution(cell) and not is_graded(cell):
+                out.append((i, []))
+            elif is_auto_test(cell) and out:
+                out[-1][1].append(_meta(cell)["grade_id"])
+        return out
+
+    def group_of(self, answer_gid: str) -> list[str]:
+        """The auto tests that follow the answer cell ``answer_gid``."""
+        for i, tests in self.groups():
+            if _meta(self.release["cells"][i]).get("grade_id") == answer_gid:
+                return tests
+        raise ValueError(f"{self.key}: no answer cell {answer_gid!r}")
+
+    def test_source(self, gid: str) -> str:
+        return next(_src(c) for c in self.release["cells"] if _meta(c).get("grade_id") == gid)
+
+    def index_of(self, gid: str) -> int:
+        return next(i for i, c in enumerate(self.release["cells"]) if _meta(c).get("grade_id") == gid)
+
+    def first_answer_index(self) -> int:
+        groups = self.groups()
+        if not groups:
+            raise ValueError(f"{self.name}: no answer code cell")
+        return groups[0][0]
+
+    def after_first_test(self) -> tuple[int, str]:
+        """Index just after the first auto test cell that follows the first answer, and its grade_id."""
+        start = self.first_answer_index()
+        for j in range(start + 1, len(self.release["cells"])):
+            if is_auto_test(self.release["cells"][j]):
+                return j + 1, _meta(self.release["cells"][j])["grade_id"]
+        raise ValueError(f"{self.name}: no test cell after the first answer")
+
+    def answer_cells(self) -> list[str]:
+        """Grade ids of the code answer cells with a master solution, in order."""
+        return [_meta(c)["grade_id"] for c in self.release["cells"]
+                if c["cell_type"] == "code" and is_solution(c) and _meta(c).get("grade_id") in self.solutions]
+
+
+def insert_cell(nb: dict, index: int, src: str) -> dict:
+    nb["cells"].insert(index, _code(src))
+    return nb
+
+
+def set_answer(nb: dict, gid: str, src: str) -> dict:
+    """Replace the source of the cell ``gid``."""
+    for cell in nb["cells"]:
+        if _meta(cell).get("grade_id") == gid:
+            cell["source"] = src
+            return nb
+    raise ValueError(f"no cell {gid!r}")

@@ -1,0 +1,75 @@
+"""Which case runs on which notebook: the committed plans (``PLANS``) and the legacy one-notebook plan.
+
+A plan maps a case name to the notebooks it uses (``ALL``: every notebook; a case that does not apply to a
+notebook — no kernel, no literal answer — is skipped there). Full marks, blank and all wrong run everywhere;
+the rest where they teach something, chosen to keep ``make demo`` within its time budget.
+"""
+
+from __future__ import annotations
+
+from autograder.bad_kernels import BAD_KERNELS
+
+from . import generic, hostile, kernels
+
+ALL = "*"
+BAD_PREFIX = "bad_"
+
+
+def case_function(case: str):
+    """The function building ``case`` for one notebook: f(Notebook) -> (desc, json, expected) | None."""
+    if case in generic.CASES:
+        return generic.CASES[case]
+    if case in hostile.CASES:
+        return hostile.CASES[case]
+    if case in kernels.MISTAKE_NAMES:
+        return lambda nb: kernels.mistake(nb, case)
+    if case.startswith(BAD_PREFIX) and case[len(BAD_PREFIX):] in {e["name"] for e in BAD_KERNELS}:
+        return lambda nb: kernels.bad_kernel(nb, case[len(BAD_PREFIX):])
+    raise ValueError(f"unknown sample case {case!r}; known: {', '.join(known_cases())}")
+
+
+def known_cases() -> list[str]:
+    return [*generic.CASES, *hostile.CASES, *kernels.MISTAKE_NAMES,
+            *(BAD_PREFIX + e["name"] for e in BAD_KERNELS)]
+
+
+W7 = ("01_pointer_blocks", "02_program_order_l2", "03_tile_configs_roofline", "04_compile_pipeline",
+      "05_artifacts_benchmarks", "06_persistent_loop")
+W6 = ("01_block_model", "02_fusion_softmax", "03_check_benchmark")
+
+PLANS = {
+    "week07": {
+        "full_marks": ALL, "blank": ALL, "all_wrong": ALL,
+        "other_formats": [W7[1], W7[2]], "off_by_one": ALL,
+        **{m: [W7[0]] for m in ("kernel_no_k_mask", "kernel_no_store_mask", "kernel_other_one", "kernel_k_wrap",
+                                "kernel_fp16_acc")},
+        "kernel_loop_off_by_one": [W7[5]],
+        "bad_matmul_block_k_8": [W7[0]], "bad_matmul_fake_jit_object": [W7[0]],
+        "bad_persistent_while_break": [W7[5]], "bad_persistent_own_compute_tile": [W7[5]],
+        "redefined_launcher": [W7[5]],
+        **{h: [W7[1]] for h in ("raises", "infinite_loop", "big_output", "sys_exit", "memory_hog", "fork_bomb",
+                                "memory_fill", "disk_fill", "deleted_test", "edited_locked", "os_exit",
+                                "kernel_crash", "tamper_checker", "tamper_compare", "snoop")},
+        "deleted_test_after_locked": [W7[5]], "hidden_literal": [W7[2]], "duplicated_test": [W7[3]],
+        "changed_grade_id": [W7[4]], "long_lines": [W7[3]], "history_snoop": [W7[4]],
+    },
+    "week06": {
+        "full_marks": ALL, "blank": ALL, "all_wrong": ALL, "other_formats": [W6[0], W6[1]],
+        "off_by_one": ALL, "last_digit_off": ALL,
+        "kernel_no_load_mask": [W6[0]], "kernel_other_zero": [W6[1]],
+        "bad_vector_add_dict": [W6[0]], "bad_vector_add_unmasked_loads": [W6[0]],
+        "bad_vector_add_passes_launcher": [W6[0]], "bad_softmax_lambda": [W6[1]],
+        "raises": [W6[0]], "tamper_checker": [W6[0]], "hidden_literal": [W6[1]], "duplicated_test": [W6[2]],
+        "history_snoop": [W6[2]],
+    },
+}
+
+
+def legacy_plan(names: list[str], hostile_nb: str | None, full_all: bool, cases) -> dict:
+    """The one-notebook plan of the first make_samples (the e2e fixture test uses it)."""
+    first = hostile_nb or names[0]
+    old = ("full_marks", "blank", "all_wrong", "other_formats", "raises", "infinite_loop", "big_output",
+           "sys_exit", "memory_hog", "deleted_test", "edited_locked", "os_exit", "kernel_crash", "tamper_checker",
+           "tamper_compare", "snoop")
+    plan = {c: ([first] if c != "full_marks" or not full_all else ALL) for c in old}
+    return {c: v for c, v in plan.items() if not cases or c in cases}
