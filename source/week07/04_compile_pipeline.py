@@ -29,6 +29,18 @@
 #
 # **점수:** 연습 1 (3점), 연습 2 (4점), 연습 3 (2점), 연습 4 (3점), 연습 5 (3점), 연습 6 (2점),
 # 연습 7 (2점, 서술) — 모두 19점.
+#
+# ## 읽을거리
+# * Triton Tutorial 03 — Matrix Multiplication: <https://triton-lang.org/main/getting-started/tutorials/03-matrix-multiplication.html>
+# * Triton Tutorial 01/02 (6주차): <https://triton-lang.org/main/getting-started/tutorials/01-vector-add.html>,
+#   <https://triton-lang.org/main/getting-started/tutorials/02-fused-softmax.html>
+# * Triton Programming Guide, Chapter 1: <https://triton-lang.org/main/programming-guide/chapter-1/introduction.html>
+# * Triton 논문 (MAPL 2019) §4.2, §5.1–5.3: <https://doi.org/10.1145/3315508.3329973>
+#   (PDF: <https://www.eecs.harvard.edu/~htk/publication/2019-mapl-tillet-kung-cox.pdf>)
+# * MLIR 개요: <https://mlir.llvm.org/>
+# * NVIDIA Matrix Multiplication Background: <https://docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication/index.html>
+# * API: `tl.dot`(`input_precision`) <https://triton-lang.org/main/python-api/generated/triton.language.dot.html>,
+#   `triton.autotune` <https://triton-lang.org/main/python-api/generated/triton.autotune.html>, `triton.jit` <https://triton-lang.org/main/python-api/generated/triton.jit.html>
 
 # %% nbgrader={"grade": false, "grade_id": "imports", "locked": true, "schema_version": 3, "solution": false, "task": false}
 from gemm_lab import runtime  # triton보다 먼저: GPU가 없으면 CPU 해석기를 켭니다

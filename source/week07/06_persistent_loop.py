@@ -27,6 +27,24 @@
 # 채점도 해석기로 합니다.
 #
 # 점수: 연습 1 (2점) + 코딩 문제 (8점) + 설명 (2점) = 12점.
+코딩 문제의 커널 테스트는 **CPU 해석기 실행**과 **sm_75/80/90 교차 컴파일**(실제 Triton 컴파일러)이 모두 통과해야
+점수를 받습니다. 채점기는 노트북의 `launch`가 아니라 **자기 사본의 실행기**로 `student_persistent_kernel`을 실행합니다.
+#
+# ## 읽을거리
+# * Triton Tutorial 03 — Matrix Multiplication: <https://triton-lang.org/main/getting-started/tutorials/03-matrix-multiplication.html>
+# * Triton Tutorial 01/02 (6주차): <https://triton-lang.org/main/getting-started/tutorials/01-vector-add.html>,
+#   <https://triton-lang.org/main/getting-started/tutorials/02-fused-softmax.html>
+# * Triton Programming Guide, Chapter 1: <https://triton-lang.org/main/programming-guide/chapter-1/introduction.html>
+# * Triton 논문 (MAPL 2019) §4.2, §5.1–5.3: <https://doi.org/10.1145/3315508.3329973>
+#   (PDF: <https://www.eecs.harvard.edu/~htk/publication/2019-mapl-tillet-kung-cox.pdf>)
+# * MLIR 개요: <https://mlir.llvm.org/>
+# * NVIDIA Matrix Multiplication Background: <https://docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication/index.html>
+# * Triton Tutorial 09 — Persistent Matmul: <https://triton-lang.org/main/getting-started/tutorials/09-persistent-matmul.html>
+# * API: `tl.range` <https://triton-lang.org/main/python-api/generated/triton.language.range.html>,
+#   `tl.program_id` <https://triton-lang.org/main/python-api/generated/triton.language.program_id.html>
+# * CUDA Programming Guide, 계산 능력별 한계(레지스터·shared memory·block 수):
+#   <https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#features-and-technical-specifications-technical-specifications-per-compute-capability>
+# * 사례 연구 노트북 `notebooks/persistent_case_study` (블로그 「persistent kernel은 그 자체로 빠르지 않다」 1부)
 
 # %% nbgrader={"grade": false, "grade_id": "imports", "locked": true, "schema_version": 3, "solution": false, "task": false}
 from gemm_lab import runtime  # triton보다 먼저: GPU가 없으면 해석기를 켭니다
@@ -88,9 +106,9 @@ programs_with_max = num_tiles_4096 % num_programs_blog
 """Exercise 1: tile count, persistent grid and tiles per program for the blog's 4096³ run on 170 SMs × 2."""
 from gemm_lab.grading import fresh
 g = fresh()
-_tiles = tiling.tile_grid(4096, 4096, 4096, 128, 64, 32).grid
-_programs = occupancy.persistent_grid(170, 2, _tiles)
-_split = occupancy.tiles_per_program(_tiles, _programs)
+_tiles = g.calc.tiling.tile_grid(4096, 4096, 4096, 128, 64, 32).grid
+_programs = g.calc.occupancy.persistent_grid(170, 2, _tiles)
+_split = g.calc.occupancy.tiles_per_program(_tiles, _programs)
 g.check_value("num_tiles_4096", num_tiles_4096, _tiles)
 g.check_value("num_programs_blog", num_programs_blog, _programs)
 g.check_value("tiles_min", tiles_min, _split.min_tiles)
@@ -159,6 +177,10 @@ def compute_tile(
 # 채점은 아래의 `launch(a, b, c, num_programs=...)`로 커널을 실제로 실행해 torch와 비교합니다. program 수는
 # 1개, 3개, tile 수보다 많은 경우까지 바꿔 가며, 크기는 tile의 배수가 아니고, 입력·출력은 독 값으로 채운 버퍼
 # 속의 뷰입니다. 그리고 **모든 tile이 정확히 한 번씩**, 올바른 program에 의해 계산되었는지도 봅니다.
+#
+# **점수 조건:** 커널 테스트(3점 + 3점 + 2점)는 (1) 해석기 실행 결과가 맞고 (2) 커널이 sm_75/sm_80/sm_90용으로
+# **실제 컴파일**될 때만 점수를 받습니다. 채점기는 `student_persistent_kernel`을 자기 사본의 실행기(아래 `launch`와
+# 같은 코드)로 실행하므로, `launch`를 고쳐도 채점에는 영향이 없습니다.
 
 # %% nbgrader={"grade": false, "grade_id": "student_kernel", "locked": false, "schema_version": 3, "solution": true, "task": false}
 @triton.jit
@@ -241,37 +263,41 @@ except NotImplementedError:
 """Coding: the persistent kernel matches torch for 1, 3 and more-than-tiles programs (poisoned margins)."""
 from gemm_lab.grading import fresh
 g = fresh()
-g.check_persistent(launch, num_programs=[1, 3, 40])  # 130×70 C = 5 × 3 tiles: 40 > tile 수
+g.check_persistent(student_persistent_kernel, num_programs=[1, 3, 40])  # 40: tile보다 많은 program
 
 # %% nbgrader={"grade": true, "grade_id": "persistent_matches_torch_hidden", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 """Coding: the persistent kernel matches torch on hidden shapes and program counts."""
 from gemm_lab.grading import fresh
 g = fresh()
 ### BEGIN HIDDEN TESTS
-g.check_persistent(launch, hidden=True, num_programs=[1, 2, 5, 40])
+g.check_persistent(student_persistent_kernel, hidden=True, num_programs=[1, 2, 5, 40], seed=1)
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "every_tile_once_by_its_program", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 """Coding: every tile is computed exactly once, by program tile_id % num_programs (no redundant work)."""
 from gemm_lab.grading import fresh
 g = fresh()
-_a = torch.randn(70, 20, dtype=torch.float16, device=DEVICE)
-_b = torch.randn(20, 90, dtype=torch.float16, device=DEVICE)
-_tiles = tiling.tile_grid(70, 90, 20, 32, 32, 32).grid
-for _P in (1, 3, 7, _tiles + 5):
-    _visits = torch.zeros(_tiles, dtype=torch.int32, device=DEVICE)
-    _owner = torch.full((_tiles,), -1, dtype=torch.int32, device=DEVICE)
-    launch(_a, _b, torch.empty(70, 90, dtype=torch.float16, device=DEVICE), num_programs=_P,
-           visits=_visits, owner=_owner)
-    g.check_value(f"program {_P}개: tile별 계산 횟수의 최댓값", int(_visits.max()), 1,
-                  hint="같은 tile을 여러 번 계산했습니다. 루프가 NUM_PROGRAMS씩 건너뛰는지 확인하세요.")
-    g.check_value(f"program {_P}개: 계산되지 않은 tile 수", int((_visits == 0).sum()), 0,
-                  hint="계산되지 않은 tile이 있습니다. 루프가 pid에서 시작해 num_tiles 직전까지 도는지 확인하세요.")
-    g.check_value(f"program {_P}개: tile마다 계산한 program", _owner.tolist(), [t % _P for t in range(_tiles)],
-                  hint="program pid는 tile pid, pid + NUM_PROGRAMS, pid + 2·NUM_PROGRAMS, …를 계산해야 합니다.")
+# the grader's launcher records, per tile, how often it was computed and by which program
+g.check_persistent(student_persistent_kernel, num_programs=[1, 3, 7, 1000], ownership=True, seed=2,
+                   hint="program pid는 tile pid, pid + NUM_PROGRAMS, pid + 2·NUM_PROGRAMS, …를 한 번씩 계산해야 합니다.")
 
 # %% [markdown]
 # ## 3. 설명 (2점)
+#
+# 먼저 블로그의 숫자로 SM당 block 수를 계산해 봅시다(`occupancy.blocks_per_sm`, sm_120 = RTX 5090의 한계).
+# 블로그(ncu)는 레지스터를 **174개/thread**라고 보고하지만, 하드웨어는 레지스터를 warp 단위로 **256개씩**
+# 할당합니다(`reg_alloc_unit`). 174 × 32 = 5,568개는 256의 배수로 올림되어 warp당 5,632개, 즉 thread당
+# **176개**로 잡힙니다. 그래서 아래 계산(과 풀이)은 65,536 / (176 × 128)로 나눕니다. 174로 나눠도 이 경우 답(2)은
+# 같지만, 경계 근처에서는 올림한 값으로 계산해야 ncu의 "Block Limit Registers"와 맞습니다.
+
+# %%
+blog_occ = occupancy.blocks_per_sm(174, 4, 36_864, "sm_120")
+print(f"warp당 할당 레지스터 {blog_occ.regs_per_warp:,}개 = thread당 {blog_occ.regs_per_warp // 32}개 (보고값 174개에서 올림)")
+print(f"SM당 block: 레지스터 기준 {blog_occ.by_regs}, shared memory 기준 {blog_occ.by_smem} "
+      f"(block당 {blog_occ.smem_per_block_alloc:,} B = 36,864 B + 예약 1 KiB) → {blog_occ.blocks}개, 한계: {blog_occ.limiter}")
+print(f"이론 점유율 {blog_occ.occupancy:.1%} (SM당 warp {blog_occ.warps_per_sm}개 / 48개)")
+
+# %% [markdown]
 #
 # 블로그는 RTX 5090에서 `programs_per_sm = 1`(grid = SM 170개)인 naive persistent 커널이 naive tiled 커널보다
 # 느렸고, ncu의 Waves Per SM이 1이 아니라 0.50이었다고 보고했습니다. 레지스터 174개/thread, shared memory
