@@ -27,8 +27,8 @@
 # 채점도 해석기로 합니다.
 #
 # 점수: 연습 1 (2점) + 코딩 문제 (8점) + 설명 (2점) = 12점.
-코딩 문제의 커널 테스트는 **CPU 해석기 실행**과 **sm_75/80/90 교차 컴파일**(실제 Triton 컴파일러)이 모두 통과해야
-점수를 받습니다. 채점기는 노트북의 `launch`가 아니라 **자기 사본의 실행기**로 `student_persistent_kernel`을 실행합니다.
+# 코딩 문제의 커널 테스트는 **CPU 해석기 실행**과 **sm_75/80/90 교차 컴파일**(실제 Triton 컴파일러)이 모두 통과해야
+# 점수를 받습니다. 채점기는 노트북의 `launch`가 아니라 **자기 사본의 실행기**로 `student_persistent_kernel`을 실행합니다.
 #
 # ## 읽을거리
 # * Triton Tutorial 03 — Matrix Multiplication: <https://triton-lang.org/main/getting-started/tutorials/03-matrix-multiplication.html>
