@@ -28,7 +28,7 @@
 # (CPU 해석기 `TRITON_INTERPRET=1`은 컴파일 파이프라인을 건너뛰므로 실행용이고, 산출물은 교차 컴파일로 얻습니다.)
 #
 # **점수:** 연습 1 (3점), 연습 2 (4점), 연습 3 (2점), 연습 4 (3점), 연습 5 (3점), 연습 6 (2점),
-# 연습 7 (2점, 서술) — 모두 19점.
+# 연습 7 (2점, 서술), 연습 8 (2점), 8절 서술 (3점, 수동 채점) — 모두 24점.
 #
 # ## 읽을거리
 # * Triton Tutorial 03 — Matrix Multiplication: <https://triton-lang.org/main/getting-started/tutorials/03-matrix-multiplication.html>
@@ -341,6 +341,34 @@ else:
 # 옮기기)이 되고, 소프트웨어 파이프라인이 없어져 Shared Memory 양(`metadata['shared']`)도 달라집니다. H200에서 500×600×300을
 # 실행했을 때 모든 설정이 파이프라이닝 없이 돌았던 이유입니다(05 노트북). 같은 코드라도 **인자 정렬이 컴파일 결과를 바꾼다**는
 # 것이 5절의 캐시 키와 이어집니다.
+
+# %% [markdown]
+# ### 4.3 FP16 `tt.dot`에 붙은 `inputPrecision = tf32`?
+#
+# TTIR의 `tt.dot` 줄을 보면 FP16 입력인데도 `inputPrecision = tf32`가 붙어 있습니다. 이것은 `tl.dot`의 `input_precision`
+# 인자(기본값 `"tf32"`)가 그대로 적힌 것이고, **입력이 FP32일 때만** 의미가 있습니다: FP32 입력을 Tensor Core에 넣기 위해
+# TF32(가수부 10비트)로 줄여 곱할지(`"tf32"`), 세 번 나눠 곱해 FP32에 가깝게 할지(`"tf32x3"`), Tensor Core 없이 FP32로
+# 곱할지(`"ieee"`)를 정합니다. FP16 입력은 그대로 FP16 Tensor Core 명령(`...f32.f16`)으로 가므로 이 속성은 무시됩니다.
+# 아래 셀은 같은 커널을 FP32 입력으로 교차 컴파일해 PTX의 행렬곱 명령을 비교합니다.
+
+# %%
+import re  # noqa: E402
+
+if grading_mode():  # two more cross-compiles: a demonstration without points
+    print("(채점 중: 시연 셀은 건너뜁니다)")
+else:
+    _mma = re.compile(r"(?:wgmma\.mma_async|mma\.sync)\S*")
+    for dtype in ("fp16", "fp32"):
+        for target in ("sm_80", "sm_90"):
+            _art = compile_artifacts("matmul", CONFIG, target=target, dtype=dtype)
+            _precision = sorted(set(re.findall(r"inputPrecision = \w+", _art.ttir)))
+            _ops = sorted(set(_mma.findall(_art.ptx)))
+            print(f"{dtype} 입력, {target}: TTIR {_precision} → PTX {_ops[:2]}")
+
+# %% [markdown]
+# FP32 입력에서는 PTX 명령의 입력 형식이 `tf32`로 바뀝니다(sm_80의 `mma.sync ... m16n8k8 ... tf32`). FP32 행렬곱의 결과가
+# `torch.matmul`(기본 `torch.backends.cuda.matmul.allow_tf32 = False`)과 자릿수가 다르게 나온다면 이 때문입니다:
+# 정확도가 중요하면 `tl.dot(a, b, acc, input_precision="ieee")`(또는 `"tf32x3"`)를 쓰세요.
 
 # %% [markdown]
 # ## 연습 1. 결정 ↔ 단계 짝짓기 (3점)
@@ -678,6 +706,84 @@ else:
 # Tensor Core 명령(`mma v2` vs `warp_group_dot`)을 정합니다 — 여기서부터 타깃별로 갈라집니다. LLIR은 스레드 하나의
 # 주소와 Shared Memory 오프셋을 정하고 LLVM의 일반 최적화를 재사용합니다. 단계를 나누면 결정마다 알맞은 추상화
 # 수준에서 분석할 수 있고, 새 하드웨어는 아래 단계만 바꿔 붙일 수 있습니다.
+# ### END SOLUTION
+
+# %% [markdown]
+# ## 7. Triton 논문(2019)의 패스와 오늘의 MLIR 파이프라인
+#
+# Triton 논문(Tillet, Kung, Cox, MAPL 2019)은 §4.2에서 Triton-IR의 **타일 단위 데이터 흐름 분석**(타일 모양을 아는 타입과
+# `broadcast`/`reshape` 같은 명령, NumPy식 **broadcasting**)을, §5.1–5.2에서 컴파일러 패스를 설명합니다:
+# 기계 독립 패스인 **pre-fetching**(루프 안의 읽기를 앞 반복으로 당겨 지연을 숨김)과 타일 단위 peephole 최적화,
+# 기계 의존 패스인 **hierarchical tiling**(타일 → 워프 → 스레드로 나누기), **memory coalescing**(이웃 스레드가 이웃 주소를
+# 읽도록 배치), **shared memory allocation**(버퍼의 수명을 분석해 오프셋 배정), **shared memory synchronization**(읽기/쓰기
+# 사이에 배리어 삽입). §5.3은 auto-tuner입니다(오늘의 `@triton.autotune`).
+#
+# **주의: 2019년의 Triton은 MLIR 이전의 자체 IR(Triton-IR → LLVM-IR)이었습니다.** 오늘의 Triton(3.x)은 같은 아이디어를 MLIR
+# 방언(`tt` → `ttg` → LLVM)으로 다시 구현했으므로, 패스 이름과 위치가 논문과 정확히 일대일로 대응하지는 않습니다.
+# 예를 들어 pre-fetching은 오늘 `num_stages` 소프트웨어 파이프라이닝(비동기 복사 + 여러 벌의 버퍼)이고, hierarchical tiling과
+# coalescing은 TTGIR의 레이아웃 인코딩(`#blocked`의 `sizePerThread`/`threadsPerWarp`/`warpsPerCTA`)으로 표현됩니다.
+# 아래 표는 각 패스의 흔적이 되는 표시를 sm_80 산출물에서 찾은 것입니다.
+
+# %%
+PAPER_MARKERS = {
+    "A. 타일 단위 데이터 흐름 · broadcasting (§4.2)": "tt.broadcast",
+    "B. pre-fetching (§5.1)": "async_copy_global_to_local",
+    "C. hierarchical tiling (§5.2)": "warpsPerCTA",
+    "D. memory coalescing (§5.2)": "sizePerThread",
+    "E. shared memory allocation (§5.2)": "addrspace(3)",
+    "F. shared memory synchronization (§5.2)": "barrier",
+}
+for name, marker in PAPER_MARKERS.items():
+    hits = pipeline.find_lines(arts["sm_80"], marker, limit=1)
+    where = {stage: " ".join(lines[0].split())[:70] for stage, lines in hits.items()}
+    print(f"{name:42s} 표시 {marker!r}: 단계 {list(where)}")
+
+# %% [markdown]
+# ## 연습 8. 논문의 패스는 오늘 어느 단계에 처음 보이나 (2점)
+#
+# 위 표의 A~F 각각에 대해, 그 표시가 내 커널의 **sm_80** 산출물에서 **처음** 나타나는 단계를 `paper_stage = {"A": "ttir", ...}`
+# 꼴로 적으세요(`"ttir"`, `"ttgir"`, `"llir"`, `"ptx"`). `pipeline.first_stage(arts["sm_80"], 표시)`로 확인할 수 있습니다.
+# (E의 `addrspace(3)`은 LLVM에서 Shared Memory 주소 공간, F의 `barrier`는 배리어 명령입니다.)
+
+# %% nbgrader={"grade": false, "grade_id": "ex8_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+### BEGIN SOLUTION
+paper_stage = {name[0]: pipeline.first_stage(arts["sm_80"], marker) for name, marker in PAPER_MARKERS.items()}
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "ex8_paper_passes_to_stages", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+"""paper_stage maps the Triton paper's passes A-F to the first sm_80 stage that shows their marker."""
+from gemm_lab.grading import fresh
+g = fresh()
+_markers = {"A": "tt.broadcast", "B": "async_copy_global_to_local", "C": "warpsPerCTA", "D": "sizePerThread",
+            "E": "addrspace(3)", "F": "barrier"}
+_found = g.compile_answers.first_stages("sm_80", g.calc.SEED_CONFIGS[1], list(_markers.values()))
+_expected = {k: _found[m] for k, m in _markers.items()}
+_aliases = {"llir": ["llvm ir", "llvm"]}
+g.check_value("paper_stage (A~C)", {k: paper_stage.get(k) for k in "ABC"}, {k: _expected[k] for k in "ABC"},
+              accept=_aliases)
+### BEGIN HIDDEN TESTS
+g.check_value("paper_stage", {k: paper_stage.get(k) for k in _expected}, _expected, accept=_aliases)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 8. 8주차로: 다른 가속기라면? (3점, 서술, 수동 채점)
+#
+# 참고자료 10절의 질문으로 7주차를 마무리합니다. 이 노트북에서 본 산출물을 근거로 답하세요.
+#
+# 1. 왜 Triton은 **Python DSL + 여러 단계의 MLIR 컴파일러**라는 구조를 택했을까요? (한 번에 CUDA/PTX로 바꾸는 것과 비교)
+# 2. GPU가 아닌 새 AI 가속기(8주차: HyperAccel의 LPU와 그 언어·컴파일러 스택 Legato)를 위한 백엔드를 만든다면, **타일링**(BLOCK_M/N/K, 워프 배치), **데이터 이동**(글로벌 → Shared Memory, `cp.async`/TMA), **파이프라이닝**
+#    (`num_stages`)은 각각 어느 단계에서 무엇으로 바뀌어야 할까요? TTIR은 그대로 쓸 수 있을까요?
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "ex9_week8_bridge", "locked": false, "points": 3, "schema_version": 3, "solution": true, "task": false}
+# ### BEGIN SOLUTION
+# 1. Python DSL은 타일 단위 프로그램(포인터 블록, `tl.dot`, 마스크)만 쓰게 해 스레드·메모리 계층의 세부를 숨기고, 다단계
+#    MLIR은 결정을 알맞은 추상화에 나눕니다: TTIR(하드웨어 무관 최적화), TTGIR(레이아웃·파이프라인·명령 선택), LLVM(주소·
+#    레지스터). 그래서 sm_80과 sm_90이 같은 TTIR에서 갈라지고, 새 하드웨어는 아래 단계만 새로 붙이면 됩니다.
+# 2. TTIR(타일 연산과 데이터 흐름)은 그대로 쓸 수 있습니다. 타일링은 TTGIR의 레이아웃 인코딩을 그 가속기의 처리 단위(행렬
+#    장치의 모양, 코어·레인 수)에 맞게 새로 정의해야 하고, 데이터 이동은 `cp.async`/TMA 대신 그 가속기의 메모리 계층에 맞는
+#    복사(예: DMA) 명령으로 내리는 변환이 필요하며, 파이프라이닝은 같은 소프트웨어 파이프라인 아이디어를 그 복사의 비동기
+#    완료 대기와 온칩 메모리 용량(버퍼 수 × 타일 크기)에 맞춰 쓰면 됩니다. LLVM 이하(또는 그 가속기의 자체 코드 생성기)는 백엔드가
+#    담당합니다.
 # ### END SOLUTION
 
 # %% [markdown]
