@@ -52,6 +52,7 @@ from pathlib import Path
 import pandas as pd
 import torch
 import triton
+import triton.language as tl
 
 from gemm_lab import results
 from gemm_lab.runtime import grading_mode
@@ -176,6 +177,7 @@ else:
 # | `TRITON_CACHE_DIR` | 컴파일 캐시 폴더(기본 `~/.triton/cache`). 캐시 키의 해시마다 폴더 하나에 `.ttir`, `.ttgir`, `.llir`, `.ptx`, `.cubin`, `.json`(메타데이터)을 저장하고, 같은 키로 다시 부르면 컴파일하지 않고 읽습니다 |
 # | `TRITON_KERNEL_DUMP=1` + `TRITON_DUMP_DIR` | 컴파일할 때마다 단계별 IR(및 SASS)을 덤프 폴더에 씁니다. 캐시에 있으면 컴파일이 일어나지 않으므로 `TRITON_ALWAYS_COMPILE=1`과 함께 씁니다 |
 # | `TRITON_PRINT_AUTOTUNING=1` | `@triton.autotune`이 후보를 다 잰 뒤 걸린 시간과 고른 Config를 출력합니다 |
+# | `TRITON_CACHE_AUTOTUNING=1` (= `@triton.autotune(..., cache_results=True)`) | 오토튜닝 **결과**(후보별 시간과 고른 Config)를 캐시 폴더에 저장해, 새 프로세스에서 같은 튜닝 키로 부르면 다시 벤치마크하지 않습니다. 기본은 꺼져 있어 프로세스마다 다시 잽니다. CPU 해석기에서는 쓰이지 않습니다 |
 # | `MLIR_ENABLE_DUMP=1` | MLIR 패스 하나하나가 끝날 때마다 IR 전체를 출력합니다(매우 깁니다) |
 # | `TRITON_INTERPRET=1` | 컴파일하지 않고 CPU에서 NumPy로 실행합니다(이 노트북의 5절). `.asm`이 없습니다 |
 #
@@ -276,6 +278,35 @@ if runtime.on_gpu():
 else:
     print("GPU가 없습니다: 오토튜닝은 GPU에서만 실행됩니다. GPU에서는 여기서 Triton의 출력 줄"
           "(\"Triton autotuning for function ... finished after ... s; best config selected: ...\")이 보입니다.")
+
+# %% [markdown]
+# ### 2.4 `TRITON_CACHE_AUTOTUNING` / `cache_results=True`
+#
+# 오토튜닝 결과의 디스크 캐시는 Triton의 설정값 `triton.knobs.autotuning.cache`가 환경변수 `TRITON_CACHE_AUTOTUNING`에서
+# 읽고, `@triton.autotune(..., cache_results=True)`로 커널마다 켤 수도 있습니다. 아래 셀은 두 방법으로 만든 `Autotuner`의
+# `cache_results` 속성을 보여 줍니다(해석기에서는 Triton이 항상 끕니다: `... and not knobs.runtime.interpret`).
+
+# %%
+@triton.jit
+def _scale_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+
+_configs = [triton.Config({"BLOCK": 64}), triton.Config({"BLOCK": 128})]
+_old = os.environ.get("TRITON_CACHE_AUTOTUNING")
+try:
+    for env in ("0", "1"):
+        os.environ["TRITON_CACHE_AUTOTUNING"] = env
+        tuned = triton.autotune(configs=_configs, key=["n"])(_scale_kernel)
+        print(f"TRITON_CACHE_AUTOTUNING={env}: knobs.autotuning.cache = {triton.knobs.autotuning.cache}, "
+              f"Autotuner.cache_results = {tuned.cache_results}")
+    os.environ["TRITON_CACHE_AUTOTUNING"] = "0"
+    tuned = triton.autotune(configs=_configs, key=["n"], cache_results=True)(_scale_kernel)
+    print(f"cache_results=True 인자: Autotuner.cache_results = {tuned.cache_results}")
+finally:
+    os.environ.pop("TRITON_CACHE_AUTOTUNING", None) if _old is None else os.environ.__setitem__("TRITON_CACHE_AUTOTUNING", _old)
+print("(해석기에서 실행 중이면 모두 False입니다)" if runtime.INTERPRET else "(GPU: 켜진 경우 결과가 TRITON_CACHE_DIR에 저장됩니다)")
 
 # %% [markdown]
 # ## 3. 왜 Softmax는 GB/s, MatMul은 TFLOP/s인가 (7.3절)
@@ -393,7 +424,9 @@ for dev in (VIRTUAL_DEVICE, DEVICES["h200"]):
 # %% [markdown]
 # ## 4. 벤치마크: `do_bench`로 `torch.matmul`과 비교 (GPU)
 #
-# `triton.testing.do_bench(fn)`는 워밍업 뒤 여러 번 실행해 시간의 중앙값(ms)을 돌려줍니다. TFLOP/s = `2MNK × 1e-12 / (ms × 1e-3)`.
+# `triton.testing.do_bench(fn)`는 워밍업 뒤 여러 번 실행해 시간(ms)을 돌려주는데, 기본값은 **평균(mean)**입니다. 이 과정의 측정은
+# 모두 `gemm_lab.bench.do_bench_ms`(= `do_bench(..., return_mode="median")`)로 **중앙값(median)**을 씁니다: 가끔 끼어드는 느린
+# 실행에 덜 흔들리기 때문입니다. TFLOP/s = `2MNK × 1e-12 / (ms × 1e-3)`.
 # `gemm_lab.bench.bench_shape`는 같은 입력으로 `torch.matmul`과 각 커널을 같은 실행에서 재고(`ratio_to_torch` = torch 시간 /
 # 커널 시간), 결과를 FP32 기준값과 비교한 상대 오차(`rel_err`)도 적습니다. GPU가 있으면 이 GPU에서 직접 재고(Softmax는
 # GB/s로), 없으면 H200에서 `make bench`로 재어 `results/`에 커밋한 표를 읽어 보여 줍니다.
@@ -422,7 +455,9 @@ elif runtime.on_gpu():
     for M, N, K in SHAPES:
         rows += bench.bench_shape(M, N, K, menu=menu, graph=True)
     measured = pd.DataFrame(rows)
-    print(f"{measured['gpu'].iloc[0]}에서 지금 측정 (torch {measured['torch'].iloc[0]}, triton {measured['triton'].iloc[0]}):")
+    _desc = runtime.describe()
+    print(f"{measured['gpu'].iloc[0]} (compute capability {_desc['compute_capability']}, {_desc['arch']})에서 지금 측정 "
+          f"(torch {measured['torch'].iloc[0]}, triton {measured['triton'].iloc[0]}; ms는 do_bench의 중앙값(median)):")
     display(pick(measured))
     softmax_now = bench.bench_softmax(shapes=((SM_M, SM_N),))
     display(softmax_now[["M", "N", "kernel", "ms", "gbps", "rel_err"]])
@@ -433,7 +468,8 @@ else:
         print("GPU에서는 여기서 세 후보와 torch.matmul의 ms와 TFLOP/s를 4096³와 500×600×300에서 잽니다.")
     else:
         env = committed.iloc[0]
-        print(f"results/matmul.csv — {env.get('gpu')}, torch {env.get('torch')}, triton {env.get('triton')}, "
+        print(f"results/matmul.csv — {env.get('gpu')} (compute capability {env.get('compute_capability')}), "
+              f"torch {env.get('torch')}, triton {env.get('triton')}, ms는 do_bench의 중앙값(median), "
               f"{env.get('date')}에 측정해 커밋한 결과:")
         display(pick(committed))
     committed_softmax = results.load_csv("softmax.csv")
@@ -464,6 +500,10 @@ else:
 # 같습니다). 500 × 600 × 300은 연산량이 작아 어느 커널도 GPU를 채우지 못하고, Triton의 세 설정 모두 `torch.matmul`에 한참
 # 못 미칩니다: 큰 타일일수록 프로그램 수가 적고, 스트라이드가 16바이트 배수가 아니라 파이프라이닝이 없으며(04 노트북 4.2절),
 # 레지스터가 넘칩니다(1.2절의 `n_spills`). **측정값은 GPU·드라이버·버전마다 다르므로 그 조건과 함께 기록합니다**(참고자료 5절 4번).
+#
+# **세대 주의:** 위 TFLOP/s는 표 위에 적힌 GPU와 compute capability에서 잰 값입니다. sm_90(H100/H200)의 Tensor Core 명령은
+# `wgmma`이고, T4(sm_75)는 triton 3.7에서 FMA로 대체되며(04 노트북 4절), A100(sm_80)은 `mma.sync`입니다.
+# 그래서 다른 세대의 GPU에서는 절대값도, 설정 사이의 순위도 달라질 수 있습니다: 비교는 같은 GPU에서 잰 `ratio_to_torch`로 하세요.
 
 # %% [markdown]
 # ## 5. FP16 결과를 올바르게 검사하기
@@ -624,16 +664,16 @@ for (M, N, K, scale) in ((64, 96, 2048, 1.0), (33, 17, 300, 4.0), (128, 64, 4096
 # %% [markdown]
 # ## 연습 5. 검사 기준을 어떻게 정했나 (2점, 서술)
 #
-# 여러분의 `is_correct_fp16`이 쓰는 허용 오차를 어떻게 정했는지, 그리고 왜 `atol=1e-2, rtol=0`은 500 × 600 × 300에서 실패하지만
-# 4096³에서 측정한 H200의 결과는 비트 단위로 같았는데도 그 검사를 일반적인 기준으로 쓰면 안 되는지 설명하세요.
+# 여러분의 `is_correct_fp16`이 쓰는 허용 오차를 어떻게 정했는지, 그리고 왜 `atol=1e-2, rtol=0`은 500 × 600 × 300에서 실패하는지,
+# 어떤 모양에서 그 검사가 우연히 통과하더라도 왜 일반적인 기준으로 쓰면 안 되는지 설명하세요.
 
 # %% [markdown] nbgrader={"grade": true, "grade_id": "ex5_tolerance_explanation", "locked": false, "points": 2, "schema_version": 3, "solution": true, "task": false}
 # ### BEGIN SOLUTION
 # FP16의 간격은 값의 크기에 비례하므로(크기 32~64에서 0.03125), 올바른 결과도 반올림만으로 반 ulp, 누산 순서 차이로 1~2 ulp
 # 어긋납니다. 그래서 허용 오차를 FP32 기준값에 대한 상대 오차(rtol = 1e-2, FP16 단위 반올림 약 5e-4의 20배 정도)로 두고, 0 근처
 # 원소를 위해 작은 atol을 더했습니다. 진짜 버그(K 꼬리 패딩, 틀린 원소, NaN)는 이보다 수십 배 큰 오차를 내므로 구분됩니다.
-# `atol=1e-2, rtol=0`은 값이 16을 넘는 원소에서 허용 오차가 1 ulp보다 작아 올바른 결과를 거부합니다. 4096³에서 비트 단위로
-# 같았던 것은 두 구현의 누산 순서가 우연히 같았기 때문일 뿐, 모양·GPU·설정이 바뀌면 보장되지 않습니다.
+# `atol=1e-2, rtol=0`은 값이 16을 넘는 원소에서 허용 오차가 1 ulp보다 작아 올바른 결과를 거부합니다. 어떤 모양에서 통과하더라도
+# 그것은 두 구현의 누산 순서가 우연히 같았거나 값이 작았기 때문일 뿐, 모양·GPU·설정이 바뀌면 보장되지 않습니다.
 # ### END SOLUTION
 
 # %% [markdown]
