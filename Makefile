@@ -76,7 +76,7 @@ collect: setup ## import hand-ins: make collect [ASSIGNMENT=week07] FROM=<LMS zi
 	$(PY) autograder/collect.py $(ASSIGNMENT) $(FROM)
 
 autograde: setup ## grade every collected hand-in (sandboxed, in parallel)
-	$(PY) autograder/autograde.py --jobs $(JOBS)
+	GEMM_LAB_SCHEDULER=$(SCHEDULER) $(PY) autograder/autograde.py --jobs $(JOBS)  # SCHEDULER=tcp://host:8786: Dask
 
 feedback: setup ## HTML feedback per student under autograder/feedback/
 	$(PY) autograder/feedback.py

@@ -34,11 +34,10 @@ import sys
 import tempfile
 import time
 import warnings
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict
 from pathlib import Path
 
-from . import resume
+from . import dispatch, resume
 from .course import IGNORE, REPO_ROOT, Course, release, run_nbgrader
 from .lock import AutogradeLocked, CourseLock, clean_leftovers, runtime_dir_name
 from .merge import HandInResult, merge
@@ -258,11 +257,12 @@ def _autograde_locked(course, assignment, todo, mode, jobs, cell_timeout, notebo
     resume.ensure_table(course.gradebook)
     source_sha = resume.tree_sha256(course.source / assignment)
     jobs = jobs or max(1, os.cpu_count() or 1)
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futs = {pool.submit(_grade_one, course, assignment, s, snapshot, mode, cell_timeout,
-                            notebook_timeout, memory_bytes): s for s in todo if s not in done}
-        for fut in as_completed(futs):
-            res = fut.result()
+    with dispatch.pool(jobs) as pool:  # $GEMM_LAB_SCHEDULER: one Dask task per hand-in (autograder/dispatch.py)
+        futs = {pool.submit(_grade_one, course, assignment, s, snapshot, mode, cell_timeout, notebook_timeout,
+                            memory_bytes, key=f"grade-{assignment}-{s}-{time.time_ns()}"): s
+                for s in todo if s not in done}
+        for fut in pool.as_completed(futs):
+            res = dispatch.result(fut, futs[fut], assignment, str(course.logs / assignment / f"{futs[fut]}.log"))
             res.source_sha = source_sha
             merge(course, res)
             if not keep_scratch:

@@ -1,0 +1,119 @@
+"""Where hand-ins are graded: a local thread pool (default) or a Dask cluster.
+
+``SCHEDULER=tcp://host:8786 make autograde`` (environment ``GEMM_LAB_SCHEDULER``) sends each hand-in to a
+``dask.distributed`` cluster as one task; results come back to the one process that writes the gradebook,
+exactly as the local jobs do. Without it nothing changes: ``jobs`` threads, each running one nbgrader.
+
+A worker that dies mid-task (killed, OOM, lost host): the scheduler gives the task to another worker once
+(``ALLOWED_FAILURES``: start the scheduler with the environment ``SCHEDULER_ENV``; a ``LocalCluster``
+made here gets it set); a second death reports the hand-in as failed (``lost``), so a
+hand-in is never lost and never merged twice (only a finished task's result is merged, once).
+Workers need the course directory at the same path (a shared file system), the course venv and bubblewrap.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
+
+ENV = "GEMM_LAB_SCHEDULER"
+ALLOWED_FAILURES = 1  # worker deaths a task survives: one retry, then reported
+# A worker holds only the task it runs (saturation 1.0): a death then marks only that hand-in, not queued ones.
+SCHEDULER_CONFIG = {"distributed.scheduler.allowed-failures": ALLOWED_FAILURES,
+                    "distributed.scheduler.worker-saturation": 1.0}
+SCHEDULER_ENV = {"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": str(ALLOWED_FAILURES),
+                 "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION": "1.0"}
+
+
+def scheduler_address(scheduler: str | None = None) -> str | None:
+    """``scheduler`` or ``$GEMM_LAB_SCHEDULER``; '' and None mean local."""
+    addr = scheduler if scheduler is not None else os.environ.get(ENV, "")
+    if addr and not isinstance(addr, str):
+        raise TypeError(f"scheduler: expected an address string, got {type(addr).__name__}")
+    if addr and "://" not in addr:
+        raise ValueError(f"scheduler: expected an address like tcp://host:8786, got {addr!r}")
+    return addr or None
+
+
+class Pool:
+    """Submit tasks and take their results as they finish, locally or on Dask."""
+
+    def __init__(self, submit: Callable, completed: Callable, client=None):
+        self._submit, self._completed, self.client = submit, completed, client
+
+    def submit(self, fn: Callable, *args, key: str | None = None):
+        return self._submit(fn, *args, key=key)
+
+    def as_completed(self, futures: Iterable) -> Iterator:
+        return self._completed(futures)
+
+
+def lost(exc: BaseException) -> str | None:
+    """A Korean-free English reason when ``exc`` means the task's workers died (else None: a real error)."""
+    try:
+        from distributed.scheduler import KilledWorker
+    except ImportError:
+        return None
+    if isinstance(exc, KilledWorker):
+        return f"the Dask worker grading it died {ALLOWED_FAILURES + 1} times ({exc}); not graded"
+    return None
+
+
+@contextmanager
+def pool(jobs: int, scheduler: str | None = None):
+    """A :class:`Pool`: ``jobs`` local threads, or a client of ``scheduler`` (see :func:`scheduler_address`)."""
+    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
+        raise ValueError(f"jobs: expected an int >= 1, got {jobs!r}")
+    addr = scheduler_address(scheduler)
+    if addr is None:
+        with ThreadPoolExecutor(max_workers=jobs) as ex:
+            yield Pool(lambda fn, *a, key=None: ex.submit(fn, *a), as_completed)
+        return
+    with dask_client(addr) as client:
+        yield dask_pool(client)
+
+
+@contextmanager
+def dask_client(addr):
+    """A client of ``addr`` (an address, or a LocalCluster / its address)."""
+    from distributed import Client
+
+    client = Client(addr)  # the default client while grading: distributed.as_completed needs one
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+def dask_pool(client) -> Pool:
+    from distributed import as_completed as dask_completed
+
+    def submit(fn, *args, key=None):
+        return client.submit(fn, *args, pure=False, retries=0, key=key)
+
+    return Pool(submit, lambda futs: dask_completed(list(futs)), client)
+
+
+def local_cluster(n_workers: int = 2, **kwargs):
+    """A LocalCluster (processes, one thread each) whose scheduler retries a task once after a worker death."""
+    import dask
+    from distributed import LocalCluster
+
+    with dask.config.set(SCHEDULER_CONFIG):
+        return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                            **kwargs)
+
+
+def result(fut, student: str, assignment: str, log: str):
+    """``fut``'s HandInResult; a hand-in whose workers died is reported as a failed result (never dropped)."""
+    try:
+        return fut.result()
+    except Exception as exc:
+        why = lost(exc)
+        if why is None:
+            raise
+        from .merge import HandInResult
+
+        return HandInResult(student, assignment, ok=False, seconds=0.0, log=log, error=why)
