@@ -231,6 +231,19 @@ blog["torch 대비"] = [autotune.speedup(BLOG_MS["torch.matmul"], ms) for ms in 
 blog.round(3)
 
 # %% [markdown]
+# 블로그 본문은 TFLOPS를 **218.95**(torch)와 **213.16**(naive tiled)으로 적었는데, 위 표는 218.956과 213.150입니다. 블로그가
+# ms를 소수 넷째 자리까지 **반올림해** 적었기 때문입니다: 반올림된 0.6277 ms는 실제로 0.62765~0.62775 ms 사이의 어떤 값이고,
+# 그 구간에서 계산한 TFLOP/s는 아래처럼 블로그의 값을 포함합니다. (블로그의 TFLOPS는 반올림 전의 ms에서 계산한 것입니다.)
+
+# %%
+BLOG_TFLOPS = {"torch.matmul": 218.95, "naive tiled": 213.16}  # 블로그 본문에 적힌 값
+for name, shown in BLOG_TFLOPS.items():
+    lo = autotune.tflops(M, N, K, BLOG_MS[name] + 0.00005)
+    hi = autotune.tflops(M, N, K, BLOG_MS[name] - 0.00005)
+    print(f"{name}: ms {BLOG_MS[name]} ± 0.00005 → {lo:.2f} ~ {hi:.2f} TFLOP/s, 블로그 {shown} "
+          f"{'(구간 안)' if lo <= shown <= hi else '(구간 밖!)'}")
+
+# %% [markdown]
 # naive tiled는 torch에 거의 붙었지만 naive persistent는 눈에 띄게 떨어집니다(표의 "torch 대비"). 왜 느릴까요? 블로그는 ncu의
 # LaunchStats와 Occupancy 섹션을 봅니다. 그 숫자들을 우리도 구해 봅시다 — 먼저 컴파일된 커널에서.
 #
@@ -240,6 +253,17 @@ blog.round(3)
 # (`n_spills`), CTA(block)당 shared memory(`metadata.shared`), `num_warps`를 읽을 수 있습니다.
 # 블로그는 RTX 5090에서 두 커널 모두 spill 0, shared 36,864 B, 4 warps였고 레지스터만
 # 128(tiled)과 174(persistent)로 달랐습니다.
+#
+# 블로그가 이 숫자들(과 아래의 Occupancy·SpeedOfLight 섹션)을 얻은 ncu 명령은 다음과 같습니다(블로그에 적힌 그대로):
+#
+# ```bash
+# ncu --target-processes all \
+#   --section LaunchStats --section Occupancy --section SpeedOfLight \
+#   --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+#   --section SchedulerStats --section WarpStateStats \
+#   --kernel-name 'regex:^_persistent_matmul_kernel$' --launch-count 1 \
+#   uv run --frozen python trition_tutorial/persistent_matmul/benchmark.py
+# ```
 #
 # - **GPU에서**: `gemm_lab.compile`이 지금 GPU용으로 컴파일한 값을 읽습니다.
 # - **CPU에서**: sm_90(H100/H200)용으로 cross-compile해서 shared memory를 읽습니다. `n_regs`/`n_spills`는
@@ -319,6 +343,12 @@ smem_table
 # - **shared memory**: sm_120에서 SM의 shared memory는 최대 100 KB로 설정되고, block마다 CUDA 런타임이
 #   1 KB를 따로 잡습니다 → ⌊100 KB / (36,864 B + 1 KB)⌋ = 2
 # - **SM당 block 수**: 하드웨어 상한(ncu는 24로 보고)
+#
+# 블로그의 ncu 리포트(RTX 5090, **블로그의 값**)에는 **Block Limit Barriers 24**도 있습니다: 블록이 쓰는 배리어(PTX의
+# `bar.sync`/`barrier.cta.sync`) 수로 정해지는 한계로, 블로그는 PTX에서 배리어 명령을 세어 보니 1개였고 한계가 24라 SM 상한과
+# 같다고 추정했습니다. 또 블로그에 따르면 CC 12.0(sm_120)에서는 SM의 128 KB(shared memory + L1)를 나누는 shared memory
+# 크기(carve-out)를 **0, 8, 16, 32, 64, 100 KB** 중에서 고를 수 있고, 1 KB는 CUDA 런타임이 block마다 씁니다. 아래 계산이 100 KB를
+# 쓰는 이유입니다(ncu의 "Shared Memory Configuration Size 102.40 KB").
 #
 # 이 계산을 `gemm_lab.calc.occupancy.blocks_per_sm`으로 합니다. 입력은 블로그의 ncu가 보고한 자원 사용량
 # (174 regs, 36,864 B, 4 warps)과 sm_120의 한계(`SM_LIMITS["sm_120"]`)입니다.
@@ -421,6 +451,8 @@ if occ_mine:
 #
 # 그러자 Waves Per SM이 1이 되었고 persistent 커널이 빨라졌지만, 여전히 naive tiled보다 조금 느렸습니다.
 # 이때 grid는 340이고 tile은 2,048개이니, 대부분의 program은 6개를, 일부는 7개를 처리합니다.
+# 블로그는 이때 ncu의 **Achieved Occupancy가 15.11%**(블로그의 값)로 이론 점유율 16.67%(슬롯 2 × 4 warps / 48)에 가까워졌고,
+# 남은 차이는 6개/7개 tile 불균형 때문으로 추정했습니다.
 
 # %%
 BLOG_MS_X2 = 0.6655  # 블로그가 programs_per_sm=2로 잰 시간 (ms) — seed 글의 측정값
@@ -495,6 +527,20 @@ else:
 # **가설 1: program 간 종료 시간 불균형(load imbalance).** ncu의 SpeedOfLight에서 SM Active Cycles /
 # Elapsed Cycles를 비교하면 persistent 91.61%, tiled 92.45%로 0.84%p 차이뿐이라 3.1%를 설명하지 못합니다.
 # tiled도 wave 사이의 불균형은 똑같이 겪습니다.
+#
+# 블로그가 ncu로 본 두 커널의 지표(programs_per_sm = 2, **블로그의 값**을 그대로 옮긴 것)와 그 차이를 계산하면:
+
+# %%
+BLOG_SOL = pd.DataFrame(  # 블로그의 ncu SpeedOfLight / SchedulerStats 값 (RTX 5090)
+    {"persistent": [91.61, 88.06, 748.26, 0.47, 10.97], "tiled": [92.45, 90.35, 730.05, 0.44, 10.29]},
+    index=["SM Active / Elapsed (%)", "Compute Throughput (%)", "Duration (µs)", "Executed IPC (Active)",
+           "Issue Slots Busy (%)"])
+BLOG_SOL["persistent / tiled − 1 (%)"] = (100 * (BLOG_SOL["persistent"] / BLOG_SOL["tiled"] - 1)).round(1)
+BLOG_SOL
+
+# %% [markdown]
+# Duration은 2.5% 길고 Compute Throughput은 2.5% 낮은데, IPC와 issue slot은 오히려 6~7% **높습니다**: 같은 연산을 하면서
+# 명령어를 더 많이 발행한다는 뜻입니다.
 #
 # **가설 2: persistent 커널 자체의 명령어 오버헤드.** tile마다 `tile_id // num_n_tiles`,
 # `tile_id % num_n_tiles`(정수 나눗셈 2회), offset 재계산, `acc` 초기화, mask 재계산이 program당 6~7번
