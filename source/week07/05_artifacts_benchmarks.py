@@ -103,6 +103,10 @@ for stage in ("ttir", "ttgir", "ptx"):
         print("   ", line[:130])
 
 # %% [markdown]
+# TTIR의 `tt.dot` 줄에 붙은 `inputPrecision = tf32`는 `tl.dot`의 `input_precision` 기본값이 적힌 것일 뿐, FP16 입력에는
+# 쓰이지 않습니다(FP32 입력일 때만 TF32로 줄여 곱할지 정합니다). FP32 입력으로 교차 컴파일한 비교는 04 노트북 4.3절에 있습니다.
+
+# %% [markdown]
 # ### 1.1 연습 1. 메타데이터 읽기 (2점)
 #
 # `arts`에서 다음 두 값을 **코드로** 읽어 적으세요.

@@ -54,6 +54,7 @@ import triton
 import triton.language as tl
 
 from gemm_lab.calc import occupancy, tiling
+from gemm_lab.runtime import grading_mode
 
 DEVICE = runtime.device()
 print("커널을 실행할 장치:", DEVICE, "(해석기)" if runtime.INTERPRET else "")
@@ -242,22 +243,27 @@ def launch(a, b, c, num_programs=None, *, programs_per_sm=1, visits=None, owner=
 # 봅니다.
 
 # %%
-try:
-    gen = torch.Generator().manual_seed(1)
-    a_try = torch.randn(80, 48, generator=gen).half().to(DEVICE)
-    b_try = torch.randn(48, 80, generator=gen).half().to(DEVICE)
-    ref_try = a_try.float() @ b_try.float()
-    n_tiles_try = tiling.cdiv(80, 32) * tiling.cdiv(80, 32)
-    for P in (1, 3, 20):
-        c_try = torch.full((80, 80), float("nan"), dtype=torch.float16, device=DEVICE)
-        visits_try = torch.zeros(n_tiles_try, dtype=torch.int32, device=DEVICE)
-        owner_try = torch.full((n_tiles_try,), -1, dtype=torch.int32, device=DEVICE)
-        launch(a_try, b_try, c_try, num_programs=P, visits=visits_try, owner=owner_try)
-        rel = ((c_try.float() - ref_try).norm() / ref_try.norm()).item()
-        print(("✅" if rel < 1e-3 else "❌"), f"program {P}개: 상대 오차 {rel:.2e},",
-              f"tile별 계산 횟수 {visits_try.tolist()}, 계산한 program {owner_try.tolist()}")
-except NotImplementedError:
-    print("❌ 아직 커널을 채우지 않았습니다.")
+if grading_mode():  # an interpreter run without points
+    print("(채점 중: 시연 셀은 건너뜁니다)")
+else:
+    try:
+        gen = torch.Generator().manual_seed(1)
+        a_try = torch.randn(80, 48, generator=gen).half().to(DEVICE)
+        b_try = torch.randn(48, 80, generator=gen).half().to(DEVICE)
+        ref_try = a_try.float() @ b_try.float()
+        n_tiles_try = tiling.cdiv(80, 32) * tiling.cdiv(80, 32)
+        for P in (1, 3, 20):
+            c_try = torch.full((80, 80), float("nan"), dtype=torch.float16, device=DEVICE)
+            visits_try = torch.zeros(n_tiles_try, dtype=torch.int32, device=DEVICE)
+            owner_try = torch.full((n_tiles_try,), -1, dtype=torch.int32, device=DEVICE)
+            launch(a_try, b_try, c_try, num_programs=P, visits=visits_try, owner=owner_try)
+            rel = ((c_try.float() - ref_try).norm() / ref_try.norm()).item()
+            print(("✅" if rel < 1e-3 else "❌"), f"program {P}개: 상대 오차 {rel:.2e},",
+                  f"tile별 계산 횟수 {visits_try.tolist()}, 계산한 program {owner_try.tolist()}")
+    except Exception as exc:  # 해석기는 TODO의 NotImplementedError를 InterpreterError로 감싸서 올립니다
+        if "NotImplementedError" not in repr(exc):
+            raise
+        print("❌ 아직 커널을 채우지 않았습니다.")
 
 # %% nbgrader={"grade": true, "grade_id": "persistent_matches_torch_visible", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 """Coding: the persistent kernel matches torch for 1, 3 and more-than-tiles programs (poisoned margins)."""
