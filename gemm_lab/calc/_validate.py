@@ -80,7 +80,7 @@ def check_table(names: str, cells: int, limit: int = MAX_TABLE_CELLS) -> None:
 MAX_CONFIGS = 4096
 
 
-def as_configs(configs: object, limit: int = MAX_CONFIGS) -> tuple:
+def as_configs(configs: object, kind: type, limit: int = MAX_CONFIGS) -> tuple:
     """A non-empty, bounded tuple from an iterable of configs (``TypeError``/``ValueError`` naming ``configs``)."""
     import itertools
 
@@ -95,6 +95,9 @@ def as_configs(configs: object, limit: int = MAX_CONFIGS) -> tuple:
         raise ValueError("configs is empty")
     if len(result) > limit:
         raise ValueError(f"configs holds more than {limit:,} configs")
+    for i, c in enumerate(result):
+        if not isinstance(c, kind):
+            raise TypeError(f"configs[{i}] must be a {kind.__name__}, got {type(c).__name__}")
     return result
 
 

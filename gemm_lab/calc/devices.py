@@ -145,7 +145,7 @@ def get_device(name: str) -> Device:
     for k, dev in DEVICES.items():
         if key in (_norm(k), _norm(dev.name)):
             return dev
-    raise ValueError(f"unknown device {name!r}; known: {', '.join(DEVICES)}")
+    raise ValueError(f"name: unknown device {name!r}; known: {', '.join(DEVICES)}")
 
 
 def devices_table():

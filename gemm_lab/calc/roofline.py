@@ -157,7 +157,7 @@ def roofline_table(M: int, N: int, K: int, configs, device: Device = VIRTUAL_DEV
 
     import pandas as pd
 
-    configs = as_configs(configs)
+    configs = as_configs(configs, TileConfig)
     rows = [roofline(M, N, K, c, device) for c in configs]
     df = pd.DataFrame([asdict(r) for r in rows]).set_index("name")
     df.index.name = "config"

@@ -55,11 +55,16 @@ ARCHS = ("sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_120")
 
 def dtype_bytes(dtype: str) -> int:
     """Bytes per element of an input dtype name (``"fp16"``, ``"bf16"``, ``"fp32"``, ``"fp8e4m3"``, …)."""
-    as_str("dtype", dtype)
+    return _dtype_bytes(dtype, "dtype")
+
+
+def _dtype_bytes(dtype: object, arg: str) -> int:
+    """:func:`dtype_bytes`, with errors naming the caller's argument ``arg``."""
+    as_str(arg, dtype)
     try:
         return DTYPE_BYTES[dtype.lower()]
     except KeyError:
-        raise ValueError(f"unknown dtype {dtype!r}; known: {', '.join(DTYPE_BYTES)}") from None
+        raise ValueError(f"{arg}: unknown dtype {dtype!r}; known: {', '.join(DTYPE_BYTES)}") from None
 
 
 def normalize_arch(arch: object) -> str:
@@ -119,7 +124,7 @@ def epilogue_scratch(config: TileConfig, arch, aligned: bool = True, out_dtype: 
     arch = normalize_arch(arch)
     if not isinstance(aligned, bool):
         raise TypeError(f"aligned must be a bool, got {type(aligned).__name__}")
-    out = dtype_bytes(out_dtype)
+    out = _dtype_bytes(out_dtype, "out_dtype")
     if arch == "sm_90" and c.num_warps >= 4:
         return out * c.BLOCK_M * min(c.BLOCK_N, 16 * c.num_warps)
     if arch in ("sm_80", "sm_86", "sm_89") and not aligned:
@@ -312,7 +317,7 @@ def smem_verdicts(configs, limit_bytes: int, rule: str = "textbook", arch=None):
     """
     import pandas as pd
 
-    configs = as_configs(configs)
+    configs = as_configs(configs, TileConfig)
     limit = as_int("limit_bytes", limit_bytes)
     rows = []
     for c in configs:
@@ -327,7 +332,7 @@ def best_fitting(M: int, N: int, K: int, configs, limit_bytes: int, device: Devi
     (ties: the shorter ``t_ideal_ms``, then the earlier config). Exercise 2.3 at 64 KiB: 후보 2,
     I = 63.0154, T_ideal = 2.1810 ms. Raises ``ValueError`` when no config fits.
     """
-    configs = as_configs(configs)
+    configs = as_configs(configs, TileConfig)
     limit = as_int("limit_bytes", limit_bytes)
     best: RooflineRow | None = None
     for c in configs:
