@@ -89,3 +89,22 @@ def test_bad_inputs():
         tflops(4096, 4096, 4096, float("nan"))
     with pytest.raises(TypeError):
         exercise3_answers("seed")
+
+
+def test_measured_autotune_case_reads_results_csv(tmp_path, monkeypatch):
+    from gemm_lab.calc import measured_autotune_case
+
+    monkeypatch.setenv("GEMM_LAB_RESULTS", str(tmp_path))
+    (tmp_path / "autotune_cost.csv").write_text(
+        "gpu,triton,date,M,N,K,fixed_config,fixed_ms,tuned_config,tuned_ms,tuning_ms\n"
+        "GPU X,3.6.0,2026-12-01,4096,4096,4096,64x32x32 s5 w2,0.8,128x256x64 s3 w8,0.3,1000.0\n"
+        "GPU X,3.6.0,2026-12-02,4096,4096,4096,64x32x32 s5 w2,0.7,128x256x64 s3 w8,0.2,2500.0\n")
+    case = measured_autotune_case()
+    assert (case.fixed.kernel_ms, case.tuned.kernel_ms, case.tuned.tuning_ms) == (0.7, 0.2, 2500.0)  # latest row
+    assert case.source.startswith("results/autotune_cost.csv (GPU X, triton 3.6.0, 2026-12-02")
+    assert exercise3_answers(case).break_even == break_even_calls(0.7, 0.2, 2500.0) == 5000
+    assert measured_autotune_case(1024, 1024, 1024) is None  # shape not measured
+    (tmp_path / "bad.csv").write_text("gpu,M,N,K\nGPU X,1,1,1\n")
+    with pytest.raises(ValueError, match="tuning_ms"):
+        measured_autotune_case(name="bad.csv")
+    assert measured_autotune_case(name="absent.csv") is None
