@@ -21,6 +21,7 @@
 # 4. 세대별 차이: `mma.sync`(sm_80) vs `wgmma`(sm_90), `cp.async` vs TMA, sm_75의 FMA 대체 경로
 # 5. 컴파일러가 실제로 잡는 Shared Memory와 교재 공식(num_stages × 1단계 크기)의 차이
 # 6. `@triton.jit` 캐시 키와 `@triton.autotune`의 경계 (6.3절): 무엇이 다시 컴파일을 부르는가
+# 7. Triton 논문(2019)의 패스가 오늘의 MLIR 파이프라인 어디에 보이는지 (7절), 그리고 8주차(Legato)로 가는 질문 (8절)
 #
 # **GPU가 필요한 부분:** 없습니다. Triton은 GPU 없이도 지정한 타깃(`GPUTarget("cuda", 80, 32)` 등)으로
 # **교차 컴파일(cross-compile)**할 수 있어서, 모든 단계의 IR과 `metadata["shared"]`를 CPU에서 얻습니다.
