@@ -480,7 +480,7 @@ g.check_choice("tensor_core_targets", tensor_core_targets,
 #
 # * `textbook_bytes`: 후보 2(`CONFIG`)의 교재 공식 값 (바이트)
 # * `compiler_buffers`: sm_80과 sm_90에서 컴파일러가 잡은 Shared Memory가 **1단계(A·B 한 벌) 크기의 몇 배**인지,
-#   `{"sm_80": ..., "sm_90": ...}` (1단계 크기는 `smem.stage_bytes(CONFIG)`)
+#   `{"sm_80": ..., "sm_90": ...}` (1단계 크기는 `smem.stage_bytes(CONFIG)`; 소수 둘째 자리까지 맞으면 정답)
 
 # %% nbgrader={"grade": false, "grade_id": "ex4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 ### BEGIN SOLUTION

@@ -112,7 +112,7 @@ for stage in ("ttir", "ttgir", "ptx"):
 # `arts`에서 다음 두 값을 **코드로** 읽어 적으세요.
 #
 # * `shared_sm90`: sm_90용 커널이 쓰는 Shared Memory 바이트 수
-# * `shared_ratio`: sm_90의 Shared Memory가 sm_80의 몇 배인지 (`shared_sm90 / shared_sm80`)
+# * `shared_ratio`: sm_90의 Shared Memory가 sm_80의 몇 배인지 (`shared_sm90 / shared_sm80`, 소수 둘째 자리까지 반올림해도 정답)
 
 # %% nbgrader={"grade": false, "grade_id": "ex1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 ### BEGIN SOLUTION
@@ -345,6 +345,8 @@ display(mm_table[["flops", "q_total", "intensity", "roof_tflops", "bound"]])
 # * `metric`: `{"softmax": ..., "matmul": ...}` — 각각 `"GB/s"`와 `"TFLOP/s"` 중 어느 지표로 재야 하는지
 #
 # 를 구하세요. 계산은 `gemm_lab.calc`를 써도 되고 손으로 해도 됩니다.
+#
+# 채점 허용 오차: `softmax_intensity`는 상대 1%, `matmul_intensity`와 `ridge`는 상대 0.1% 안이면 정답입니다(반올림한 값도 됩니다).
 
 # %% nbgrader={"grade": false, "grade_id": "ex2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 ### BEGIN SOLUTION
