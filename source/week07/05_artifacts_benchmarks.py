@@ -17,7 +17,7 @@
 # 1. 컴파일된 커널의 `.asm`(단계별 산출물)과 `.metadata`(`shared`, `num_warps`, `num_stages`, ...) 읽기 (참고자료 7.2절)
 # 2. 환경변수 `TRITON_CACHE_DIR`, `TRITON_KERNEL_DUMP`(+`TRITON_DUMP_DIR`, `TRITON_ALWAYS_COMPILE`),
 #    `TRITON_PRINT_AUTOTUNING`이 하는 일 — CPU에서도 캐시 폴더와 덤프 파일은 직접 볼 수 있습니다
-# 3. 왜 6주차 Softmax는 GB/s로, 7주차 MatMul은 TFLOP/s로 재는지: 4주차 Roofline의 산술 강도로 설명하기 (7.3절)
+# 3. 왜 6주차 Softmax는 GB/s로, 7주차 MatMul은 TFLOP/s로 재는지: 4주차 Roofline의 산술 강도로 설명하기 (참고자료 7.3절)
 # 4. `triton.testing.do_bench`로 `torch.matmul`과 비교하기 (GPU가 있을 때; 없으면 H200에서 측정해 커밋한 결과를 읽습니다)
 # 5. FP16 결과를 올바르게 검사하는 법: 교재의 `torch.allclose(..., atol=1e-2, rtol=0)`가 500 × 600 × 300에서 왜 실패하는지,
 #    그리고 FP32 기준값에 대한 **상대** 오차로 검사하기 (채점: 직접 작성한 검사 함수를 숨겨진 사례로 시험합니다)
@@ -70,7 +70,7 @@ DEVICE = runtime.device()
 print("커널 실행:", "GPU" if runtime.on_gpu() else "CPU 해석기 (산출물은 교차 컴파일)")
 
 # %% [markdown]
-# ## 1. `.asm`과 `.metadata` (7.2절)
+# ## 1. `.asm`과 `.metadata` (참고자료 7.2절)
 #
 # GPU에서 `kernel[grid](...)`을 호출하면 Triton은 컴파일된 커널 객체(`CompiledKernel`)를 돌려줍니다. 그 객체의
 #
@@ -313,7 +313,7 @@ finally:
 print("(해석기에서 실행 중이면 모두 False입니다)" if runtime.INTERPRET else "(GPU: 켜진 경우 결과가 TRITON_CACHE_DIR에 저장됩니다)")
 
 # %% [markdown]
-# ## 3. 왜 Softmax는 GB/s, MatMul은 TFLOP/s인가 (7.3절)
+# ## 3. 왜 Softmax는 GB/s, MatMul은 TFLOP/s인가 (참고자료 7.3절)
 #
 # 4주차의 Roofline: 달성 가능한 처리율 = `min(P, I × BW)`이고, 산술 강도 `I = F / Q`(FLOP/Byte)가 분기점
 # `I_ridge = P / BW`보다 작으면 **대역폭 병목**(memory-bound), 크면 **연산 병목**(compute-bound)입니다.
@@ -337,10 +337,10 @@ display(mm_table[["flops", "q_total", "intensity", "roof_tflops", "bound"]])
 # %% [markdown]
 # ## 연습 2. 산술 강도로 지표 고르기 (4점)
 #
-# 가상 하드웨어(7주차 5.1절: P = 80 TFLOP/s, BW = 1 TB/s → `VIRTUAL_DEVICE`)에서,
+# 가상 하드웨어(참고자료 5.1절: P = 80 TFLOP/s, BW = 1 TB/s → `VIRTUAL_DEVICE`)에서,
 #
 # * `softmax_intensity`: 결합 Softmax(M = 4096, N = 1024, FP32)의 산술 강도 (FLOP/Byte) — 원소당 다섯 연산, 이동량은 `2MN` 원소
-# * `matmul_intensity`: 4096³ FP16 행렬곱, 후보 3(`rf.SEED_CONFIGS[2]`)의 산술 강도 (FLOP/Byte) — 5절 공식
+# * `matmul_intensity`: 4096³ FP16 행렬곱, 후보 3(`rf.SEED_CONFIGS[2]`)의 산술 강도 (FLOP/Byte) — 참고자료 5.2절의 공식(03 노트북)
 # * `ridge`: 가상 하드웨어의 분기점 `P / BW` (FLOP/Byte)
 # * `metric`: `{"softmax": ..., "matmul": ...}` — 각각 `"GB/s"`와 `"TFLOP/s"` 중 어느 지표로 재야 하는지
 #
