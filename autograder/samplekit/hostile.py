@@ -145,14 +145,14 @@ _procs = [subprocess.Popen([sys.executable, "-c", _code]) for _ in range(2)]
 print("children ended with", [p.wait() for p in _procs])
 '''
 
-DISK_FILL = '''# sample: fills /tmp until it is full
-import os
+DISK_FILL = '''# sample: fills /tmp until it is full (files of 64 MiB: one file stays under the per-file size limit)
 _n = 0
 try:
-    with open("/tmp/fill.bin", "wb") as _f:
-        while _n < (64 << 30):
-            _f.write(b"\\0" * (1 << 20))
-            _n += 1 << 20
+    for _i in range(1024):
+        with open(f"/tmp/fill{_i}.bin", "wb") as _f:
+            for _ in range(64):
+                _f.write(b"\\0" * (1 << 20))
+                _n += 1 << 20
 except OSError as _e:
     print("disk full after", _n >> 20, "MiB:", type(_e).__name__)
 '''
@@ -320,7 +320,7 @@ CASES = {
                              "first test cell; later answers wrong; later tests zeroed pending review"),
     "snoop": extra_cell(SNOOP, "reads masters/gradebook/other hand-ins, writes the gradebook, opens sockets"),
 }
-REVIEW = {"tamper_checker", "tamper_compare", "snoop", "redefined_launcher"}
+REVIEW = {"tamper_checker", "tamper_compare", "snoop", "redefined_launcher", "history_snoop"}
 REVIEW_CONTAINS = {"fork_bomb": "LIMIT_PROCESSES", "memory_fill": "LIMIT_MEMORY", "disk_fill": "LIMIT_DISK",
                    "infinite_loop": "cell time limit", "deleted_test": "repaired before grading",
                    "deleted_test_after_locked": "repaired before grading",
