@@ -33,4 +33,7 @@ def compare_with_expected(course: Course, assignment: str, samples: Path) -> lis
         zeroed_or_found = any("tampering" in f or "findings" in f for f in flags.get(student, []))
         if want and not zeroed_or_found:
             bad.append(f"{student}: expected a review flag, none")
+    from .make_samples import read_review_contains  # sandbox limits / repairs the review column must name
+    bad += [f"{s}: review column lacks {w!r}" for s, w in read_review_contains(samples).items()
+            if not any(w in f for f in flags.get(s, []))]
     return bad
