@@ -85,7 +85,6 @@ OVERRIDES: dict[str, dict[str, st.SearchStrategy]] = {
     "devices.get_device": {"name": st.sampled_from(sorted(DEVICES))},
     "devices.Device": {"name": st.text(max_size=8), "arch": st.sampled_from([None, "sm_90"])},
     "roofline.TileConfig": {"name": st.text(max_size=8)},
-    "measured.measured_autotune_case": {"name": st.just("autotune_cost.csv")},
     "smem.compiler_smem": {"dtype": st.sampled_from(["fp16", "bf16"])},
     "smem.best_fitting": {"limit_bytes": st.just(2**20), "arch": st.just(None)},
     "smem.smem_verdicts": {"arch": st.just(None)},

@@ -92,7 +92,7 @@ def test_bad_inputs():
 
 
 def test_measured_autotune_case_reads_results_csv(tmp_path, monkeypatch):
-    from gemm_lab.calc import measured_autotune_case
+    from gemm_lab.results_autotune import measured_autotune_case
 
     monkeypatch.setenv("GEMM_LAB_RESULTS", str(tmp_path))
     (tmp_path / "autotune_cost.csv").write_text(

@@ -1,7 +1,7 @@
 """Pure-Python calculators behind every number the course grades (stdlib + pandas, no torch/triton).
 
 Submodules: :mod:`.tiling`, :mod:`.ordering`, :mod:`.roofline`, :mod:`.smem`, :mod:`.occupancy`,
-:mod:`.autotune`, :mod:`.measured`, :mod:`.softmax`, :mod:`.devices`. pandas is imported lazily inside the functions that
+:mod:`.autotune`, :mod:`.softmax`, :mod:`.devices`. pandas is imported lazily inside the functions that
 return tables, so ``import gemm_lab.calc`` is cheap.
 
 Argument policy: sizes must be ``int`` (``bool`` → ``TypeError``; any ``float``, even ``4.0`` →
@@ -25,7 +25,6 @@ from .autotune import (
     total_time_ms,
 )
 from .devices import DEVICES, VIRTUAL_DEVICE, VIRTUAL_DEVICE_FP32, Device, devices_table, get_device
-from .measured import measured_autotune_case
 from .occupancy import SM_LIMITS, SMLimits, blocks_per_sm, persistent_grid, tiles_per_program, waves_per_sm
 from .ordering import compare_orders, order_grid, order_table, pid_to_tile, unique_input_tiles
 from .roofline import BLOG_CONFIG, SEED_CONFIGS, TileConfig, roofline_table
@@ -37,7 +36,7 @@ from .waves import WaveQuantization, wave_quantization  # noqa: F401  (tile and 
 __all__ = [
     "autotune", "devices", "occupancy", "ordering", "roofline", "smem", "softmax", "tiling",
     "FACTS_H200_AUTOTUNE", "SEED_EXERCISE3", "break_even_calls", "exercise3_answers", "exercise3_table",
-    "speedup", "tflops", "total_time_ms", "measured_autotune_case",
+    "speedup", "tflops", "total_time_ms",
     "DEVICES", "VIRTUAL_DEVICE", "VIRTUAL_DEVICE_FP32", "Device", "devices_table", "get_device",
     "SM_LIMITS", "SMLimits", "blocks_per_sm", "persistent_grid", "tiles_per_program", "waves_per_sm",
     "compare_orders", "order_grid", "order_table", "pid_to_tile", "unique_input_tiles",

@@ -114,7 +114,7 @@ SEED_EXERCISE3 = AutotuneCase(
 )
 
 # Deprecated: typed in from one H200 session (not in results/). Use
-# gemm_lab.calc.measured.measured_autotune_case(), which reads results/autotune_cost.csv once
+# gemm_lab.results_autotune.measured_autotune_case(), which reads results/autotune_cost.csv once
 # `make bench` writes it; this constant stays only until week 7 notebook 03 switches over.
 FACTS_H200_AUTOTUNE = AutotuneCase(
     4096, 4096, 4096,
