@@ -54,14 +54,14 @@ demo: setup ## the main job: build the release, autograde the sample hand-ins, p
 	$(PY) autograder/demo.py
 
 test: setup ## the whole test suite (CPU only; notebooks, nbgrader round trip, autograder samples)
-	$(PY) -m ruff check gemm_lab tests tools autograder
+	$(PY) -m ruff check gemm_lab tests tools autograder scripts setup.py
 	$(PY) -m pytest -n $(JOBS) --timeout=900 -q
 
 test-fast: setup ## the tests not marked slow
 	$(PY) -m pytest -n $(JOBS) -q -m "not slow"
 
 lint: setup ## ruff
-	$(PY) -m ruff check gemm_lab tests tools autograder
+	$(PY) -m ruff check gemm_lab tests tools autograder scripts setup.py
 
 notebooks: setup ## build every .ipynb from its jupytext master (source/, notebooks/) [COURSE_URL= COURSE_REF=]
 	$(PY) tools/build_notebooks.py $(COURSE_ARGS)
