@@ -15,6 +15,22 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 IGNORE = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.py"]
 
 
+# The course-directory part of the nbgrader_config.py written into a scratch course (grading, feedback);
+# formatted with root, db_url and ignore; each caller appends its own preprocessors.
+SCRATCH_COURSE_CONFIG = """\
+c = get_config()
+c.CourseDirectory.root = {root!r}
+c.CourseDirectory.course_id = "gemm-lab"
+c.CourseDirectory.source_directory = "source"
+c.CourseDirectory.release_directory = "release"
+c.CourseDirectory.submitted_directory = "submitted"
+c.CourseDirectory.autograded_directory = "autograded"
+c.CourseDirectory.feedback_directory = "feedback"
+c.CourseDirectory.db_url = {db_url!r}
+c.CourseDirectory.ignore = {ignore!r}
+"""
+
+
 @dataclass(frozen=True)
 class Course:
     """Paths of one course folder (the repository, or a copy of its layout in a test)."""

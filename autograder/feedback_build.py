@@ -14,19 +14,10 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from .course import IGNORE, Course, run_nbgrader
+from .course import IGNORE, SCRATCH_COURSE_CONFIG, Course, run_nbgrader
 from .safe_feedback import active_content, sanitize_html_document, sanitize_notebook, scrub_notebook
 
-_CONFIG = """\
-c = get_config()
-c.CourseDirectory.root = {root!r}
-c.CourseDirectory.course_id = "gemm-lab"
-c.CourseDirectory.source_directory = "source"
-c.CourseDirectory.submitted_directory = "submitted"
-c.CourseDirectory.autograded_directory = "autograded"
-c.CourseDirectory.feedback_directory = "feedback"
-c.CourseDirectory.db_url = {db_url!r}
-c.CourseDirectory.ignore = {ignore!r}
+_CONFIG = SCRATCH_COURSE_CONFIG + """\
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import GetGrades
 from autograder.safe_feedback import TestCellsClearHiddenTests

@@ -38,7 +38,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from . import dispatch, resume
-from .course import IGNORE, REPO_ROOT, Course, release, run_nbgrader
+from .course import IGNORE, REPO_ROOT, SCRATCH_COURSE_CONFIG, Course, release, run_nbgrader
 from .lock import AutogradeLocked, CourseLock, clean_leftovers, runtime_dir_name
 from .merge import HandInResult, merge
 from .nbexec import GUARD_MARK
@@ -51,17 +51,7 @@ __all__ = ["AutogradeLocked", "HandInResult", "SandboxMissing", "autograde", "sa
 DEFAULT_CELL_TIMEOUT = 60
 DEFAULT_NOTEBOOK_TIMEOUT = 600
 
-_SCRATCH_CONFIG = """\
-c = get_config()
-c.CourseDirectory.root = {root!r}
-c.CourseDirectory.course_id = "gemm-lab"
-c.CourseDirectory.source_directory = "source"
-c.CourseDirectory.release_directory = "release"
-c.CourseDirectory.submitted_directory = "submitted"
-c.CourseDirectory.autograded_directory = "autograded"
-c.CourseDirectory.feedback_directory = "feedback"
-c.CourseDirectory.db_url = {db_url!r}
-c.CourseDirectory.ignore = {ignore!r}
+_SCRATCH_CONFIG = SCRATCH_COURSE_CONFIG + """\
 c.OverwriteCells.add_missing_cells = True
 from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbgrader.preprocessors import (IgnorePattern, LimitOutput, SaveAutoGrades, AssignLatePenalties,
