@@ -138,12 +138,14 @@ def sandbox_env(env: dict[str, str] | None = None, gpu: bool = False) -> dict[st
 
 def bwrap_options(runtime_dir: str, env: dict[str, str] | None = None, ro_paths: list[str] | None = None,
                   limits: lim.Limits | None = None, gpu: bool | None = None, dev_root: str = "/dev",
-                  gpu_lib_dirs: list[str] | None = None, sockets: str | None = None) -> list[str]:
+                  gpu_lib_dirs: list[str] | None = None, sockets: str | None = None,
+                  extra_ro_paths: list[str] | None = None) -> list[str]:
     """bwrap's options (no command, no ``--seccomp``: the supervisor adds it), for one kernel.
 
     ``runtime_dir`` holds the connection file, bound read-only when ``sockets`` (the folder of the ipc
     sockets, inside it: see :func:`socket_dir`) is given, else read-write; ``gpu`` None means "if this
-    host has one".
+    host has one"; ``extra_ro_paths`` are bound read-only too, beside ``ro_paths`` (e.g. the shared Triton
+    cache of autograder/triton_cache.py).
     """
     limits = limits or lim.Limits()
     gpu = has_gpu(dev_root) if gpu is None else bool(gpu)
@@ -169,6 +171,10 @@ def bwrap_options(runtime_dir: str, env: dict[str, str] | None = None, ro_paths:
         argv += ["--size", str(size), "--tmpfs", path]
     argv += ["--dir", SANDBOX_HOME, "--size", str(limits.cwd_bytes), "--tmpfs", SANDBOX_CWD]
     for p in ro_paths if ro_paths is not None else environment_paths():
+        argv += ["--ro-bind", p, p]
+    for p in extra_ro_paths or []:
+        if not os.path.isabs(p) or not os.path.isdir(p):
+            raise ValueError(f"extra_ro_paths: {p!r} is not an absolute path to a folder")
         argv += ["--ro-bind", p, p]
     if sockets:
         argv += ["--ro-bind", runtime_dir, runtime_dir, "--bind", sockets, sockets]
@@ -256,7 +262,7 @@ def make_plan(runtime_dir: str, kernel_cwd_source: str | None, spec: dict | None
         "report": spec.get("report_file"),
         "limits": asdict(limits), "cgroup": cgroup.to_json() if cgroup else None, "cgroup_note": cgroup_note,
         "bwrap_options": bwrap_options(runtime_dir, spec.get("env"), spec.get("ro_paths"), limits, gpu,
-                                       sockets=sockets),
+                                       sockets=sockets, extra_ro_paths=spec.get("extra_ro_paths")),
         "init": {"cwd": SANDBOX_CWD, "memory_bytes": limits.memory_bytes, "file_bytes": limits.file_bytes,
                  "nproc": nproc, "copy_back_bytes": limits.copy_back_bytes, "mounts": mounts},
     }

@@ -37,7 +37,7 @@ import warnings
 from dataclasses import asdict
 from pathlib import Path
 
-from . import dispatch, resume
+from . import dispatch, resume, triton_cache
 from .course import IGNORE, REPO_ROOT, SCRATCH_COURSE_CONFIG, Course, release, run_nbgrader
 from .lock import AutogradeLocked, CourseLock, clean_leftovers, runtime_dir_name
 from .merge import HandInResult, merge
@@ -125,7 +125,8 @@ def prepare_gradebook(course: Course, assignment: str) -> Path:
 
 
 def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mode: str,
-               cell_timeout: int, notebook_timeout: int, memory_bytes: int | None = None) -> HandInResult:
+               cell_timeout: int, notebook_timeout: int, memory_bytes: int | None = None,
+               shared_cache: str | None = None) -> HandInResult:
     t0 = time.monotonic()
     scratch = course.work / "grade" / assignment / student
     if scratch.exists():
@@ -160,7 +161,8 @@ def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mo
     env.pop(ENV_SPEC, None)
     if mode == "bwrap":
         spec = scratch / "sandbox.json"
-        spec.write_text(json.dumps({"kernel_cwd": str(kernel_cwd), "memory_bytes": memory_bytes}))
+        spec.write_text(json.dumps({"kernel_cwd": str(kernel_cwd), "memory_bytes": memory_bytes,
+                                    **triton_cache.sandbox_spec(Path(shared_cache) if shared_cache else None)}))
         env[ENV_SPEC] = str(spec)
         env["GEMM_LAB_UNSANDBOXED"] = "0"
     else:
@@ -245,11 +247,16 @@ def _autograde_locked(course, assignment, todo, mode, jobs, cell_timeout, notebo
         return results
     snapshot = prepare_gradebook(course, assignment)
     resume.ensure_table(course.gradebook)
+    shared = None  # the shared read-only Triton cache (autograder/triton_cache.py): sandboxed grading only
+    if mode == "bwrap":
+        shared = triton_cache.warm(course, assignment, course.work / "release" / assignment,
+                                   log=(lambda m: None) if quiet else (lambda m: print(m, flush=True)))
+    shared_cache = None if shared is None else str(shared)
     source_sha = resume.tree_sha256(course.source / assignment)
     jobs = jobs or max(1, os.cpu_count() or 1)
     with dispatch.pool(jobs) as pool:  # $GEMM_LAB_SCHEDULER: one Dask task per hand-in (autograder/dispatch.py)
         futs = {pool.submit(_grade_one, course, assignment, s, snapshot, mode, cell_timeout, notebook_timeout,
-                            memory_bytes, key=f"grade-{assignment}-{s}-{time.time_ns()}"): s
+                            memory_bytes, shared_cache, key=f"grade-{assignment}-{s}-{time.time_ns()}"): s
                 for s in todo if s not in done}
         for fut in pool.as_completed(futs):
             res = dispatch.result(fut, futs[fut], assignment, str(course.logs / assignment / f"{futs[fut]}.log"))

@@ -20,7 +20,7 @@ for all its processes: :mod:`autograder.cgroup`) where the grader may create one
 Nothing else of the repository (``source/`` masters, ``release/``, the gradebook, other hand-ins) exists
 inside the sandbox. The spec is handed from the grading driver to the kernel manager through the
 ``GEMM_LAB_SANDBOX`` environment variable (a JSON file): ``kernel_cwd`` (required), optional ``env``,
-``ro_paths``, ``gpu`` (None: auto), ``report_dir`` (each kernel's outcome JSON goes there, default
+``ro_paths``, ``extra_ro_paths`` (bound read-only beside ``ro_paths``), ``gpu`` (None: auto), ``report_dir`` (each kernel's outcome JSON goes there, default
 ``sandbox-outcomes/`` beside the spec file: see :func:`read_outcomes`), ``copy_back_to`` (default: ``<kernel_cwd>-out``) and any :class:`Limits` field.
 """
 
