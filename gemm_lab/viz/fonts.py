@@ -4,10 +4,19 @@
 :data:`KOREAN_FONTS` in front of matplotlib's sans-serif list. It finds fonts installed after
 matplotlib built its font cache too (``apt-get install fonts-noto-cjk`` in a running session).
 Noto Sans CJK's collection covers every Hangul syllable whichever face (KR, JP, SC) matplotlib lists.
+
+On a hosted notebook (Colab, Kaggle: their images have no Korean font) with none installed, it first
+installs Debian/Ubuntu's ``fonts-nanum`` with apt-get (root there; once per session, a few seconds) and
+says so in one line; ``GEMM_LAB_FONT_INSTALL=0`` turns that off. Anywhere else it only warns how to
+install one.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import shutil
+import subprocess
 import warnings
 
 KOREAN_FONTS = (
@@ -18,8 +27,44 @@ KOREAN_FONTS = (
 _FILE_HINTS = ("NotoSansCJK", "NotoSansKR", "NanumGothic", "malgun", "AppleGothic", "AppleSDGothicNeo")
 SAMPLE = "한글 글꼴 점검: 행 우선 순서와 그룹 순서"
 
+HOSTED_FONT_PACKAGE = "fonts-nanum"  # NanumGothic (OFL); ~10 MB from the distribution's own mirror
+
 _chosen: str | None = None
 _tried = False
+
+
+def hosted_notebook() -> str | None:
+    """``"colab"`` or ``"kaggle"`` when running in that hosted notebook service, else None."""
+    try:
+        if importlib.util.find_spec("google.colab") is not None:
+            return "colab"
+    except (ImportError, ValueError):
+        pass
+    if os.environ.get("KAGGLE_KERNEL_RUN_TYPE"):
+        return "kaggle"
+    return None
+
+
+def install_korean_font(run=None) -> bool:
+    """``apt-get install fonts-nanum`` (as root, else through ``sudo -n``), with one ``apt-get update``
+    retry; True when a Korean font is found afterwards. ``run`` is :func:`subprocess.run`'s stand-in."""
+    run = run or subprocess.run
+    if shutil.which("apt-get") is None:
+        return False
+    prefix = [] if os.geteuid() == 0 else ["sudo", "-n"]
+    install = [*prefix, "apt-get", "install", "-y", "-qq", HOSTED_FONT_PACKAGE]
+    print(f"[gemm_lab] 한글 글꼴이 없어 {HOSTED_FONT_PACKAGE}을 설치합니다 (apt-get, 세션마다 한 번).")
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    for step in (install, [*prefix, "apt-get", "update", "-qq"], install):
+        try:
+            done = run(step, capture_output=True, timeout=300, env=env)
+        except (OSError, subprocess.SubprocessError):
+            return False
+        if step is install and done.returncode == 0:
+            break
+    else:
+        return False
+    return korean_font() is not None
 
 
 def _listed() -> set[str]:
@@ -66,10 +111,12 @@ def missing_glyphs(family: str, text: str = SAMPLE) -> list[str]:
     return sorted({ch for ch in text if not ch.isspace() and ord(ch) not in charmap})
 
 
-def use_korean_font(warn: bool = True) -> str | None:
+def use_korean_font(warn: bool = True, install: bool | None = None) -> str | None:
     """Make matplotlib draw Hangul with an installed Korean font; return its family (None: none found).
 
-    With no Korean font installed, warns once (in Korean: what the student sees) how to install one.
+    With no Korean font installed: ``install`` (None: on Colab/Kaggle unless ``GEMM_LAB_FONT_INSTALL=0``)
+    installs one first (:func:`install_korean_font`); failing that, warns once (in Korean: what the
+    student sees) how to install one.
     """
     global _chosen, _tried
     if _tried:
@@ -78,6 +125,11 @@ def use_korean_font(warn: bool = True) -> str | None:
     import matplotlib
 
     family = korean_font()
+    if family is None:
+        if install is None:
+            install = hosted_notebook() is not None and os.environ.get("GEMM_LAB_FONT_INSTALL", "1") != "0"
+        if install and install_korean_font():
+            family = korean_font()
     if family is None:
         if warn:
             warnings.warn("한글 글꼴이 없어 그림의 한글이 네모로 보일 수 있습니다 "
