@@ -83,6 +83,44 @@ def host_overhead_rows(size: int = 1024, n: int = 200):
     return rows
 
 
+def host_breakdown_rows(sizes=(1024, 2048), n: int = 500):
+    """Where best_matmul's CPU time per call goes (cached plan, fp16, ``out`` given): each step of its
+    repeat-call path timed alone, beside torch.matmul and a bare compiled-kernel launch (the floor)."""
+    return [row for size in sizes for row in _host_steps(size, n)]
+
+
+def _host_steps(size: int, n: int):
+    from gemm_lab.kernels import best as B
+
+    env = bench.env_info()
+    a, b = bench.random_inputs(size, size, size)
+    out = torch.empty((size, size), device=a.device, dtype=a.dtype)
+    K.best_matmul(a, b, out=out)
+    K.best_matmul(a, b, out=out)
+    plan = B._PLANS[B._key(a, b, out, None)]
+    steps = [("torch.matmul(out=)", lambda: torch.matmul(a, b, out=out)),
+             ("best_matmul(out=), whole call", lambda: K.best_matmul(a, b, out=out)),
+             ("  _key(a, b, out)", lambda: B._key(a, b, out, None)),
+             ("  check_no_overlap(out, a, b)", lambda: B.v.check_no_overlap("out", out, a=a, b=b)),
+             ("  plan.run(a, b, out)", lambda: plan.run(a, b, out)),
+             ("torch.empty(M, N)", lambda: torch.empty((size, size), device=a.device, dtype=a.dtype))]
+    p = plan.choice.params
+    if plan.choice.kernel == "tma_persistent":
+        steps.append(("  3 x TensorDescriptor(...)", lambda: [B.TensorDescriptor(
+            t, t.shape, t.stride(), [p["BLOCK_M"], p["BLOCK_K"]]) for t in (a, b, out)]))
+    else:
+        args = (a, b, out, size, size, size, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                out.stride(0), out.stride(1))
+        steps.append(("  plan.launch(*args) (compiled launcher, no checks)", lambda: plan.launch(*args)))
+    rows = []
+    for what, fn in steps:
+        fn()
+        rows.append(dict(env, M=size, N=size, K=size, dtype="fp16", plan=plan.choice.kernel, step=what,
+                         host_us=bench.host_us(fn, n)))
+        print(f"[host] {size}^3 {plan.choice.kernel:15s} {what:55s} {rows[-1]['host_us']:7.1f} us", flush=True)
+    return rows
+
+
 def fp8_rows(sizes=(4096, 8192), warmup: int = 25, rep: int = 100, rounds: int = 3):
     """fp8 e4m3 (fp16 out) fp8_matmul against torch._scaled_mm, same inputs and run, per-tensor scale 1."""
     env = bench.env_info()
