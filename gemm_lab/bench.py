@@ -14,7 +14,8 @@ persistent_variants.csv), ``group`` (group_order.csv), ``compiled`` (compiled_ke
 ``tma_configs`` (tma_configs.csv: a search over the TMA kernel's options), ``softmax`` (softmax.csv),
 ``host`` (host_overhead.csv: CPU time of each launcher and of its pieces), ``best`` (best_matmul.csv,
 best_matmul_summary.csv: best_matmul against torch.matmul at the issue-14 target shapes, three rounds),
-``fp8`` (fp8_matmul.csv: fp8 e4m3 fp8_matmul against torch._scaled_mm, Hopper only).
+``fp8`` (fp8_matmul.csv: fp8 e4m3 fp8_matmul against torch._scaled_mm, Hopper only), ``autotune``
+(autotune_cost.csv) and ``t4limit`` (t4_limit_<gpu>.csv): week 7 notebook 03, see gemm_lab.bench_autotune.
 The CSV schemas are in results/README.md.
 """
 
@@ -516,7 +517,8 @@ def plot_sweep(df, path: str, dtype: str = "fp16") -> str:
 
 
 # ------------------------------------------------------------------------------ CLI
-PARTS = ("compiled", "tma_configs", "sweep", "persistent", "group", "softmax", "host", "best", "fp8")
+PARTS = ("compiled", "tma_configs", "sweep", "persistent", "group", "softmax", "host", "best", "fp8", "autotune",
+         "t4limit")
 
 
 def main(argv=None) -> int:
@@ -584,6 +586,10 @@ def main(argv=None) -> int:
         from gemm_lab.bench_best import fp8_rows
 
         save(pd.DataFrame(fp8_rows(warmup=min(warmup, 25), rep=min(rep, 100))), "fp8_matmul.csv")
+    for part in [q for q in parts if q in ("autotune", "t4limit")]:  # gemm_lab.bench_autotune (notebook w7/03)
+        from gemm_lab.bench_autotune import run_part
+
+        print(f"[bench] {os.path.basename(run_part(part, args.out, warmup, rep))} ({time.time() - t0:.0f} s)", flush=True)
     return 0
 
 

@@ -86,10 +86,16 @@ def week07_exercise3() -> None:
     print(f"1회 실행: 고정 {a.one_call_fixed_ms:.4f} ms, 오토튜닝 {a.one_call_tuned_ms:.4f} ms")
     print(f"{a.n_calls:,}회 실행: 고정 {a.many_calls_fixed_ms:,.1f} ms, 오토튜닝 {a.many_calls_tuned_ms:,.1f} ms")
     print(f"손익분기점: {a.break_even:,}회")
-    FACTS = autotune.FACTS_H200_AUTOTUNE
-    f = autotune.exercise3_answers(FACTS)
-    print(f"H200 (한 번 잰 값, results/에 없음: 튜닝 {FACTS.tuned.tuning_ms:,.0f} ms, "
-          f"{FACTS.fixed.kernel_ms} vs {FACTS.tuned.kernel_ms} ms): 손익분기점 {f.break_even:,}회")
+    from gemm_lab.results_autotune import AUTOTUNE_COST_CSV, measured_autotune_case
+
+    for cache in ("cold", "warm"):
+        real = measured_autotune_case(compile_cache=cache)
+        if real is None:
+            print(f"실제 GPU (컴파일 캐시 {cache}): results/{AUTOTUNE_COST_CSV}에 측정이 없어 계산하지 않습니다")
+            continue
+        f = autotune.exercise3_answers(real)
+        print(f"실제 GPU (컴파일 캐시 {cache}, {real.source}): 튜닝 {real.tuned.tuning_ms:,.0f} ms, "
+              f"{real.fixed.kernel_ms:.4f} vs {real.tuned.kernel_ms:.4f} ms: 손익분기점 {f.break_even:,}회")
 
 
 def week06_section4() -> None:

@@ -1,9 +1,8 @@
-"""gemm_lab.calc.autotune against seed week 7 exercise 3 (§9.3) and the facts' H200 figure."""
+"""gemm_lab.calc.autotune against seed week 7 exercise 3 (§9.3), and the measured case read from results/."""
 
 import pytest
 
 from gemm_lab.calc.autotune import (
-    FACTS_H200_AUTOTUNE,
     SEED_EXERCISE3,
     break_even_calls,
     exercise3_answers,
@@ -47,12 +46,13 @@ def test_break_even_exact_ratio_not_rounded_up():
     assert break_even_calls(0.3, 0.1, 0.6) == 3  # 0.6 / 0.2 = 3 (binary floats would give 3.0000000000000004)
 
 
-def test_facts_real_h200_figure():
-    n = break_even_calls(0.71, 0.208, 3230.0)
-    assert n == 6435  # "about 6,400 calls"
-    assert round(n, -2) == 6400
-    assert exercise3_answers(FACTS_H200_AUTOTUNE).break_even == n
-    assert exercise3_answers(FACTS_H200_AUTOTUNE).tflops_cublas is None
+def test_no_typed_in_gpu_measurement():
+    """Issue 16: the real GPU's autotune cost comes from results/autotune_cost.csv only."""
+    import gemm_lab.calc as calc
+    from gemm_lab.calc import autotune
+
+    assert not hasattr(calc, "FACTS_H200_AUTOTUNE") and not hasattr(autotune, "FACTS_H200_AUTOTUNE")
+    assert [n for n in vars(autotune) if isinstance(getattr(autotune, n), autotune.AutotuneCase)] == ["SEED_EXERCISE3"]
 
 
 def test_table():
@@ -95,16 +95,27 @@ def test_measured_autotune_case_reads_results_csv(tmp_path, monkeypatch):
     from gemm_lab.results_autotune import measured_autotune_case
 
     monkeypatch.setenv("GEMM_LAB_RESULTS", str(tmp_path))
+    head = "gpu,triton,date,M,N,K,compile_cache,n_configs,fixed_config,fixed_ms,tuned_config,tuned_ms,tuning_ms\n"
     (tmp_path / "autotune_cost.csv").write_text(
-        "gpu,triton,date,M,N,K,fixed_config,fixed_ms,tuned_config,tuned_ms,tuning_ms\n"
-        "GPU X,3.6.0,2026-12-01,4096,4096,4096,64x32x32 s5 w2,0.8,128x256x64 s3 w8,0.3,1000.0\n"
-        "GPU X,3.6.0,2026-12-02,4096,4096,4096,64x32x32 s5 w2,0.7,128x256x64 s3 w8,0.2,2500.0\n")
-    case = measured_autotune_case()
-    assert (case.fixed.kernel_ms, case.tuned.kernel_ms, case.tuned.tuning_ms) == (0.7, 0.2, 2500.0)  # latest row
+        head
+        + "GPU X,3.6.0,2026-12-01,4096,4096,4096,cold,13,64x32x32 s5 w2,0.8,128x256x64 s3 w8,0.3,1000.0\n"
+        + "GPU X,3.6.0,2026-12-02,4096,4096,4096,cold,13,64x32x32 s5 w2,0.7,128x256x64 s3 w8,0.2,2500.0\n"
+        + "GPU X,3.6.0,2026-12-02,4096,4096,4096,warm,13,64x32x32 s5 w2,0.7,128x256x64 s3 w8,0.2,500.0\n")
+    case = measured_autotune_case()  # the latest cold row
+    assert (case.fixed.kernel_ms, case.tuned.kernel_ms, case.tuned.tuning_ms) == (0.7, 0.2, 2500.0)
     assert case.source.startswith("results/autotune_cost.csv (GPU X, triton 3.6.0, 2026-12-02")
+    assert "compile cache cold" in case.source and "13 configs" in case.tuned.label
     assert exercise3_answers(case).break_even == break_even_calls(0.7, 0.2, 2500.0) == 5000
+    assert measured_autotune_case(compile_cache="warm").tuned.tuning_ms == 500.0
+    assert measured_autotune_case(compile_cache=None).tuned.tuning_ms == 500.0  # the last row of the shape
     assert measured_autotune_case(1024, 1024, 1024) is None  # shape not measured
+    with pytest.raises(ValueError, match="compile_cache"):
+        measured_autotune_case(compile_cache="hot")
     (tmp_path / "bad.csv").write_text("gpu,M,N,K\nGPU X,1,1,1\n")
     with pytest.raises(ValueError, match="tuning_ms"):
         measured_autotune_case(name="bad.csv")
+    (tmp_path / "old.csv").write_text(head.replace("compile_cache,", "").replace("n_configs,", "")
+                                      + "GPU X,3.6.0,2026-12-01,4096,4096,4096,a,0.8,b,0.3,1000.0\n")
+    with pytest.raises(ValueError, match="compile_cache"):
+        measured_autotune_case(name="old.csv")
     assert measured_autotune_case(name="absent.csv") is None

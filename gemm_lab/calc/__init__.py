@@ -15,7 +15,6 @@ Note: ``gemm_lab.calc.roofline`` is the *module*, made callable: ``calc.roofline
 
 from . import autotune, devices, occupancy, ordering, roofline, smem, softmax, tiling
 from .autotune import (
-    FACTS_H200_AUTOTUNE,
     SEED_EXERCISE3,
     break_even_calls,
     exercise3_answers,
@@ -35,7 +34,7 @@ from .waves import WaveQuantization, wave_quantization  # noqa: F401  (tile and 
 
 __all__ = [
     "autotune", "devices", "occupancy", "ordering", "roofline", "smem", "softmax", "tiling",
-    "FACTS_H200_AUTOTUNE", "SEED_EXERCISE3", "break_even_calls", "exercise3_answers", "exercise3_table",
+    "SEED_EXERCISE3", "break_even_calls", "exercise3_answers", "exercise3_table",
     "speedup", "tflops", "total_time_ms",
     "DEVICES", "VIRTUAL_DEVICE", "VIRTUAL_DEVICE_FP32", "Device", "devices_table", "get_device",
     "SM_LIMITS", "SMLimits", "blocks_per_sm", "persistent_grid", "tiles_per_program", "waves_per_sm",

@@ -17,7 +17,7 @@ from fractions import Fraction
 from ._validate import as_int, as_real, as_str
 
 __all__ = ["tflops", "speedup", "total_time_ms", "break_even_calls", "TimedPath", "AutotuneCase",
-           "SEED_EXERCISE3", "FACTS_H200_AUTOTUNE", "Exercise3Answers", "exercise3_answers", "exercise3_table"]
+           "SEED_EXERCISE3", "Exercise3Answers", "exercise3_answers", "exercise3_table"]
 
 
 def tflops(M: int, N: int, K: int, ms: float) -> float:
@@ -112,19 +112,6 @@ SEED_EXERCISE3 = AutotuneCase(
     cublas=TimedPath("torch.matmul (cuBLAS)", 0.0, 0.7),
     source="seed week07 §8 exercise 3 (virtual measurements)",
 )
-
-# Deprecated: typed in from one H200 session (not in results/). Use
-# gemm_lab.results_autotune.measured_autotune_case(), which reads results/autotune_cost.csv once
-# `make bench` writes it; this constant stays only until week 7 notebook 03 switches over.
-FACTS_H200_AUTOTUNE = AutotuneCase(
-    4096, 4096, 4096,
-    fixed=TimedPath("fixed 64×32×32 s5 w2", 0.0, 0.71),
-    tuned=TimedPath("autotuned (8 configs, best 128×256×64 s3 w8)", 3230.0, 0.208),
-    cublas=None,
-    source="one H200 session of the course team (triton 3.6.0, first call incl. compile + benchmark); "
-           "typed in, not in results/",
-)
-
 
 @dataclass(frozen=True)
 class Exercise3Answers:

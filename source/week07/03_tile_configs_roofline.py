@@ -359,6 +359,56 @@ if smem_table is not None:
           f"컴파일러(sm_75) {t4_shared:,} B → {'들어감' if calc.fits(int(t4_shared), t4_limit) else 'OutOfResources'}")
 
 # %% [markdown]
+# ### T4의 64 KiB 판정을 H200에서 실제로 돌려 보기 (`results/t4_limit_h200.csv`)
+#
+# T4가 없어도 Triton이 판정하는 그 자리(3절의 `CompiledKernel._init_handles`)는 실제로 실행해 볼 수 있습니다.
+# `gemm_lab.device_limits.emulate_device_shared_memory("colab-t4")`는 `with` 블록 안에서 `_init_handles`가 장치의
+# 블록당 한계를 읽는 함수(`triton.compiler.compiler.max_shared_mem`)를 T4의 한계
+# (`calc.get_device("colab-t4").smem_per_block_optin`)를 돌려주는 함수로 잠시 바꾸고, 블록을 나오면 되돌립니다.
+# `make bench`(`python -m gemm_lab.bench --only t4limit`)는 H200에서 이 한계 아래 세 후보와 7절의 256×256×64
+# `num_stages=4` 설정을 (1) 하나씩 직접 실행하고(`직접 실행`: 실행됨 또는 `OutOfResources`와 메시지 첫 줄) (2) 하나의
+# `@triton.autotune`에 함께 넣어 4096³ FP16에서 오토튜너의 측정 시간(`오토튜너 (ms)`, 탈락하면 `inf`)과 고른 설정을
+# 기록했습니다. 이미 올라간 커널은 다시 검사하지 않으므로 매번 **새 JITFunction**으로 실행했습니다.
+#
+# 이 표가 보여 주는 것: Triton은 컴파일을 모두 끝낸 뒤 **올리는 순간** `metadata.shared > 한계`를 검사하고, 그 예외를
+# 오토튜너가 잡아 `inf`로 기록한 뒤 나머지 후보 중에서 고른다는 것을, 설치된 Triton의 코드 그대로 실행해 확인합니다.
+#
+# 이 표가 보여 주지 **못하는** 것: 커널은 여전히 **H200(sm_90)용으로** 컴파일됩니다. 그래서 판정에 쓰인
+# `metadata.shared`(`GPU 빌드 (B)`)는 sm_90의 값(wgmma 경로: `num_stages`개 버퍼)이지, T4(sm_75)용 빌드의 값이
+# 아닙니다. 위에서 본 것처럼 sm_75에서는 cp.async 파이프라이닝·TMA·Tensor Core 경로가 없어 버퍼 하나만 쓰므로,
+# 실제 T4의 판정은 `sm_75 판정` 열(위 4절의 교차 컴파일)에 가깝습니다: 두 열이 다른 설정은 "H200에 T4 한계를
+# 씌운 것"과 "진짜 T4"가 다르게 답하는 경우입니다. 레지스터·SM 수·대역폭도 H200의 것이라, 시간은 T4의 시간이 아닙니다.
+
+# %%
+from gemm_lab.results_autotune import measured_t4_limit
+
+t4_runs = measured_t4_limit()
+if t4_runs is None:
+    print("results/t4_limit_h200.csv가 없어 H200에서의 T4 한계 실행 결과는 보여 주지 않습니다 "
+          "(GPU에서 `python -m gemm_lab.bench --only t4limit`을 실행하면 생깁니다).")
+else:
+    first = t4_runs.iloc[0]
+    print(f"{first['gpu']} (compute capability {first['compute_capability']}, triton {first['triton']}, "
+          f"{first['date']}): 블록당 한계를 {int(first['real_limit']):,} B 대신 {int(first['emulated_limit']):,} B"
+          f"({first['emulated_device']})로 흉내 내고 {first['M']}×{first['N']}×{first['K']} {first['dtype']}에서 실행; "
+          f"커널은 이 GPU용({first['launched_arch']})으로 컴파일됨")
+    candidate = {(c.BLOCK_M, c.BLOCK_N, c.BLOCK_K, c.num_stages, c.num_warps): c.name for c in CONFIGS}
+    t4_runs["config"] = [f"{candidate.get((r.BLOCK_M, r.BLOCK_N, r.BLOCK_K, r.num_stages, r.num_warps), '7절 BIG')} "
+                         f"({r.config})" for r in t4_runs.itertuples()]
+    t4_table = t4_runs.set_index("config")[["textbook_shared", "sm75_shared", "sm75_verdict", "launched_shared",
+                                             "direct", "direct_error", "autotune_ms", "autotune_chosen"]]
+    differ = t4_table[(t4_table["direct"] == "OutOfResources") != (t4_table["sm75_verdict"] == "OutOfResources")]
+    display(t4_table.replace({"direct": {"ran": "실행됨"}, "sm75_verdict": {"fits": "들어감"}}).rename(columns={
+        "textbook_shared": "교과서 (B)", "sm75_shared": "sm_75 빌드 (B)", "sm75_verdict": "sm_75 판정",
+        "launched_shared": "GPU 빌드 (B)", "direct": "직접 실행",
+        "direct_error": "메시지 첫 줄", "autotune_ms": "오토튜너 (ms)", "autotune_chosen": "오토튜너의 선택"}))
+    dropped = list(t4_table.index[t4_table["autotune_ms"] == float("inf")])
+    print("오토튜너가 inf로 탈락시킨 설정:", ", ".join(dropped) if dropped else "없음")
+    print("오토튜너가 고른 설정:", ", ".join(t4_table.index[t4_table["autotune_chosen"]]))
+    print(f"{first['gpu']}에 T4 한계를 씌운 판정과 sm_75 빌드의 판정이 다른 설정:",
+          ", ".join(differ.index) if len(differ) else "없음")
+
+# %% [markdown]
 # ## 5. `num_warps`와 `num_stages`가 바꾸는 것
 #
 # * `num_warps`(프로그램당 워프 수, 1 워프 = 32 스레드)는 **한 출력 타일을 몇 개의 스레드가 나눠 계산하는가**를
@@ -493,17 +543,39 @@ g.check_value("break_even", break_even, _be,
 # ### END SOLUTION
 
 # %% [markdown]
-# 실제 GPU에서는 어떨까요? 과정 팀이 H200(compute capability 9.0, triton 3.6.0)에서 한 번 잰 오토튜닝 비용
-# (`gemm_lab.calc.FACTS_H200_AUTOTUNE`: 첫 호출의 탐색 시간, 가장 느린 고정 설정과 최적 설정의 중앙값 시간)으로 같은
-# 계산을 해 보면, 손익분기점이 가상 문제보다 훨씬 큽니다: 실제 첫 호출은 8개 후보를 모두 컴파일하고 벤치마크합니다.
-# 한 번 잰 값이므로 자릿수 정도만 믿으세요.
+# 실제 GPU에서는 어떨까요? `make bench`(`python -m gemm_lab.bench --only autotune`)가 GPU에서 잰 오토튜닝 비용을
+# `results/autotune_cost.csv`에서 읽어(`gemm_lab.results_autotune.measured_autotune_case`) 같은 계산을 해 봅니다.
+# 고정 설정(후보 1: 64×32×32, stages=5, warps=2)과 오토튜너가 고른 설정의 반복 실행 시간은 `do_bench`의
+# **중앙값(median)**이고, 탐색 시간은 **새로 만든** 오토튜너(튜닝 캐시도, `@triton.jit`의 메모리 캐시도 빈 상태)의
+# 첫 호출이 끝날 때까지의 벽시계 시간입니다: `gemm_lab.kernels.matmul_autotuned`가 이 GPU에서 쓰는 후보를 모두
+# 컴파일하고 벤치마크한 뒤 한 번 실행합니다. `compile_cache`는 그때 Triton의 **디스크 컴파일 캐시** 상태입니다.
+#
+# * `cold`: 빈 `TRITON_CACHE_DIR`에서 시작 — 후보마다 TTIR → … → CUBIN 컴파일과 런처 빌드까지 모두 합니다
+#   (Colab에서 처음 실행할 때와 같은 상황).
+# * `warm`: cold 호출이 채운 같은 디렉터리에서 다시 새 오토튜너를 만든 경우 — 컴파일 결과는 디스크에서 읽고
+#   **벤치마크만** 남습니다.
+#
+# 두 손익분기점의 차이가 첫 호출 비용 가운데 컴파일이 차지하는 몫입니다. 한 번 잰 값이므로 자릿수 정도만 믿으세요.
 
 # %%
-real_case = calc.FACTS_H200_AUTOTUNE
-real = calc.exercise3_answers(real_case)
-print(f"H200 (한 번 측정): 탐색 {real_case.tuned.tuning_ms:,.0f} ms, 고정 {real_case.fixed.kernel_ms} ms → "
-      f"최적 {real_case.tuned.kernel_ms} ms: 손익분기점 {real.break_even:,}번 "
-      f"(가상 문제: {calc.exercise3_answers().break_even:,}번)")
+from gemm_lab.results_autotune import measured_autotune_case
+
+virtual_break_even = calc.exercise3_answers().break_even
+real_cases = {cache: measured_autotune_case(M, N, K, compile_cache=cache) for cache in ("cold", "warm")}
+if all(real_case is None for real_case in real_cases.values()):
+    print("results/autotune_cost.csv에 4096³ 측정이 없어 실제 GPU의 손익분기점은 계산하지 않습니다 "
+          "(GPU에서 `python -m gemm_lab.bench --only autotune`을 실행하면 생깁니다).")
+else:
+    for cache, real_case in real_cases.items():
+        if real_case is None:
+            print(f"디스크 컴파일 캐시 {cache}: 측정이 없습니다.")
+            continue
+        real = calc.exercise3_answers(real_case)
+        print(f"디스크 컴파일 캐시 {cache}: 첫 호출 {real_case.tuned.tuning_ms:,.0f} ms, "
+              f"고정 {real_case.fixed.kernel_ms:.4f} ms ({real.tflops_fixed:.1f} TFLOP/s) → "
+              f"{real_case.tuned.label} {real_case.tuned.kernel_ms:.4f} ms ({real.tflops_tuned:.1f} TFLOP/s): "
+              f"손익분기점 {real.break_even:,}번 (가상 문제: {virtual_break_even:,}번)")
+    print("출처:", next(c for c in real_cases.values() if c is not None).source)
 
 # %% [markdown]
 # ## 7. 실제 GPU에서: 오토튜닝 실행과 `OutOfResources`
