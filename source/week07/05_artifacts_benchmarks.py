@@ -18,13 +18,16 @@
 # 2. 환경변수 `TRITON_CACHE_DIR`, `TRITON_KERNEL_DUMP`(+`TRITON_DUMP_DIR`, `TRITON_ALWAYS_COMPILE`),
 #    `TRITON_PRINT_AUTOTUNING`이 하는 일 — CPU에서도 캐시 폴더와 덤프 파일은 직접 볼 수 있습니다
 # 3. 왜 6주차 Softmax는 GB/s로, 7주차 MatMul은 TFLOP/s로 재는지: 4주차 Roofline의 산술 강도로 설명하기 (참고자료 7.3절)
-# 4. `triton.testing.do_bench`로 `torch.matmul`과 비교하기 (GPU가 있을 때; 없으면 H200에서 측정해 커밋한 결과를 읽습니다)
+# 4. `gemm_lab.kernels.best_matmul`이 모양마다 고르는 커널과 그 이유(`best_matmul.explain(...).reason`: 작은 타일, split-K,
+#    TMA persistent)를 읽고, `triton.testing.do_bench`로 `torch.matmul`과 비교하기 (GPU가 있을 때; 없으면 H200에서 측정해
+#    커밋한 결과를 읽습니다). FP8 행렬곱은 왜 Hopper(sm_90)에서만 되고 T4(sm_75)에서는 안 되는지
 # 5. FP16 결과를 올바르게 검사하는 법: 교재의 `torch.allclose(..., atol=1e-2, rtol=0)`가 500 × 600 × 300에서 왜 실패하는지,
 #    그리고 FP32 기준값에 대한 **상대** 오차로 검사하기 (채점: 직접 작성한 검사 함수를 숨겨진 사례로 시험합니다)
 #
-# **GPU가 필요한 부분:** 4절의 측정(do_bench)과 1.2절의 `n_regs`/`n_spills`, 2.3절의 `TRITON_PRINT_AUTOTUNING` 출력만
-# GPU에서 실행됩니다. GPU가 없으면 산출물은 교차 컴파일로 얻고, 측정값은 `results/`에 커밋된 H200 결과를 읽어
-# 보여 줍니다(숫자를 손으로 옮겨 적지 않습니다). 5절의 행렬곱은 CPU 해석기에서 실행됩니다.
+# **GPU가 필요한 부분:** 4절의 측정(do_bench; 4.2절의 FP8은 Hopper GPU)과 1.2절의 `n_regs`/`n_spills`, 2.3절의
+# `TRITON_PRINT_AUTOTUNING` 출력만 GPU에서 실행됩니다(`best_matmul.explain`은 아무것도 실행하지 않으므로 CPU에서도
+# 됩니다). GPU가 없으면 산출물은 교차 컴파일로 얻고, 측정값은 `results/`에 커밋된 H200 결과를 읽어 보여 줍니다(숫자를 손으로
+# 옮겨 적지 않습니다). 5절의 행렬곱은 CPU 해석기에서 실행됩니다.
 #
 # **점수:** 연습 1 (2점), 연습 2 (4점), 연습 3 (2점, 서술), 연습 4 (5점, 코딩), 연습 5 (2점, 서술) — 모두 15점.
 #
@@ -40,6 +43,7 @@
 # * API: `triton.testing.do_bench` <https://triton-lang.org/main/python-api/generated/triton.testing.do_bench.html>,
 #   `tl.dot`(`input_precision`) <https://triton-lang.org/main/python-api/generated/triton.language.dot.html>,
 #   `triton.autotune`(`cache_results`) <https://triton-lang.org/main/python-api/generated/triton.autotune.html>
+# * NVIDIA Hopper Tuning Guide (TMA, FP8 Tensor Core): <https://docs.nvidia.com/cuda/hopper-tuning-guide/index.html>
 
 # %% nbgrader={"grade": false, "grade_id": "imports", "locked": true, "schema_version": 3, "solution": false, "task": false}
 from gemm_lab import runtime  # triton보다 먼저: GPU가 없으면 CPU 해석기를 켭니다
@@ -428,59 +432,150 @@ for dev in (VIRTUAL_DEVICE, DEVICES["h200"]):
 # ### END SOLUTION
 
 # %% [markdown]
-# ## 4. 벤치마크: `do_bench`로 `torch.matmul`과 비교 (GPU)
+# ## 4. 벤치마크: `best_matmul`을 `torch.matmul`과 비교 (GPU)
+#
+# 이번 주의 커널들(Tutorial 03 타일 커널, 작은 타일 오토튜닝, split-K, TMA persistent 커널)은 잘하는 모양이 서로 다릅니다.
+# `gemm_lab.kernels.best_matmul`은 (M, N, K, dtype, GPU)를 보고 그중 하나를 고르는 진입점(entry point)입니다. 무엇을 왜
+# 골랐는지는 `best_matmul.explain(M, N, K, dtype)`이 **아무것도 실행하지 않고** 알려 줍니다: 돌려주는 `Choice`의
+# `.kernel`(고른 커널), `.params`(설정), `.reason`(한 줄 이유). 규칙(`gemm_lab/kernels/best.py`)은 위에서부터 차례로 봅니다:
+#
+# | 조건 | `.kernel` | 이유 |
+# | --- | --- | --- |
+# | 64×64 출력 타일 수가 SM 수의 절반 이하이고 K가 길다 | `splitk` | 타일만으로는 SM을 채울 수 없으니 K를 여러 조각(split)으로 나눠 조각마다 프로그램을 띄우고, FP32 부분합을 더합니다 |
+# | sm_90 이상, FP16/BF16, 큰 출력(M×N) | `tma_persistent` | TMA(Tensor Memory Accelerator) 텐서 디스크립터로 타일을 옮기고, SM마다 프로그램 하나가 여러 타일을 도는 persistent 커널(128×256×64 타일) |
+# | 작은 출력(M×N) | `autotuned_small` | 큰 타일로는 타일(= 프로그램) 수가 SM 수보다 적으므로, 작은 타일 후보들로 오토튜닝 |
+# | 그 밖 | `autotuned` | 아키텍처별 후보 목록으로 오토튜닝한 Tutorial 03 커널 |
+# | GPU 없음(CPU 해석기) | `tiled` | 오토튜닝·TMA 없이 모양에 맞춘 작은 타일 하나 |
+#
+# `explain`에 `arch`와 `num_sms`를 주면 **다른 GPU에서의 선택**도 볼 수 있습니다. 아래 표는 H200, A100, T4(Colab)에서 모양마다
+# 무엇을 고르는지, 그리고 H200용 큰 타일(128×256)로 나누면 프로그램이 몇 개 생기는지 보여 줍니다.
+
+# %%
+from gemm_lab.kernels import best as best_rules  # noqa: E402
+from gemm_lab.kernels import best_matmul  # noqa: E402
+
+print(f"문턱값(best.py): 작은 출력 M×N ≤ {best_rules.SMALL_MN:,}, TMA persistent M×N ≥ {best_rules.TMA_MIN_MN:,}, "
+      f"split-K는 K ≥ {best_rules.SPLITK_MIN_K:,} 이고 K ≥ 4·max(M, N) 이고 (64×64 타일 수) × 2 ≤ SM 수")
+EXPLAIN_SHAPES = [(500, 600, 300), (512, 512, 512), (1024, 1024, 1024), (1536, 1536, 1536), (2048, 2048, 2048),
+                  (4096, 4096, 4096), (8192, 8192, 8192), (128, 128, 8192)]
+EXPLAIN_GPUS = {"H200": DEVICES["h200"], "A100": DEVICES["a100"], "T4": DEVICES["colab-t4"]}
+_tma_tile = best_rules.TMA_CONFIG
+
+
+def explain_table(shapes=EXPLAIN_SHAPES, dtype=torch.float16, devices=EXPLAIN_GPUS):
+    """best_matmul's choice per shape (rows) and GPU (columns), with the program count of a TMA-sized tile."""
+    rows = {}
+    for M, N, K in shapes:
+        row = {f"{_tma_tile['BLOCK_M']}×{_tma_tile['BLOCK_N']} 타일 수": triton.cdiv(M, _tma_tile["BLOCK_M"])
+               * triton.cdiv(N, _tma_tile["BLOCK_N"])}
+        for label, dev in devices.items():
+            row[f"{label} ({dev.arch}, {dev.sms} SM)"] = best_matmul.explain(M, N, K, dtype, arch=dev.arch,
+                                                                             num_sms=dev.sms).kernel
+        rows[f"{M}×{N}×{K}"] = row
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+display(explain_table())
+_h200 = DEVICES["h200"]
+print(f"{_h200.name}에서 best_matmul.explain(M, N, K, torch.float16)의 .reason:")
+for M, N, K in EXPLAIN_SHAPES:
+    choice = best_matmul.explain(M, N, K, torch.float16, arch=_h200.arch, num_sms=_h200.sms)
+    print(f"  {M:>4}×{N:>4}×{K:<5} {choice.kernel:16s} {choice.reason}")
+here = best_matmul.explain(4096, 4096, 4096, torch.float16)  # arch=None: this machine
+print("이 기계(arch=None)에서 4096³:", here.kernel, "—", here.reason)
+
+# %% [markdown]
+# 표를 읽는 법:
+#
+# * **작은 타일:** 500×600×300 ~ 1024³은 출력이 작아 128×256 타일로는 프로그램이 SM 수보다 훨씬 적습니다(표의 타일 수와 열
+#   이름의 SM 수). 대부분의 SM이 놀게 되므로 작은 타일 후보로 오토튜닝해 타일 수를 늘립니다(03 노트북의 웨이브(wave) 계산).
+#   그 사이(1536³)는 작지도 크지도 않아 아키텍처의 후보 목록 전체로 오토튜닝합니다(`autotuned`).
+# * **split-K:** 128×128×8192는 64×64 타일이 4개뿐인데 K가 깁니다. 타일을 더 작게 해도 SM을 채울 수 없으니, **K축을 나눠**
+#   (타일 수 × 조각 수)개의 프로그램을 띄우고 각 조각의 FP32 부분합을 마지막에 더합니다. 조각 수는 SM 수에 맞추므로 GPU마다
+#   다릅니다(`.reason`의 slices).
+# * **TMA persistent:** 2048² 이상의 출력은 타일이 충분하므로 큰 타일(128×256×64)로 이동량을 줄이고, 하드웨어 복사 엔진 TMA와
+#   persistent 스케줄(SM마다 프로그램 하나)을 씁니다. TMA와 `wgmma`는 sm_90(Hopper)부터 있으므로, 같은 모양이라도 A100(sm_80)과
+#   T4(sm_75)에서는 `autotuned`(Tutorial 03 커널 + 그 아키텍처의 후보 목록)를 고릅니다.
+#
+# ### 4.1 측정: `best_matmul` vs `torch.matmul`
 #
 # `triton.testing.do_bench(fn)`는 워밍업 뒤 여러 번 실행해 시간(ms)을 돌려주는데, 기본값은 **평균(mean)**입니다. 이 과정의 측정은
 # 모두 `gemm_lab.bench.do_bench_ms`(= `do_bench(..., return_mode="median")`)로 **중앙값(median)**을 씁니다: 가끔 끼어드는 느린
 # 실행에 덜 흔들리기 때문입니다. TFLOP/s = `2MNK × 1e-12 / (ms × 1e-3)`.
-# `gemm_lab.bench.bench_shape`는 같은 입력으로 `torch.matmul`과 각 커널을 같은 실행에서 재고(`ratio_to_torch` = torch 시간 /
-# 커널 시간), 결과를 FP32 기준값과 비교한 상대 오차(`rel_err`)도 적습니다. GPU가 있으면 이 GPU에서 직접 재고(Softmax는
-# GB/s로), 없으면 H200에서 `make bench`로 재어 `results/`에 커밋한 표를 읽어 보여 줍니다.
+# `gemm_lab.bench_best.best_rounds`는 `gemm_lab.bench.bench_shape`로 같은 입력에서 `torch.matmul`과 `best_matmul`을 같은 실행에서
+# 재고(`ratio_to_torch` = torch 시간 / `best_matmul` 시간, `graph_ratio_to_torch`는 CUDA graph로 잰 같은 비율), 결과를 FP32 기준값과
+# 비교한 상대 오차(`rel_err`)도 적습니다. `config` 열에는 그 모양에서 고른 커널과 `.reason`이 들어갑니다. GPU가 있으면 이 GPU에서
+# 직접 재고(3절의 Softmax는 GB/s로), 없으면 H200에서 재어 `results/best_matmul.csv`(세 번 반복)와
+# `results/best_matmul_summary.csv`(반복의 중앙값과 이슈 14의 목표 비율)에 커밋한 결과를 읽어 보여 줍니다.
 
 # %%
-SHAPES = [(4096, 4096, 4096), (500, 600, 300)]
-COLUMNS = ["M", "N", "K", "kernel", "config", "ms", "tflops", "ratio_to_torch", "rel_err", "host_us", "graph_ms",
-           "graph_ratio_to_torch"]
+BENCH_SHAPES = [(500, 600, 300), (1024, 1024, 1024), (4096, 4096, 4096), (128, 128, 8192)]
+TIMING = ["ms", "tflops", "ratio_to_torch", "graph_ms", "graph_ratio_to_torch", "rel_err", "host_us"]
 
 
-def pick(df, shapes=SHAPES):
-    """The rows of a matmul sweep for torch.matmul and the Tutorial-03 kernel at the given shapes."""
-    keep = df[df["kernel"].isin(["torch.matmul", "tutorial03"]) & (df["dtype"] == "fp16")]
-    keep = keep[[tuple(x) in set(shapes) for x in keep[["M", "N", "K"]].itertuples(index=False)]]
-    return keep[[c for c in COLUMNS if c in keep.columns]].reset_index(drop=True)
+def per_shape(df):
+    """fp16 rows of a best_matmul run: the median over rounds of each timing column, per (shape, kernel)."""
+    fp16 = df[df["dtype"] == "fp16"]
+    cols = [c for c in TIMING if c in fp16.columns]
+    table = fp16.groupby(["M", "N", "K", "kernel"], sort=False)[cols].median().reset_index()
+    first = fp16.groupby(["M", "N", "K", "kernel"], sort=False)["config"].first().reset_index(drop=True)
+    table.insert(4, "choice", [c.split(":")[0] for c in first])
+    return table.sort_values(["M", "N", "K"], kind="stable").reset_index(drop=True)
+
+
+def print_reasons(df):
+    """One line per shape: the choice and reason recorded in the run's config column."""
+    mine = df[(df["kernel"] == "best_matmul") & (df["dtype"] == "fp16")].drop_duplicates(["M", "N", "K"])
+    for r in mine.sort_values(["M", "N", "K"]).itertuples():
+        print(f"  {r.M:>4}×{r.N:>4}×{r.K:<5} {r.config}")
 
 
 if grading_mode():  # benchmarks: a demonstration without points
     print("(채점 중: 시연 셀은 건너뜁니다)")
     measured = committed = None
 elif runtime.on_gpu():
-    from gemm_lab import bench
+    from gemm_lab.bench_best import best_rounds
 
-    menu = [m for m in bench.matmul_menu() if m[0] == "tutorial03"]  # the three seed configs, GROUP_M=8
-    rows = []
-    for M, N, K in SHAPES:
-        rows += bench.bench_shape(M, N, K, menu=menu, graph=True)
-    measured = pd.DataFrame(rows)
+    measured = best_rounds(shapes=BENCH_SHAPES, dtypes=("fp16",), rounds=1)
     _desc = runtime.describe()
     print(f"{measured['gpu'].iloc[0]} (compute capability {_desc['compute_capability']}, {_desc['arch']})에서 지금 측정 "
           f"(torch {measured['torch'].iloc[0]}, triton {measured['triton'].iloc[0]}; ms는 do_bench의 중앙값(median)):")
-    display(pick(measured))
+    display(per_shape(measured))
+    print("모양마다 best_matmul이 고른 커널과 이유:")
+    print_reasons(measured)
+    from gemm_lab import bench
+
     softmax_now = bench.bench_softmax(shapes=((SM_M, SM_N),))
+    print("Softmax (3절의 크기, FP32, GB/s = 2MN × 4 B / 시간):")
     display(softmax_now[["M", "N", "kernel", "ms", "gbps", "rel_err"]])
 else:
-    committed = results.load_csv("matmul.csv")
+    committed = results.load_csv("best_matmul.csv")
     if committed is None:
-        print("GPU가 없고 results/matmul.csv(H200에서 측정해 커밋한 결과)도 찾지 못했습니다.")
-        print("GPU에서는 여기서 세 후보와 torch.matmul의 ms와 TFLOP/s를 4096³와 500×600×300에서 잽니다.")
+        print("GPU가 없고 results/best_matmul.csv(H200에서 측정해 커밋한 결과)도 찾지 못했습니다.")
+        print("GPU에서는 여기서 best_matmul과 torch.matmul의 ms와 TFLOP/s를 잽니다. 선택과 이유는 위의 explain 표에 있습니다.")
     else:
         env = committed.iloc[0]
-        print(f"results/matmul.csv — {env.get('gpu')} (compute capability {env.get('compute_capability')}), "
-              f"torch {env.get('torch')}, triton {env.get('triton')}, ms는 do_bench의 중앙값(median), "
-              f"{env.get('date')}에 측정해 커밋한 결과:")
-        display(pick(committed))
+        print(f"results/best_matmul.csv — {env.get('gpu')} (compute capability {env.get('compute_capability')}), "
+              f"torch {env.get('torch')}, triton {env.get('triton')}, {env.get('date')}에 측정해 커밋한 결과 "
+              f"(FP16, {committed['round'].nunique()}번 반복의 중앙값; ms는 do_bench의 중앙값(median)):")
+        display(per_shape(committed))
+        print("측정할 때 best_matmul이 고른 커널과 이유(config 열):")
+        print_reasons(committed)
+        _arch = tuple(int(x) for x in str(env.get("compute_capability")).split("."))
+        _mine = committed[(committed["kernel"] == "best_matmul") & (committed["dtype"] == "fp16")]
+        _same = all(best_matmul.explain(r.M, r.N, r.K, torch.float16, arch=_arch).kernel == r.config.split(":")[0]
+                    for r in _mine.itertuples())
+        print("지금의 best_matmul.explain(arch=sm_%d%d)도 같은 커널을 고르는가:" % _arch, "예" if _same else "아니오 (규칙이 바뀜)")
+    summary = results.load_csv("best_matmul_summary.csv")
+    if summary is not None:
+        print("results/best_matmul_summary.csv (같은 측정, 모양·dtype마다 비율의 중앙값과 이슈 14의 목표; met은 CUDA graph 비율로 판정):")
+        display(summary[["M", "N", "K", "dtype", "choice", "graph_ratio_median", "do_bench_ratio_median", "target",
+                         "met"]].sort_values(["M", "dtype"]).reset_index(drop=True))
     committed_softmax = results.load_csv("softmax.csv")
     if committed_softmax is not None:
-        print("results/softmax.csv (같은 GPU, FP32, GB/s = 2MN × 4 B / 시간):")
+        _env = committed_softmax.iloc[0]
+        print(f"results/softmax.csv — {_env.get('gpu')}, torch {_env.get('torch')}, triton {_env.get('triton')}, "
+              f"{_env.get('date')} (FP32, GB/s = 2MN × 4 B / 시간):")
         display(committed_softmax[["M", "N", "kernel", "ms", "gbps", "rel_err"]])
 
 # %% [markdown]
@@ -492,24 +587,86 @@ else:
 # %%
 table = measured if runtime.on_gpu() else committed
 if table is not None and {"host_us", "graph_ms"} <= set(table.columns):
-    shown = pick(table)
-    for r in shown.itertuples():
+    for r in per_shape(table).itertuples():
         launch_bound = r.host_us * 1e-3 > r.graph_ms
-        print(f"{r.M}×{r.N}×{r.K} {r.kernel:13s} {str(r.config):22s} do_bench {r.ms * 1e3:7.1f} µs | "
+        print(f"{r.M}×{r.N}×{r.K} {r.kernel:13s} {r.choice:16s} do_bench {r.ms * 1e3:7.1f} µs | "
               f"GPU(graph) {r.graph_ms * 1e3:7.1f} µs | 런처 CPU {r.host_us:6.1f} µs"
               + ("  ← 런처(CPU)가 커널(GPU)보다 오래 걸림: ms는 커널만의 시간이 아님" if launch_bound else ""))
 else:
-    print("host_us·graph_ms 열이 있는 측정값이 없습니다 (GPU에서 `make bench`로 만듭니다).")
+    print("host_us·graph_ms 열이 있는 측정값이 없습니다 (GPU에서 `python -m gemm_lab.bench --only best`로 만듭니다).")
 
 # %% [markdown]
-# 읽는 법: 4096³에서는 큰 타일(후보 2·3)이 cuBLAS에 가깝고 작은 타일(후보 1)은 이동량이 많아 느립니다(3절의 산술 강도 순서와
-# 같습니다). 500 × 600 × 300은 연산량이 작아 어느 커널도 GPU를 채우지 못하고, Triton의 세 설정 모두 `torch.matmul`에 한참
-# 못 미칩니다: 큰 타일일수록 프로그램 수가 적고, 스트라이드가 16바이트 배수가 아니라 파이프라이닝이 없으며(04 노트북 4.2절),
-# 레지스터가 넘칩니다(1.2절의 `n_spills`). **측정값은 GPU·드라이버·버전마다 다르므로 그 조건과 함께 기록합니다**(안내문 5절 4번: GPU 이름, compute capability, 버전, Config).
+# 읽는 법: 비교는 같은 실행에서 잰 **비율**로 합니다(1이면 cuBLAS와 같은 속도). H200의 결과에서 큰 출력(2048² 이상)은 TMA
+# persistent 커널이 CUDA graph 비율로 cuBLAS와 거의 같거나 빠르고, 2048³의 do_bench 비율이 훨씬 낮은 것은 커널이 아니라
+# 런처(CPU) 시간 때문입니다(위 셀). 작은 출력은 작은 타일로 SM을 채워도 cuBLAS에 못 미치고, 특히 500 × 600 × 300은 연산량이
+# 작아 어느 커널도 GPU를 채우지 못하고, A의 행 stride(300 × 2 B)가 16바이트 배수가 아니라 파이프라이닝도 없습니다(04 노트북
+# 4.2절). **측정값은 GPU·드라이버·버전마다 다르므로 그 조건과 함께 기록합니다**(안내문 5절 4번: GPU
+# 이름, compute capability, 버전, Config — `best_matmul`에서는 `.kernel`과 `.reason`).
 #
 # **세대 주의:** 위 TFLOP/s는 표 위에 적힌 GPU와 compute capability에서 잰 값입니다. sm_90(H100/H200)의 Tensor Core 명령은
-# `wgmma`이고, T4(sm_75)는 triton 3.7에서 FMA로 대체되며(04 노트북 4절), A100(sm_80)은 `mma.sync`입니다.
-# 그래서 다른 세대의 GPU에서는 절대값도, 설정 사이의 순위도 달라질 수 있습니다: 비교는 같은 GPU에서 잰 `ratio_to_torch`로 하세요.
+# `wgmma`이고, T4(sm_75)는 triton 3.7에서 FMA로 대체되며(04 노트북 4절), A100(sm_80)은 `mma.sync`입니다. `best_matmul`의 선택도
+# GPU마다 다릅니다(4절의 explain 표: TMA persistent는 sm_90 이상에서만).
+# 그래서 다른 세대의 GPU에서는 절대값도, 순위도 달라질 수 있습니다: 비교는 같은 GPU에서 잰 `ratio_to_torch`로 하세요.
+#
+# ### 4.2 FP8(e4m3) 행렬곱: Hopper에서만
+#
+# `gemm_lab.kernels.fp8_matmul`은 위의 TMA persistent 커널에 FP8(`torch.float8_e4m3fn`, 부호 1 + 지수 4 + 가수 3비트) 타일을
+# 넣습니다. `tl.dot`은 FP32로 누산하고(Hopper에서는 FP8 입력의 `wgmma`), 결과를 FP16으로 저장합니다. 비교 대상은 PyTorch의
+# `torch._scaled_mm`(cuBLASLt의 FP8 행렬곱)이고, 정확도는 FP8 값을 그대로 올려 FP32로 곱한 기준값
+# (`reference_fp8_matmul`)에 대한 상대 오차로 봅니다. 이 커널에는 하드웨어 기능 두 가지가 필요합니다:
+#
+# * **FP8 Tensor Core:** FP8 입력을 받는 `mma` 명령은 sm_89(Ada) 이상에만 있습니다.
+# * **TMA:** 텐서 디스크립터로 타일을 옮기는 복사 엔진(Tensor Memory Accelerator)은 sm_90(Hopper)부터 있습니다.
+#
+# T4(sm_75, Turing)에는 **둘 다 없습니다.** T4의 Tensor Core는 FP16(과 INT8/INT4) 입력만 받으므로 FP8 값을 곱하는 명령이 없고,
+# TMA도 없습니다. 그래서 `fp8_matmul`은 sm_89보다 오래된 GPU에서 `RuntimeError`로 멈춥니다. FP8을 FP16으로 바꿔 FP16 Tensor
+# Core로 곱할 수는 있지만, 그러면 FP8의 이점(같은 Tensor Core에서 FP16의 두 배 처리율, 절반의 메모리와 이동량)이 사라집니다.
+# Hopper GPU가 있으면 아래 셀이 `fp8_matmul`과 `torch._scaled_mm`을 같은 입력으로 재고, 없으면 그 이유와 커밋된 결과
+# (`results/fp8_matmul.csv`, 있을 때)를 보여 줍니다. CPU 해석기에서는 작은 크기로 **정확도만** 확인합니다(해석기가 FP8 값과
+# 텐서 디스크립터를 NumPy로 흉내 냅니다).
+
+# %%
+from gemm_lab.kernels import fp8_matmul, reference_fp8_matmul, relative_error  # noqa: E402
+
+FP8_COLUMNS = ["M", "N", "K", "dtype", "kernel", "ms", "tflops", "ratio_to_scaled_mm", "graph_ratio_to_scaled_mm",
+               "rel_err"]
+cap = runtime.capability()  # None in the CPU interpreter
+if grading_mode():  # a demonstration without points
+    print("(채점 중: 시연 셀은 건너뜁니다)")
+elif cap is not None and cap >= (9, 0):
+    from gemm_lab.bench_best import fp8_rows
+
+    fp8_now = pd.DataFrame(fp8_rows(sizes=(4096, 8192), rounds=1))
+    _env = fp8_now.iloc[0]
+    print(f"{_env['gpu']} (compute capability {_env['compute_capability']})에서 지금 측정 (torch {_env['torch']}, "
+          f"triton {_env['triton']}; ratio_to_scaled_mm = torch._scaled_mm 시간 / 커널 시간):")
+    display(fp8_now[[c for c in FP8_COLUMNS if c in fp8_now.columns]])
+else:
+    where = "" if cap is None else f"{runtime.describe()['device_name']} (sm_{cap[0]}{cap[1]})"
+    if cap is None:
+        print("GPU가 없어 FP8 커널을 잴 수 없습니다 (FP8 Tensor Core(sm_89 이상)와 TMA(sm_90 이상)가 있는 GPU가 필요합니다).")
+    elif cap < (8, 9):
+        print(f"{where}: FP8 Tensor Core(sm_89 이상)도 TMA(sm_90 이상)도 없어 FP8 커널을 잴 수 없습니다.")
+    else:
+        print(f"{where}: FP8 Tensor Core는 있지만 TMA(sm_90 이상)가 없어, 이 TMA persistent FP8 커널은 재지 않습니다.")
+    fp8_csv = results.load_csv("fp8_matmul.csv")
+    if fp8_csv is None:
+        print("커밋된 FP8 결과(results/fp8_matmul.csv)가 아직 없습니다: Hopper GPU에서 "
+              "`python -m gemm_lab.bench --out results/ --only fp8`로 만듭니다.")
+    else:
+        _env = fp8_csv.iloc[0]
+        print(f"results/fp8_matmul.csv — {_env.get('gpu')} (compute capability {_env.get('compute_capability')}), "
+              f"torch {_env.get('torch')}, triton {_env.get('triton')}, {_env.get('date')}에 측정해 커밋한 결과 "
+              "(반복의 중앙값):")
+        _cols = [c for c in FP8_COLUMNS[5:] if c in fp8_csv.columns]
+        display(fp8_csv.groupby(["M", "N", "K", "dtype", "kernel"], sort=False)[_cols].median().reset_index())
+    if cap is None:  # the interpreter emulates fp8 and the descriptors: a small correctness check only
+        _g = torch.Generator().manual_seed(0)
+        a8 = torch.randn((128, 256), generator=_g).to(torch.float8_e4m3fn)
+        bt8 = torch.randn((256, 256), generator=_g).to(torch.float8_e4m3fn)  # [N, K]: b = bt8.t() is K-major
+        c8 = fp8_matmul(a8, bt8.t(), BLOCK_M=64, BLOCK_N=64, BLOCK_K=64)
+        print(f"해석기에서 fp8_matmul 128×256×256 (e4m3 → fp16): 상대 오차 "
+              f"{relative_error(c8, reference_fp8_matmul(a8, bt8.t())):.2e} (시간은 의미가 없어 재지 않습니다)")
 
 # %% [markdown]
 # ## 5. FP16 결과를 올바르게 검사하기
@@ -690,4 +847,7 @@ for (M, N, K, scale) in ((64, 96, 2048, 1.0), (33, 17, 300, 4.0), (128, 64, 4096
 # * `TRITON_CACHE_DIR`에는 해시별 폴더에 단계별 파일과 `.json` 메타데이터가, `TRITON_KERNEL_DUMP=1`(+`TRITON_ALWAYS_COMPILE=1`)은
 #   덤프 폴더에 IR과 SASS를 씁니다. `TRITON_PRINT_AUTOTUNING=1`은 GPU에서 고른 Config를 출력합니다.
 # * 산술 강도가 분기점보다 작은 Softmax는 GB/s로, 큰 행렬곱은 TFLOP/s로 잽니다.
+# * `best_matmul.explain(M, N, K, dtype)`은 선택과 한 줄 이유를 알려 줍니다: 작은 출력은 작은 타일, 타일이 적고 K가 길면 split-K,
+#   Hopper의 큰 출력은 TMA persistent 커널. 측정값은 GPU·버전·날짜와 함께, 같은 실행에서 잰 `torch.matmul` 대비 비율로 읽습니다.
+# * FP8 행렬곱에는 FP8 Tensor Core(sm_89+)와, 이 커널의 경우 TMA(sm_90+)가 필요합니다: T4(sm_75)에는 둘 다 없습니다.
 # * FP16 결과는 FP32 기준값에 대한 **상대** 오차로 검사합니다. 고정 `atol`은 값이 큰 원소에서 올바른 결과를 거부합니다.
