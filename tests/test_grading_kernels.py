@@ -73,7 +73,7 @@ def master_source(exercise: str) -> str:
 
 
 def given(exercise: str) -> list[str]:
-    return [master_cell(MASTERS["persistent"][0], "given_tile_body")] if exercise == "persistent" else []
+    return [master_cell(MASTERS["persistent"][0], "given_record_tile")] if exercise == "persistent" else []
 
 
 def kernel(tmp_path, exercise: str, source: str | None = None, *extra_cells: str):
@@ -136,9 +136,13 @@ def test_given_helper_copy_matches_the_master():
 
     from gemm_lab.grading import given_kernels
 
-    ours = textwrap.dedent(inspect.getsource(given_kernels.helpers("persistent")["compute_tile"].fn))
-    master = master_cell(MASTERS["persistent"][0], "given_tile_body")
+    ours = textwrap.dedent(inspect.getsource(given_kernels.helpers("persistent")["record_tile"].fn))
+    master = master_cell(MASTERS["persistent"][0], "given_record_tile")
     assert ours.strip() == master.strip()
+    # the student writes the tile body (the blog's TODO 4): the given helper only records, it computes nothing
+    assert "tl.dot" not in master and "tl.zeros" not in master
+    for part in ("tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)", "tl.dot(", "tl.store(c_ptr", "record_tile("):
+        assert part in master_source("persistent"), part
 
 
 def test_trusted_launchers_match_the_locked_cells():
@@ -212,6 +216,40 @@ def test_persistent_one_tile_per_program(tmp_path):
     src = master_source("persistent").replace("tl.range(pid, num_tiles, NUM_PROGRAMS)", "tl.range(pid, pid + 1)")
     msg = rejects(check_persistent, kernel(tmp_path, "persistent", src), num_programs=[1, 3, 40])
     assert "num_programs=1" in msg and "for tile_id in range(pid, num_tiles, NUM_PROGRAMS)" in msg
+
+
+def test_persistent_accumulator_not_reset_per_tile(tmp_path):
+    # acc made once before the tile loop: right while every program owns one tile, wrong from a program's second
+    src = edited("persistent", ("        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n", ""),
+                 ("    for tile_id in tl.range(pid, num_tiles, NUM_PROGRAMS):\n",
+                  "    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n"
+                  "    for tile_id in tl.range(pid, num_tiles, NUM_PROGRAMS):\n"))
+    k = kernel(tmp_path, "persistent", src)
+    check_persistent(k, num_programs=[40])  # one tile per program: the mistake does not show
+    for counts in ([1], [3], [1, 3, 40]):  # a program with two tiles or more: it does
+        msg = rejects(check_persistent, k, num_programs=counts)
+        assert f"num_programs={counts[0]}" in msg and "값이 다릅니다" in msg, msg
+        assert "누산기(acc)를 tile마다 0으로 다시 만들지 않은 것 같습니다" in msg, msg
+    assert "누산기(acc)를 tile마다" in rejects(check_persistent, k, hidden=True, num_programs=[1, 2, 5, 40], seed=1)
+
+
+def test_persistent_loop_off_by_one(tmp_path):
+    short = edited("persistent", ("tl.range(pid, num_tiles, NUM_PROGRAMS)", "tl.range(pid, num_tiles - 1, NUM_PROGRAMS)"))
+    msg = rejects(check_persistent, kernel(tmp_path, "persistent", short), num_programs=[1, 3, 40])
+    assert "num_programs=1" in msg and "쓰이지 않았습니다" in msg, msg
+    # one tile past the end: the store is masked out (right values) but the records show the extra tile
+    long = edited("persistent", ("tl.range(pid, num_tiles, NUM_PROGRAMS)", "tl.range(pid, num_tiles + 1, NUM_PROGRAMS)"))
+    k = kernel(tmp_path, "persistent", long)
+    check_persistent(k, num_programs=[1, 3, 40])
+    msg = rejects(check_persistent, k, num_programs=[1, 3, 7, 1000], ownership=True)
+    assert "tile 번호 15까지 계산했습니다" in msg and "num_tiles를 넘었습니다" in msg, msg
+
+
+def test_persistent_without_record_tile(tmp_path):
+    k = kernel(tmp_path, "persistent", edited("persistent", ("        record_tile(tile_id, visits_ptr, owner_ptr)\n", "")))
+    check_persistent(k, num_programs=[1, 3, 40])
+    assert "record_tile(tile_id, visits_ptr, owner_ptr)을 호출하세요" in rejects(
+        check_persistent, k, num_programs=[1, 3], ownership=True)
 
 
 def test_persistent_wrong_owner_is_an_ownership_failure(tmp_path):
@@ -333,7 +371,7 @@ def test_bad_kernel_is_rejected_with_its_message(tmp_path, name):
         results = [kernel_compile.compile_one(lambda: launchers.rebuild(py, ex, "compile"), sig, consts, "sm_80")
                    for consts in launchers.EXERCISES[ex]["constexprs"](cases, [3])]
         assert any(not r["ok"] and e["message"] in r["message"] for r in results), results
-    kw = {"num_programs": [1, 3, 40]} if e["exercise"] == "persistent" else {}
+    kw = {"num_programs": [1, 3, 40], "ownership": True} if e["exercise"] == "persistent" else {}
     msg = rejects(CHECKS[e["exercise"]], k, hidden=True, **kw)
     assert e["message"] in msg, msg
     if e["kind"] == "compile":

@@ -15,6 +15,18 @@ from autograder.bad_kernels import BAD_KERNELS, NOTEBOOK_TESTS
 from .model import Notebook, _meta, insert_cell, set_answer
 
 _MASKED_LOAD = re.compile(r"tl\.load\((\w+), mask=[^()]*\)")
+_TILE_LOOP = re.compile(r"^( *)for tile_id in .*\n", re.M)
+_ACC_ZEROS = re.compile(r"^ *(acc\w* = tl\.zeros\(.*\))\n", re.M)
+
+
+def _acc_before_tile_loop(s: str) -> str:
+    """The persistent kernel with its accumulator made once, before the tile loop, instead of per tile."""
+    loop, acc = _TILE_LOOP.search(s), _ACC_ZEROS.search(s)
+    if loop is None or acc is None or acc.start() < loop.start():
+        return s
+    s = s[:acc.start()] + s[acc.end():]
+    return s[:loop.start()] + loop.group(1) + acc.group(1) + "\n" + s[loop.start():]
+
 
 # (case, kernel cell grade_id, description, edit of the solution text)
 MISTAKES = [
@@ -31,6 +43,9 @@ MISTAKES = [
      lambda s: s.replace("dtype=tl.float32)", "dtype=tl.float16)")),
     ("kernel_loop_off_by_one", "student_kernel", "persistent loop stops one tile early (num_tiles - 1)",
      lambda s: s.replace("tl.range(pid, num_tiles, NUM_PROGRAMS)", "tl.range(pid, num_tiles - 1, NUM_PROGRAMS)")),
+    ("kernel_acc_not_reset", "student_kernel",
+     "persistent: the accumulator is made once before the tile loop, not reset per tile (wrong from a program's "
+     "second tile on)", _acc_before_tile_loop),
     ("kernel_no_load_mask", "ex4_add_kernel", "vector add: tl.load without mask (unmasked load)",
      lambda s: s.replace("tl.load(x_ptr + offsets, mask=mask)", "tl.load(x_ptr + offsets)")
      .replace("tl.load(y_ptr + offsets, mask=mask)", "tl.load(y_ptr + offsets)")),

@@ -345,6 +345,46 @@ def matmul_cases(hidden, noncontiguous=True, extra_shapes=(), aligned=False) -> 
 
 
 
+_PERSISTENT_TILE = 32  # the persistent launcher's BLOCK_M = BLOCK_N (launchers._launch_persistent)
+
+
+def _diag_persistent(case, base):
+    """``base`` (the matmul diagnosis), after looking for the persistent loop's own mistake: an accumulator
+    made once before the tile loop, so each tile of a program also holds the sums of the program's earlier
+    tiles (same position in the tile; a masked-off row or column adds 0 there), for some program count P."""
+    M, N = case["output"].shape
+    T = _PERSISTENT_TILE
+    n_tiles_n = (N + T - 1) // T
+    tiles = ((M + T - 1) // T) * n_tiles_n
+
+    def carried(got, ref, P) -> bool:
+        for first in range(P):
+            acc = [0.0] * (T * T)  # the never-reset accumulator of program ``first``
+            for t in range(first, tiles, P):
+                i0, j0 = (t // n_tiles_n) * T, (t % n_tiles_n) * T
+                for r in range(T if i0 + T <= M else M - i0):
+                    for c in range(T if j0 + T <= N else N - j0):
+                        k = (i0 + r) * N + j0 + c
+                        want = ref[k] + acc[r * T + c]
+                        d = got[k] - want
+                        d = d if d >= 0 else -d
+                        if d > 2.0 ** -8 * (want if want >= 0 else -want) + 2.0 ** -8:
+                            return False
+                        acc[r * T + c] = want
+        return True
+
+    def diagnose(got, ref, bad, ins):
+        for P in range(1, tiles):
+            if carried(got, ref, P):
+                return ("누산기(acc)를 tile마다 0으로 다시 만들지 않은 것 같습니다: 각 tile의 값에 같은 program이 "
+                        "앞서 계산한 tile들의 값이 더해져 있습니다 (program 하나가 tile을 2개 이상 맡을 때만 "
+                        "드러납니다). acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)를 persistent 루프 안, "
+                        "K 루프 바로 앞에 두세요.")
+        return base(got, ref, bad, ins)
+
+    return diagnose
+
+
 def persistent_cases(hidden, noncontiguous=True, aligned=False) -> list:
     specs = [((130, 70, 50), ("padded", "padded", "padded"))]
     if hidden:
@@ -358,6 +398,7 @@ def persistent_cases(hidden, noncontiguous=True, aligned=False) -> list:
             "프로그램 수가 타일 수보다 적으면 각 프로그램이 for tile_id in range(pid, num_tiles, NUM_PROGRAMS)로 "
             "여러 타일을 돌아야 합니다 (num_programs를 커널에 넘겼는지, 타일 좌표를 tile_id로 계산하는지 확인하세요)."
         )
+        case["diagnose"] = _diag_persistent(case, case["diagnose"])
         cases.append(case)
     return cases
 

@@ -264,7 +264,10 @@ def _check(exercise, kernel_obj, cases, extras, seed, dtype, name, hint, after_f
 
 
 class _Ownership:
-    """The persistent launcher's visits/owner records: every tile computed once, by program tile % P."""
+    """The persistent launcher's visits/owner records (written by the notebook's given ``record_tile``, the
+    grader's copy): every tile computed once, by program tile % P, and no tile number past the last one. The
+    records have a margin after the last tile, so a loop that runs past ``num_tiles`` records there (checked
+    with ``ownership=True``) instead of writing outside the tensors."""
 
     def __init__(self, strict: bool):
         self.strict = strict
@@ -276,10 +279,11 @@ class _Ownership:
         M = tb.size(a)[0]
         N = tb.size(b)[1]
         tiles = max(((M + 31) // 32) * ((N + 31) // 32), 1)
+        size = tiles + num_programs + 64  # margin: tile numbers a loop past num_tiles reaches
         device = _device(torch)
-        visits = torch.tensor([0] * tiles, dtype=torch.int32)
-        owner = torch.tensor([-1] * tiles, dtype=torch.int32)
-        if not (_same_list(tb.tolist(visits), [0] * tiles) and _same_list(tb.tolist(owner), [-1] * tiles)):
+        visits = torch.tensor([0] * size, dtype=torch.int32)
+        owner = torch.tensor([-1] * size, dtype=torch.int32)
+        if not (_same_list(tb.tolist(visits), [0] * size) and _same_list(tb.tolist(owner), [-1] * size)):
             raise REAL_ASSERTION_ERROR("❌ 채점 환경이 바뀌었습니다: torch.tensor가 준 값과 다른 텐서를 만듭니다.")
         if device != "cpu":
             visits, owner = tb.to(visits, device), tb.to(owner, device)
@@ -295,6 +299,14 @@ class _Ownership:
         o = _read(tb, owner)
         if M == 0 or N == 0:
             return None
+        past = [t for t in range(tiles, len(v)) if v[t] != 0 or o[t] != -1]
+        if past:
+            return (f"tile 번호 {past[0]}까지 계산했습니다 (tile은 0–{tiles - 1}번, {tiles}개; program {P}개): "
+                    "persistent 루프가 num_tiles를 넘었습니다. range(pid, num_tiles, NUM_PROGRAMS)처럼 끝을 "
+                    "num_tiles로(포함하지 않음) 두세요.")
+        if all(v[t] == 0 for t in range(tiles)):
+            return ("값은 맞지만 채점용 기록이 없습니다: persistent 루프 안에서 tile 하나를 저장한 뒤 "
+                    "record_tile(tile_id, visits_ptr, owner_ptr)을 호출하세요.")
         for t in range(tiles):
             if v[t] != 1:
                 what = "계산되지 않았습니다" if v[t] == 0 else f"{int(v[t])}번 계산되었습니다"
@@ -328,9 +340,11 @@ def check_persistent(kernel, *, hidden=False, noncontiguous=True, dtype="float16
                      name="persistent_matmul", hint=None, aligned=False, ownership=False):
     """Check week 7's ``student_persistent_kernel`` through the locked launcher's copy (32×32×32 tiles) for
     several program counts: 1 (one program loops over every tile), 3 (tiles split unevenly) and 1000 (more
-    programs than tiles); ``num_programs`` overrides them. ``ownership=True`` also requires every tile to be
-    computed exactly once, by program ``tile % num_programs`` (the launcher's visits/owner records).
-    ``aligned=True`` as in ``check_matmul``."""
+    programs than tiles); ``num_programs`` overrides them. A count below the number of tiles gives a program
+    two tiles or more: only then does an accumulator that is not reset per tile show (and get its own
+    feedback). ``ownership=True`` also requires every tile to be computed exactly once, by program
+    ``tile % num_programs``, and no tile past the last (the visits/owner records of the notebook's given
+    ``record_tile``, the grader's copy). ``aligned=True`` as in ``check_matmul``."""
     if dtype not in TOLERANCES:
         raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
     counts = list(num_programs) if num_programs is not None else [1, 3, 1000]

@@ -13,14 +13,17 @@
 #
 # 사례 연구 노트북 `notebooks/persistent_case_study`(블로그 「persistent kernel은 그 자체로 빠르지 않다」)의
 # naive persistent 커널은 SM 수만큼의 program만 띄우고, 각 program이 일정한 간격으로 여러 C tile을 순회합니다.
-# 이 과제에서는 그 커널의 핵심 한 줄 — **persistent 루프** — 를 직접 씁니다. tile 하나를 계산하는 본문은
-# 주어집니다.
+# 이 과제에서는 블로그의 TODO 4를 그대로 풉니다: **persistent 루프**와 그 본문 — tile 번호에서 `(tile_m, tile_n)`을
+# 구하고, 포인터·마스크와 누산기(accumulator)를 tile마다 새로 만들고, K 루프를 돌고, C tile을 저장하는 것 — 을 모두
+# 직접 씁니다. 주어지는 것은 채점용 기록 helper(`record_tile`) 하나뿐입니다.
 #
 # ## 이번 노트북에서 배우는 것
 # 1. persistent grid: `num_programs = min(num_sms × programs_per_sm, num_tiles)`
 # 2. program `pid`가 맡는 tile: `pid, pid + num_programs, pid + 2·num_programs, …` — program마다 tile 몇 개?
-# 3. `for tile_id in tl.range(pid, num_tiles, NUM_PROGRAMS)` 루프를 써서 커널을 완성하고, program 수가
-#    1개일 때, 3개일 때, tile보다 많을 때 모두 torch와 같은 답을 내는지 확인하기
+# 3. `for tile_id in tl.range(pid, num_tiles, NUM_PROGRAMS)` 루프 안에 tile GEMM 본문(블로그의 TODO 4)을 옮겨
+#    커널을 완성하기: 누산기는 tile마다 0에서 다시 시작해야 합니다
+# 4. program 수가 1개일 때, 3개일 때, tile보다 많을 때 모두 torch와 같은 답을 내는지 확인하기 — program 하나가
+#    tile을 2개 이상 맡아야(program 수 < tile 수) 누산기를 초기화하지 않은 실수가 드러납니다
 #
 # ## GPU가 필요한 부분
 # **없습니다.** GPU가 없으면 커널은 CPU 해석기(`TRITON_INTERPRET=1`)로 돌고, GPU가 있으면 GPU에서 돕니다.
@@ -117,71 +120,47 @@ g.check_value("tiles_max", tiles_max, _split.max_tiles)
 g.check_value("programs_with_max", programs_with_max, _split.programs_with_max)
 
 # %% [markdown]
-# ## 2. 코딩 문제: persistent 루프 (8점)
+# ## 2. 코딩 문제: persistent 루프 — 블로그의 TODO 4 (8점)
 #
-# 아래 `compute_tile`은 **tile 하나**를 계산하는 본문입니다(블로그의 TODO 1–3: tile 번호 → `(tile_m, tile_n)`,
-# 포인터와 마스크, K 루프, 저장). 주어진 것이니 수정하지 마세요. 채점을 위해 본문은 두 가지를 더 기록합니다:
+# 블로그의 naive persistent 커널은 naive tiled 커널의 본문(TODO 1–3: 포인터와 M/N/K 마스크, K 루프, 저장)을
+# persistent 루프 안으로 옮긴 것입니다(TODO 4). 블로그의 주석 그대로, **누산기와 포인터는 tile마다 새로
+# 초기화해야 합니다** (acc와 pointer는 tile마다 새로 초기화해야 한다). tile 하나만 계산하던 커널에서는 드러나지
+# 않던 실수입니다: 누산기를 루프 밖에서 한 번만 만들면, program의 두 번째 tile부터 앞 tile의 합이 더해집니다.
+#
+# 채점을 위해 주어지는 것은 아래 `record_tile` 하나입니다. 수정하지 마세요. tile 하나를 계산하고 나서 호출하면
 # `visits[tile_id]`에 1을 더하고(그 tile이 몇 번 계산되었나), `owner[tile_id]`에 자기 `program_id`를 적습니다.
 
-# %% nbgrader={"grade": false, "grade_id": "given_tile_body", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": false, "grade_id": "given_record_tile", "locked": true, "schema_version": 3, "solution": false, "task": false}
 @triton.jit
-def compute_tile(
-    tile_id,
-    a_ptr, b_ptr, c_ptr, visits_ptr, owner_ptr,
-    M, N, K,
-    stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-):
-    """Compute C tile number ``tile_id`` (row-major tile order) and record who computed it."""
-    num_n_tiles = tl.cdiv(N, BLOCK_N)
-    tile_m = tile_id // num_n_tiles
-    tile_n = tile_id % num_n_tiles
-
-    # 포인터와 M/N 마스크: tile마다 새로 만든다
-    offsets_m = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    offsets_n = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    a_row = a_ptr + offsets_m[:, None] * stride_am
-    b_col = b_ptr + offsets_n[None, :] * stride_bn
-    mask_m = offsets_m[:, None] < M
-    mask_n = offsets_n[None, :] < N
-
-    # K 루프: FP32 누산기도 tile마다 0에서 시작한다
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, K, BLOCK_K):
-        offsets_k = k + tl.arange(0, BLOCK_K)
-        a_tile = tl.load(a_row + offsets_k[None, :] * stride_ak, mask=mask_m & (offsets_k[None, :] < K), other=0.0)
-        b_tile = tl.load(b_col + offsets_k[:, None] * stride_bk, mask=mask_n & (offsets_k[:, None] < K), other=0.0)
-        acc = tl.dot(a_tile, b_tile, acc)
-
-    c = acc.to(c_ptr.dtype.element_ty)
-    tl.store(c_ptr + offsets_m[:, None] * stride_cm + offsets_n[None, :] * stride_cn, c, mask=mask_m & mask_n)
-
-    # 채점용 기록: 이 tile을 한 번 더 계산했고, 계산한 program은 나다
+def record_tile(tile_id, visits_ptr, owner_ptr):
+    """Grading record: tile ``tile_id`` was computed once more, and by this program."""
     tl.atomic_add(visits_ptr + tile_id, 1)
     tl.store(owner_ptr + tile_id, tl.program_id(0))
 
 
 # %% [markdown]
-# 이제 커널을 완성하세요. 할 일은 세 가지입니다.
+# 이제 커널을 완성하세요. 할 일은 다음과 같습니다(블로그의 `_persistent_matmul_kernel`과 같은 순서).
 #
-# 1. 내 program 번호 `pid`(`tl.program_id(0)`)와 tile 개수 `num_tiles`(`tl.cdiv`로 M축·N축 tile 수를 곱한 값)
+# 1. 내 program 번호 `pid`(`tl.program_id(0)`), N축 tile 수 `num_n_tiles`, tile 개수 `num_tiles`
+#    (`tl.cdiv`로 M축·N축 tile 수를 곱한 값)
 # 2. **persistent 루프**: `pid`에서 시작해 `NUM_PROGRAMS`씩 건너뛰며 `num_tiles` 미만의 모든 `tile_id`를 순회
 #    (`range` 또는 `tl.range`)
-# 3. 루프 안에서 tile 하나를 계산: 모든 인자를 그대로 넘기면 됩니다.
+# 3. 루프 안에서 tile 하나를 계산 (TODO 4):
+#    * tile 좌표: `tile_m = tile_id // num_n_tiles`, `tile_n = tile_id % num_n_tiles` (row-major tile 순서)
+#    * 포인터와 M/N 마스크: `tile_m * BLOCK_M + tl.arange(0, BLOCK_M)` 등으로 tile마다 새로 만들기
+#    * FP32 누산기를 **tile마다** `tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)`로 초기화하고, K축을 `BLOCK_K`씩
+#      돌며 K 마스크를 준 `tl.load`(`other=0.0`)와 `tl.dot`으로 누적하기
+#    * C tile을 출력 dtype으로 바꿔(`acc.to(c_ptr.dtype.element_ty)`) 마스크와 함께 `tl.store`
+#    * 마지막으로 채점용 기록: `record_tile(tile_id, visits_ptr, owner_ptr)`
 #
-#    ```python
-#    compute_tile(tile_id, a_ptr, b_ptr, c_ptr, visits_ptr, owner_ptr, M, N, K,
-#                 stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-#                 BLOCK_M, BLOCK_N, BLOCK_K)
-#    ```
-#
-# 채점은 아래의 `launch(a, b, c, num_programs=...)`로 커널을 실제로 실행해 torch와 비교합니다. program 수는
-# 1개, 3개, tile 수보다 많은 경우까지 바꿔 가며, 크기는 tile의 배수가 아니고, 입력·출력은 독 값으로 채운 버퍼
-# 속의 뷰입니다. 그리고 **모든 tile이 정확히 한 번씩**, 올바른 program에 의해 계산되었는지도 봅니다.
+# 채점은 아래의 `launch(a, b, c, num_programs=...)`와 같은 실행기로 커널을 실제로 실행해 torch와 비교합니다.
+# program 수는 1개(program 하나가 모든 tile을 계산), 3개(tile이 고르게 나뉘지 않음), tile 수보다 많은 경우까지
+# 바꿔 가며, 크기는 tile의 배수가 아니고, 입력·출력은 독 값으로 채운 버퍼 속의 뷰입니다. 그리고 **모든 tile이
+# 정확히 한 번씩**, 올바른 program에 의해 계산되었는지도 봅니다(`record_tile`의 기록).
 #
 # **점수 조건:** 커널 테스트(3점 + 3점 + 2점)는 (1) 해석기 실행 결과가 맞고 (2) 커널이 sm_75/sm_80/sm_90용으로
 # **실제 컴파일**될 때만 점수를 받습니다. 채점기는 `student_persistent_kernel`을 자기 사본의 실행기(아래 `launch`와
-# 같은 코드)로 실행하므로, `launch`를 고쳐도 채점에는 영향이 없습니다.
+# 같은 코드)와 자기 사본의 `record_tile`로 실행하므로, `launch`나 `record_tile`을 고쳐도 채점에는 영향이 없습니다.
 
 # %% nbgrader={"grade": false, "grade_id": "student_kernel", "locked": false, "schema_version": 3, "solution": true, "task": false}
 @triton.jit
@@ -197,13 +176,38 @@ def student_persistent_kernel(
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
 ):
     """C[M, N] = A[M, K] @ B[K, N]; program pid computes tiles pid, pid + NUM_PROGRAMS, ..."""
+    # TODO 4: pid와 tile 개수, persistent 루프, 그리고 루프 안의 tile GEMM 본문(tile 좌표, 포인터와 마스크,
+    # tile마다 새 FP32 누산기와 K 루프, 저장, record_tile)을 쓰세요.
     ### BEGIN SOLUTION
     pid = tl.program_id(0)
-    num_tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
+    num_n_tiles = tl.cdiv(N, BLOCK_N)
+    num_tiles = tl.cdiv(M, BLOCK_M) * num_n_tiles
     for tile_id in tl.range(pid, num_tiles, NUM_PROGRAMS):
-        compute_tile(tile_id, a_ptr, b_ptr, c_ptr, visits_ptr, owner_ptr, M, N, K,
-                     stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-                     BLOCK_M, BLOCK_N, BLOCK_K)
+        tile_m = tile_id // num_n_tiles
+        tile_n = tile_id % num_n_tiles
+
+        # 포인터와 M/N 마스크: tile마다 새로 만든다
+        offsets_m = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offsets_n = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        a_row = a_ptr + offsets_m[:, None] * stride_am
+        b_col = b_ptr + offsets_n[None, :] * stride_bn
+        mask_m = offsets_m[:, None] < M
+        mask_n = offsets_n[None, :] < N
+
+        # K 루프: FP32 누산기도 tile마다 0에서 다시 시작한다
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, K, BLOCK_K):
+            offsets_k = k + tl.arange(0, BLOCK_K)
+            mask_a = mask_m & (offsets_k[None, :] < K)
+            mask_b = mask_n & (offsets_k[:, None] < K)
+            a_tile = tl.load(a_row + offsets_k[None, :] * stride_ak, mask=mask_a, other=0.0)
+            b_tile = tl.load(b_col + offsets_k[:, None] * stride_bk, mask=mask_b, other=0.0)
+            acc = tl.dot(a_tile, b_tile, acc)
+
+        # C tile 저장, 그리고 채점용 기록
+        c = acc.to(c_ptr.dtype.element_ty)
+        tl.store(c_ptr + offsets_m[:, None] * stride_cm + offsets_n[None, :] * stride_cn, c, mask=mask_m & mask_n)
+        record_tile(tile_id, visits_ptr, owner_ptr)
     ### END SOLUTION
 
 
@@ -240,7 +244,8 @@ def launch(a, b, c, num_programs=None, *, programs_per_sm=1, visits=None, owner=
 # %% [markdown]
 # 먼저 직접 확인해 보세요 (채점하지 않는 셀): `80×80`인 C를 32×32 tile로 나누면 3 × 3 = 9개 tile입니다.
 # program 1개, 3개, 20개(tile보다 많음)로 계산해 torch와 비교하고, tile마다 몇 번, 어느 program이 계산했는지
-# 봅니다.
+# 봅니다. 20개일 때만 맞고 1개·3개일 때 틀린다면 program이 맡은 두 번째 tile부터 틀린 것이니, 누산기를 tile마다
+# 새로 만들었는지 보세요.
 
 # %%
 if grading_mode():  # an interpreter run without points
@@ -269,7 +274,8 @@ else:
 """Coding: the persistent kernel matches torch for 1, 3 and more-than-tiles programs (poisoned margins)."""
 from gemm_lab.grading import fresh
 g = fresh()
-g.check_persistent(student_persistent_kernel, num_programs=[1, 3, 40])  # 40: tile보다 많은 program
+# 1, 3: program 하나가 tile 여러 개 (누산기를 tile마다 초기화해야 맞음), 40: tile보다 많은 program
+g.check_persistent(student_persistent_kernel, num_programs=[1, 3, 40])
 
 # %% nbgrader={"grade": true, "grade_id": "persistent_matches_torch_hidden", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 """Coding: the persistent kernel matches torch on hidden shapes and program counts."""
@@ -326,6 +332,8 @@ print(f"이론 점유율 {blog_occ.occupancy:.1%} (SM당 warp {blog_occ.warps_pe
 # * persistent 커널은 tile 수가 아니라 `min(num_sms × programs_per_sm, num_tiles)`개의 program을 띄우고,
 #   program `pid`가 `range(pid, num_tiles, NUM_PROGRAMS)`의 tile을 차례로 계산합니다. program마다 tile은
 #   `⌊T / P⌋`개 또는 `⌈T / P⌉`개이고, `T mod P`개의 program이 하나를 더 계산합니다.
-# * tile 본문(포인터·mask·누산기)은 tile마다 새로 만들어야 하고, 그 반복이 블로그가 찾은 명령어 오버헤드입니다.
+# * tile 본문(포인터·mask·누산기)은 tile마다 새로 만들어야 합니다. 누산기를 루프 밖에서 한 번만 만들면 program의
+#   두 번째 tile부터 답이 틀리는데, program이 tile을 하나씩만 맡는 grid(program 수 ≥ tile 수)에서는 드러나지
+#   않습니다. tile마다 다시 하는 이 계산(tile 좌표의 정수 나눗셈, offset, mask)이 블로그가 찾은 명령어 오버헤드입니다.
 # * 이 루프를 가진 커널이 왜 그 자체로는 빠르지 않은지(SM당 block 슬롯과 Waves Per SM), 그리고 무엇을 더해야
 #   빨라지는지(grouped 순서, TMA)는 사례 연구 노트북 `notebooks/persistent_case_study`에서 측정값과 함께 봅니다.
