@@ -27,9 +27,10 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from autograder import triton_cache  # noqa: E402
 from autograder.course import Course, read_notebook, release  # noqa: E402
 from autograder.fixture import make_course  # noqa: E402
-from autograder.grade import autograde  # noqa: E402
+from autograder.grade import autograde, prepare_gradebook  # noqa: E402
 from autograder.make_samples import Notebook  # noqa: E402
 
 
@@ -132,6 +133,11 @@ def main(argv=None) -> int:
         print(f"nbgrader start-up (python -m nbgrader --version): {t_nbg:.1f}s")
         t_k = sandboxed_kernel_start()
         print(f"sandboxed kernel start + import gemm_lab.grading + shutdown: {t_k:.1f}s")
+        t0 = time.monotonic()
+        prepare_gradebook(course, assignment)  # the scratch release the shared Triton cache is warmed from
+        shared = triton_cache.warm(course, assignment, course.work / "release" / assignment, log=lambda m: None)
+        print("shared Triton cache (once per release and Triton version; autograder/triton_cache.py): "
+              + (f"{time.monotonic() - t0:.1f}s, {shared.name}" if shared else "off"))
 
         c0, t0 = _cpu(), time.monotonic()
         r = autograde(course, assignment, students=["s000"], jobs=1, cell_timeout=args.cell_timeout,

@@ -10,14 +10,19 @@ sandbox at the same path and points Triton at it through :class:`gemm_lab.triton
 holds only the TODO stub), so it is compiled in the sandbox as before; nothing a hand-in does reaches the
 shared folder.
 
-The folder's name holds the release notebooks' hash, the Triton version and cpu/gpu: a changed notebook
-or environment gets a new one (older ones are removed). ``GEMM_LAB_SHARED_TRITON_CACHE=0`` turns it off.
+The folder's name holds the release notebooks' hash, the Triton version and cpu/gpu, so it is
+content-addressed: it lives in the repository's own ``autograder/work/triton-cache/`` and is shared by
+every course graded from this checkout (the demo's and the tests' scratch courses too); a changed
+notebook or environment gets a new one (folders of the same assignment unused for a day are removed).
+Two runs warming the same folder at once take turns (a file lock). ``GEMM_LAB_SHARED_TRITON_CACHE=0``
+turns it off.
 
     python -m autograder.triton_cache warm DIR NOTEBOOK...   # what warm() runs in a subprocess
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -32,6 +37,8 @@ if __package__ in (None, ""):
 
 from autograder.bwrap import has_gpu  # noqa: E402
 from autograder.course import REPO_ROOT, Course  # noqa: E402
+
+STALE_SECONDS = 24 * 3600
 
 __all__ = ["ENV_SWITCH", "enabled", "cache_dir", "warm", "sandbox_spec"]
 
@@ -53,13 +60,13 @@ def _triton_version() -> str:
         return "none"
 
 
-def cache_dir(course: Course, assignment: str, release_dir: Path) -> Path:
-    """``autograder/work/triton-cache/<assignment>-<release hash>-triton<ver>-<cpu|gpu>``."""
+def cache_dir(assignment: str, release_dir: Path) -> Path:
+    """``<repo>/autograder/work/triton-cache/<assignment>-<release hash>-triton<ver>-<cpu|gpu>``."""
     h = hashlib.sha256()
     for nb in sorted(release_dir.glob("*.ipynb")):
         h.update(nb.name.encode() + b"\0" + nb.read_bytes() + b"\0")
     name = f"{assignment}-{h.hexdigest()[:12]}-triton{_triton_version()}-{'gpu' if has_gpu() else 'cpu'}"
-    return course.work / "triton-cache" / name
+    return Course.at(REPO_ROOT).work / "triton-cache" / name
 
 
 def warm(course: Course, assignment: str, release_dir: Path, log=print) -> Path | None:
@@ -70,11 +77,22 @@ def warm(course: Course, assignment: str, release_dir: Path, log=print) -> Path 
     notebooks = sorted(release_dir.glob("*.ipynb"))
     if not notebooks:
         return None
-    target = cache_dir(course, assignment, release_dir)
-    if (target / COMPLETE).is_file():
-        return target
+    target = cache_dir(assignment, release_dir)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.parent / f"{target.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (target / COMPLETE).is_file():
+            os.utime(target)
+            return target
+        return _warm_locked(course, assignment, notebooks, release_dir, target, log)
+
+
+def _warm_locked(course, assignment, notebooks, release_dir, target, log):
+    now = time.time()
     for old in target.parent.glob(f"{assignment}-*"):
-        shutil.rmtree(old, ignore_errors=True)
+        if old.is_dir() and old != target and now - old.stat().st_mtime > STALE_SECONDS:
+            shutil.rmtree(old, ignore_errors=True)
+    shutil.rmtree(target, ignore_errors=True)  # a warm-up cut short
     target.mkdir(parents=True)
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="warm-", dir=course.work) as tmp:

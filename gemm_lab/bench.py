@@ -12,7 +12,8 @@ Command line (on a GPU machine; writes CSV + PNG files into --out)::
 Parts (``--only``): ``sweep`` (matmul.csv + matmul.png), ``persistent`` (persistent_programs.csv,
 persistent_variants.csv), ``group`` (group_order.csv), ``compiled`` (compiled_kernels.csv),
 ``tma_configs`` (tma_configs.csv: a search over the TMA kernel's options), ``softmax`` (softmax.csv),
-``host`` (host_overhead.csv: CPU time of each launcher and of its pieces), ``best`` (best_matmul.csv,
+``host`` (host_overhead.csv: CPU time of each launcher and of its pieces; host_overhead_breakdown.csv:
+best_matmul's repeat-call path step by step), ``best`` (best_matmul.csv,
 best_matmul_summary.csv: best_matmul against torch.matmul at the issue-14 target shapes, three rounds),
 ``fp8`` (fp8_matmul.csv: fp8 e4m3 fp8_matmul against torch._scaled_mm, Hopper only), ``autotune``
 (autotune_cost.csv) and ``t4limit`` (t4_limit_<gpu>.csv): week 7 notebook 03, see gemm_lab.bench_autotune.
@@ -573,7 +574,12 @@ def main(argv=None) -> int:
     if "softmax" in parts:
         save(bench_softmax(warmup=warmup, rep=rep), "softmax.csv")
     if "host" in parts:
+        import pandas as pd
+
+        from gemm_lab.bench_best import host_breakdown_rows
+
         save(bench_host_overhead(), "host_overhead.csv")
+        save(pd.DataFrame(host_breakdown_rows()), "host_overhead_breakdown.csv")
     if "best" in parts:
         from gemm_lab.bench_best import best_rounds, best_summary
 
