@@ -106,8 +106,10 @@ def _host_steps(size: int, n: int):
              ("torch.empty(M, N)", lambda: torch.empty((size, size), device=a.device, dtype=a.dtype))]
     p = plan.choice.params
     if plan.choice.kernel == "tma_persistent":
-        steps.append(("  3 x TensorDescriptor(...)", lambda: [B.TensorDescriptor(
+        steps.append(("  3 x TensorDescriptor(...) (built anew)", lambda: [B.TensorDescriptor(
             t, t.shape, t.stride(), [p["BLOCK_M"], p["BLOCK_K"]]) for t in (a, b, out)]))
+        steps.append(("  3 x _desc_like(template, t) (what plan.run does)", lambda: [
+            B._desc_like(d, t) for d, t in zip(plan.descs, (a, b, out), strict=True)]))
     else:
         args = (a, b, out, size, size, size, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
                 out.stride(0), out.stride(1))

@@ -96,6 +96,23 @@ def test_cached_plan_still_refuses_overlapping_output():
     torch.testing.assert_close(buf[:, 20:28], a @ b, rtol=1e-5, atol=1e-5)
     with pytest.raises(ValueError, match="overlaps the memory of a"):
         K.best_matmul(a, b, out=buf[:, 4:12])  # same layout key as above, but it overlaps a
+    K.best_matmul(a, b, out=buf[:, 20:28])   # the disjoint addresses again: checked once, then remembered
+    assert best._PLANS[best._key(a, b, buf[:, 20:28], None)].checked_ptrs == (
+        a.data_ptr(), b.data_ptr(), buf[:, 20:28].data_ptr())
+    with pytest.raises(ValueError, match="overlaps the memory of a"):
+        K.best_matmul(a, b, out=buf[:, 0:8])   # new addresses after a remembered pair: checked again
+
+
+def test_descriptor_templates_hold_no_tensor():
+    if best.TensorDescriptor is None:
+        pytest.skip("this triton has no TensorDescriptor")
+    t = torch.zeros(64, 64, dtype=torch.float16)
+    d = best.TensorDescriptor(t, t.shape, t.stride(), [32, 32])
+    template = best._desc_like(d, None)
+    other = torch.ones(64, 64, dtype=torch.float16)
+    copy = best._desc_like(template, other)
+    assert template.base is None and copy.base is other and copy is not template
+    assert (copy.shape, copy.strides, copy.block_shape) == (d.shape, d.strides, d.block_shape)
 
 
 def test_best_matmul_bad_input():

@@ -129,6 +129,8 @@ class _Plan:
     def __init__(self, choice: Choice, M: int, N: int, K: int, activation: str):
         self.choice, self.M, self.N, self.K, self.act = choice, M, N, K, activation
         self.launch = None   # Launch, set at the first run (after autotuning when there is one)
+        self.checked_ptrs = None  # (a, b, out) addresses last found not to overlap
+        self.descs = None    # TMA: the three descriptors of the first run, templates for later runs
         p = choice.params
         if choice.kernel == "splitk":
             self.kps = k_per_split(K, p["split_k"], p["BLOCK_K"])
@@ -177,9 +179,12 @@ class _Plan:
         a_op, a_t = _operand(a)
         b_op, b_t = _operand(b)
         target = out if _descriptor_ok(out) else aligned_copy(out)
-        a_desc = TensorDescriptor(a_op, a_op.shape, a_op.stride(), [BK, BM] if a_t else [BM, BK])
-        b_desc = TensorDescriptor(b_op, b_op.shape, b_op.stride(), [BN, BK] if b_t else [BK, BN])
-        c_desc = TensorDescriptor(target, target.shape, target.stride(), [BM, BN // 2])
+        if self.descs is None:  # validated once; the key fixes shapes, strides, dtypes and 16-byte alignment
+            descs = (TensorDescriptor(a_op, a_op.shape, a_op.stride(), [BK, BM] if a_t else [BM, BK]),
+                     TensorDescriptor(b_op, b_op.shape, b_op.stride(), [BN, BK] if b_t else [BK, BN]),
+                     TensorDescriptor(target, target.shape, target.stride(), [BM, BN // 2]))
+            self.descs = tuple(_desc_like(d, None) for d in descs)  # templates hold no tensor
+        a_desc, b_desc, c_desc = (_desc_like(d, t) for d, t in zip(self.descs, (a_op, b_op, target), strict=True))
         if self.launch.constexprs is None:
             _set_allocator()
             self.launch.constexprs = dict(BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, GROUP_M=p["GROUP_M"],
@@ -188,6 +193,16 @@ class _Plan:
         self.launch(a_desc, b_desc, c_desc, self.M, self.N, self.K)
         if target is not out:
             out.copy_(target)
+
+
+def _desc_like(template: TensorDescriptor, base: torch.Tensor | None) -> TensorDescriptor:
+    """A new descriptor equal to ``template`` but for ``base`` (same shape, strides, block and alignment,
+    which the plan's key guarantees), without re-running the constructor's checks. A new object per call,
+    so a plan shared by threads never mixes their tensors, and no tensor is kept alive by the plan."""
+    d = object.__new__(TensorDescriptor)
+    d.__dict__.update(template.__dict__)
+    d.base = base
+    return d
 
 
 _PLANS: dict[tuple, _Plan] = {}
@@ -227,7 +242,12 @@ def best_matmul(a: torch.Tensor, b: torch.Tensor, *, activation: str | None = No
     elif out is None:
         out = torch.empty((plan.M, plan.N), dtype=a.dtype, device=a.device)
     else:
-        v.check_no_overlap("out", out, a=a, b=b)
+        # whether out overlaps a or b follows from the key (shapes, strides, dtypes, devices) and the three
+        # base addresses: check once per address triple, not on every call
+        ptrs = (a.data_ptr(), b.data_ptr(), out.data_ptr())
+        if plan.checked_ptrs != ptrs:
+            v.check_no_overlap("out", out, a=a, b=b)
+            plan.checked_ptrs = ptrs
     plan.run(a, b, out)
     return out
 
