@@ -43,7 +43,7 @@ FULL_PLANS = {
         "other_formats": [W7[1], W7[2]], "off_by_one": ALL,
         **{m: [W7[0]] for m in ("kernel_no_k_mask", "kernel_no_store_mask", "kernel_other_one", "kernel_k_wrap",
                                 "kernel_fp16_acc")},
-        "kernel_loop_off_by_one": [W7[5]],
+        "kernel_loop_off_by_one": [W7[5]], "kernel_acc_not_reset": [W7[5]],
         "bad_matmul_block_k_8": [W7[0]], "bad_matmul_fake_jit_object": [W7[0]],
         "bad_persistent_while_break": [W7[5]], "bad_persistent_own_compute_tile": [W7[5]],
         "redefined_launcher": [W7[5]],
@@ -68,7 +68,7 @@ FULL_PLANS = {
 # every notebook, plus the cases below; the rest of FULL_PLANS (`--plan week07-all`) is for a longer run.
 _CORE = {
     "week07": ["other_formats", "off_by_one", "kernel_no_k_mask", "kernel_no_store_mask", "kernel_loop_off_by_one",
-               "bad_matmul_block_k_8", "redefined_launcher", "raises", "fork_bomb", "tamper_checker", "snoop",
+               "kernel_acc_not_reset", "bad_matmul_block_k_8", "redefined_launcher", "raises", "fork_bomb", "tamper_checker", "snoop",
                "deleted_test_after_locked", "duplicated_test", "changed_grade_id", "history_snoop"],
     "week06": ["off_by_one", "kernel_no_load_mask", "kernel_other_zero", "bad_softmax_lambda", "tamper_checker",
                "hidden_literal"],
