@@ -28,8 +28,9 @@ inputs (K <= 130, values k/16 in [-2, 2]) that term is below 2^-10, so this chec
 the graded one there. At 4096³ (unit normal inputs, s ~ 64) it allows about 8e-3 beyond 2^-8 |ref|, where
 an fp32 accumulator errs by about 2e-4 (a truncating one by a few times that), while a kernel that
 accumulates in fp16 errs by about 0.1-1 on elements of every size, so several percent of its elements fail. The earlier check (max error <=
-1e-2 * max|ref|) let such a kernel through: ``results/leaderboard_week07_demo.csv`` (H200, 2026-12-03)
-predates this change and ranks ``fp16_accumulator`` first; re-run on a GPU it is "not timed: wrong result".
+1e-2 * max|ref|) let such a kernel through and ranked ``fp16_accumulator`` first; re-run with this check
+on the H200 (``results/leaderboard_week07_demo.csv``, 2026-12-03) it is "not timed: wrong result" (3,765,172
+of 16,777,216 elements beyond the bound).
 ``tests/test_leaderboard.py`` shows both sides on the CPU (the demo kernels in the interpreter and a torch
 emulation of fp16 accumulation).
 """

@@ -109,11 +109,23 @@ def best_targets_table(results: str) -> str | None:
                           "do_bench_ratio_median": "do_bench (median)", "graph_ratios": "CUDA graph, 3 rounds",
                           "do_bench_ratios": "do_bench, 3 rounds", "met": "met (CUDA graph)"})
     text = md(t)
-    host = _read(results, "host_overhead_best.csv")
+    host = _read(results, "host_overhead_breakdown.csv")
     if host is not None:
-        text += ("\n\nLaunch overhead, CPU µs per call at 1024³ fp16 (`host_overhead_best.csv`; wanted ≤ 20 µs "
-                 "for the Tutorial-03 and autotuned launchers, ≤ 30 µs for TMA):\n\n"
-                 + md(host[["call", "config", "host_us"]], "{:.1f}"))
+        text += ("\n\nLaunch overhead, CPU µs per call, `best_matmul(a, b, out=)` with a cached plan, each step of its "
+                 "repeat-call path timed alone beside torch.matmul in the same run (`host_overhead_breakdown.csv`; "
+                 "wanted ≤ 20 µs for the Tutorial-03 / autotuned path at 1024³, ≤ 30 µs for TMA):\n\n"
+                 + md(host[["M", "plan", "step", "host_us"]], "{:.1f}"))
+    fp8 = _read(results, "fp8_matmul.csv")
+    if fp8 is not None:
+        g = fp8.groupby(["M", "kernel"], sort=False)
+        t = g.agg(graph_ms=("graph_ms", "median"), ms=("ms", "median"), rel_err=("rel_err", "max"),
+                  graph_ratio=("graph_ratio_to_scaled_mm", "median"), ratio=("ratio_to_scaled_mm", "median"),
+                  ratio_fast=("ratio_to_fast_accum", "median")).reset_index()
+        t = t.rename(columns={"graph_ratio": "ratio to _scaled_mm, CUDA graph (median of 3)",
+                              "ratio": "ratio, do_bench (median of 3)", "ratio_fast": "ratio to fast-accum, graph"})
+        text += ("\n\nfp8 e4m3 → fp16 (`fp8_matmul.csv`; wanted ≥ 0.90 of torch._scaled_mm at 4096³ and 8192³):"
+                 "\n\n" + md(t, "{:.4g}"))
+    return text
     return text
 
 
