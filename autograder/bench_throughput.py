@@ -2,10 +2,12 @@
 
     python autograder/bench_throughput.py                         # the demo fixture, 50 hand-ins
     python autograder/bench_throughput.py --assignment week07 --notebook 01_pointer_blocks -n 50
+    python autograder/bench_throughput.py --assignment week07 -n 6 --dask-workers 2 --no-alone   # through Dask
 
 Builds a scratch course (autograder/work/bench-*), hands in N full-marks copies, and measures:
 the fixed costs (nbgrader start-up, a sandboxed kernel start), one hand-in alone, then all N with
-``--jobs`` at once (default: the CPU count). CPU seconds are the children's user+sys time, so
+``--jobs`` at once (default: the CPU count), or with ``--dask-workers W`` through a Dask LocalCluster of W
+single-thread worker processes (``autograder/dispatch.py``, the path ``make autograde SCHEDULER=...`` takes). CPU seconds are the children's user+sys time, so
 "CPU per hand-in x N / cores" close to the wall time means grading is CPU-bound.
 """
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import resource
@@ -27,7 +30,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from autograder import triton_cache  # noqa: E402
+from autograder import dispatch, triton_cache  # noqa: E402
 from autograder.course import Course, read_notebook, release  # noqa: E402
 from autograder.fixture import make_course  # noqa: E402
 from autograder.grade import autograde, prepare_gradebook  # noqa: E402
@@ -120,6 +123,8 @@ def main(argv=None) -> int:
     ap.add_argument("-n", type=int, default=50)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--cell-timeout", type=int, default=180)
+    ap.add_argument("--dask-workers", type=int, default=0, help="grade the N hand-ins on a Dask LocalCluster")
+    ap.add_argument("--no-alone", action="store_true", help="skip the one-hand-in-alone measurement")
     args = ap.parse_args(argv)
     repo = Course.at()
     repo.work.mkdir(parents=True, exist_ok=True)
@@ -139,26 +144,35 @@ def main(argv=None) -> int:
         print("shared Triton cache (once per release and Triton version; autograder/triton_cache.py): "
               + (f"{time.monotonic() - t0:.1f}s, {shared.name}" if shared else "off"))
 
-        c0, t0 = _cpu(), time.monotonic()
-        r = autograde(course, assignment, students=["s000"], jobs=1, cell_timeout=args.cell_timeout,
-                      quiet=True)
-        one_wall, one_cpu = time.monotonic() - t0, _cpu() - c0
-        assert r[0].ok, r[0].error
-        print(f"one hand-in alone: {one_wall:.1f}s wall, {one_cpu:.1f} CPU-s")
+        if not args.no_alone:
+            c0, t0 = _cpu(), time.monotonic()
+            r = autograde(course, assignment, students=["s000"], jobs=1, cell_timeout=args.cell_timeout,
+                          quiet=True)
+            one_wall, one_cpu = time.monotonic() - t0, _cpu() - c0
+            assert r[0].ok, r[0].error
+            print(f"one hand-in alone: {one_wall:.1f}s wall, {one_cpu:.1f} CPU-s")
 
         students = [f"s{i:03d}" for i in range(1, args.n + 1)]
-        b0 = _machine_busy()
-        c0, t0 = _cpu(), time.monotonic()
-        rs = autograde(course, assignment, students=students, jobs=args.jobs, cell_timeout=args.cell_timeout,
-                       quiet=True)
-        wall, cpu = time.monotonic() - t0, _cpu() - c0
+        with contextlib.ExitStack() as stack:
+            if args.dask_workers:
+                cluster = stack.enter_context(dispatch.local_cluster(args.dask_workers))
+                os.environ[dispatch.ENV] = cluster.scheduler_address
+                stack.callback(os.environ.pop, dispatch.ENV, None)
+                print(f"through Dask: a LocalCluster of {args.dask_workers} worker process(es), one thread each")
+            b0 = _machine_busy()
+            c0, t0 = _cpu(), time.monotonic()
+            rs = autograde(course, assignment, students=students, jobs=args.jobs, cell_timeout=args.cell_timeout,
+                           quiet=True)
+            wall, cpu = time.monotonic() - t0, _cpu() - c0
         b1 = _machine_busy()
         machine = (b1[0] - b0[0]) / max(1e-9, b1[1] - b0[1])
         failed = [x.student for x in rs if not x.ok]
         per = [x.seconds for x in rs]
-        print(f"{args.n} hand-ins, {args.jobs} at a time: {wall:.0f}s wall ({wall / args.n:.1f}s per hand-in), "
-              f"{cpu:.0f} CPU-s ({cpu / args.n:.1f} per hand-in); each took {min(per):.0f}-{max(per):.0f}s; "
-              f"failed: {failed or 'none'}")
+        how = f"on {args.dask_workers} Dask worker(s)" if args.dask_workers else f"{args.jobs} at a time"
+        cpu_s = "CPU-s not counted (Dask worker processes)" if args.dask_workers else \
+            f"{cpu:.0f} CPU-s ({cpu / args.n:.1f} per hand-in)"
+        print(f"{args.n} hand-ins, {how}: {wall:.0f}s wall ({wall / args.n:.1f}s per hand-in), "
+              f"{cpu_s}; each took {min(per):.0f}-{max(per):.0f}s; failed: {failed or 'none'}")
         print(f"machine CPU busy {machine:.0%} during the run (all processes, load average now "
               f"{os.getloadavg()[0]:.1f}) -> "
               + ("CPU-bound: more hand-ins at once will not help on this machine" if machine > 0.85
