@@ -140,15 +140,22 @@ def _fuzz_case(rng, i):
     return M, N, Kd, dtype, layout, rng.random() < 0.3
 
 
-@pytest.mark.parametrize("name", list(FUZZ_ENTRY_POINTS))
-def test_fuzz_random_shapes(name):
+# entry points that autotune every new shape (seconds each) are split into chunks that pytest-xdist runs on
+# several workers at once; the shapes are the same as one long run's
+FUZZ_CHUNKS = {"best_matmul": 5}
+
+
+@pytest.mark.parametrize("name,chunk", [(n, c) for n in FUZZ_ENTRY_POINTS for c in range(FUZZ_CHUNKS.get(n, 1))])
+def test_fuzz_random_shapes(name, chunk):
     import random
 
     rng = random.Random(1234 + len(name))
     fn = FUZZ_ENTRY_POINTS[name]
     n = 40 if name == "matmul_autotuned" else FUZZ_SHAPES
-    for i in range(n):
-        M, N, Kd, dtype, layout, out_t = _fuzz_case(rng, i)
+    cases = [_fuzz_case(rng, i) for i in range(n)]
+    per = -(-n // FUZZ_CHUNKS.get(name, 1))
+    for i in range(chunk * per, min(n, (chunk + 1) * per)):
+        M, N, Kd, dtype, layout, out_t = cases[i]
         a0, b0 = _data(M, N, Kd, dtype, seed=i)
         if layout == "strided":
             a = torch.empty((M, 2 * Kd), device="cuda", dtype=dtype)[:, ::2]
