@@ -41,8 +41,17 @@ def test_the_fixed_config_is_the_seeds():
     assert (cfg.num_stages, cfg.num_warps, ba.config_name(cfg)) == (4, 8, "256x256x64 s4 w8 G8")
 
 
+def only_results_in(folder, monkeypatch):
+    """Search nothing but ``folder``: neither the package data nor the clone's committed results/."""
+    from gemm_lab import results
+
+    monkeypatch.setenv("GEMM_LAB_RESULTS", str(folder))
+    monkeypatch.setattr(results, "PACKAGED", folder / "no-packaged-results")
+    monkeypatch.setattr(results, "CLONE", folder / "no-clone-results")
+
+
 def test_autotune_rows_round_trip(tmp_path, monkeypatch):
-    monkeypatch.setenv("GEMM_LAB_RESULTS", str(tmp_path))
+    only_results_in(tmp_path, monkeypatch)
     path = str(tmp_path / "autotune_cost.csv")
     assert measured_autotune_case() is None
     ba.write_rows(path, [ba.autotune_cost_row(ENV, 4096, 4096, 4096, fake_run("cold", 3000.0)),
@@ -94,7 +103,7 @@ def fake_t4_rows():
 
 
 def test_t4_limit_rows_round_trip(tmp_path, monkeypatch):
-    monkeypatch.setenv("GEMM_LAB_RESULTS", str(tmp_path))
+    only_results_in(tmp_path, monkeypatch)
     assert measured_t4_limit() is None
     name = t4_limit_csv_name(ENV["gpu"])
     assert name == "t4_limit_h200.csv"
