@@ -76,7 +76,7 @@ collect: setup ## import hand-ins: make collect [ASSIGNMENT=week07] FROM=<LMS zi
 	$(PY) autograder/collect.py $(ASSIGNMENT) $(FROM)
 
 autograde: setup ## grade every collected hand-in (sandboxed, in parallel)
-	GEMM_LAB_SCHEDULER=$(SCHEDULER) $(PY) autograder/autograde.py --jobs $(JOBS)  # SCHEDULER=tcp://host:8786: Dask
+	GEMM_LAB_SCHEDULER=$(SCHEDULER) $(PY) autograder/autograde.py $(if $(GRADE_JOBS),--jobs $(GRADE_JOBS))  # GRADE_JOBS default: CPUs + 1; SCHEDULER=tcp://host:8786: Dask
 
 feedback: setup ## HTML feedback per student under autograder/feedback/
 	$(PY) autograder/feedback.py

@@ -55,7 +55,7 @@ def cmd_collect(course, args):
 
 
 def _grade_args(p):
-    p.add_argument("--jobs", type=int, default=None, help="hand-ins graded at once (default: CPU count)")
+    p.add_argument("--jobs", type=int, default=None, help="hand-ins graded at once (default: CPUs + 1)")
     p.add_argument("--cell-timeout", type=int, default=DEFAULT_CELL_TIMEOUT)
     p.add_argument("--notebook-timeout", type=int, default=DEFAULT_NOTEBOOK_TIMEOUT)
     p.add_argument("--memory-gb", type=float, default=None,

@@ -109,7 +109,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("assignment", nargs="*", help="default: every assignment with samples")
     ap.add_argument("--course-root", default=None)
-    ap.add_argument("--jobs", type=int, default=None, help="hand-ins graded at once (default: CPU count)")
+    ap.add_argument("--jobs", type=int, default=None, help="hand-ins graded at once (default: CPUs + 1)")
     ap.add_argument("--cell-timeout", type=int, default=60)
     ap.add_argument("--notebook-timeout", type=int, default=DEFAULT_NOTEBOOK_TIMEOUT)
     ap.add_argument("--allow-unsandboxed", action="store_true")
