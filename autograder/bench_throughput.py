@@ -33,7 +33,7 @@ if __package__ in (None, ""):
 from autograder import dispatch, triton_cache  # noqa: E402
 from autograder.course import Course, read_notebook, release  # noqa: E402
 from autograder.fixture import make_course  # noqa: E402
-from autograder.grade import autograde, prepare_gradebook  # noqa: E402
+from autograder.grade import autograde, default_jobs, prepare_gradebook  # noqa: E402
 from autograder.make_samples import Notebook  # noqa: E402
 
 
@@ -121,7 +121,7 @@ def main(argv=None) -> int:
     ap.add_argument("--assignment", default=None, help="default: the demo fixture (two tiny notebooks)")
     ap.add_argument("--notebook", action="append")
     ap.add_argument("-n", type=int, default=50)
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--jobs", type=int, default=default_jobs(), help="default: CPUs + 1, as autograde")
     ap.add_argument("--cell-timeout", type=int, default=180)
     ap.add_argument("--dask-workers", type=int, default=0, help="grade the N hand-ins on a Dask LocalCluster")
     ap.add_argument("--no-alone", action="store_true", help="skip the one-hand-in-alone measurement")
