@@ -11,7 +11,9 @@ Command line (on a GPU machine; writes CSV + PNG files into --out)::
 
 Parts (``--only``): ``sweep`` (matmul.csv + matmul.png), ``persistent`` (persistent_programs.csv,
 persistent_variants.csv), ``group`` (group_order.csv), ``compiled`` (compiled_kernels.csv),
-``tma_configs`` (tma_configs.csv: a search over the TMA kernel's options), ``softmax`` (softmax.csv),
+``tma_configs`` (tma_configs.csv: a search over the TMA kernel's options), ``small_configs``
+(small_configs.csv: the tile configs of the Tutorial-03 and hinted kernels at small shapes and the TMA
+option sets at large ones, CUDA-graph times; gemm_lab.bench_small), ``softmax`` (softmax.csv),
 ``host`` (host_overhead.csv: CPU time of each launcher and of its pieces; host_overhead_breakdown.csv:
 best_matmul's repeat-call path step by step), ``best`` (best_matmul.csv,
 best_matmul_summary.csv: best_matmul against torch.matmul at the issue-14 target shapes, three rounds),
@@ -518,14 +520,14 @@ def plot_sweep(df, path: str, dtype: str = "fp16") -> str:
 
 
 # ------------------------------------------------------------------------------ CLI
-PARTS = ("compiled", "tma_configs", "sweep", "persistent", "group", "softmax", "host", "best", "fp8", "autotune",
-         "t4limit")
+PARTS = ("compiled", "tma_configs", "small_configs", "sweep", "persistent", "group", "softmax", "host", "best", "fp8",
+         "autotune", "t4limit")
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m gemm_lab.bench", description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default="results", help="folder for the CSV and PNG files")
-    p.add_argument("--only", nargs="*", choices=PARTS, help="parts to run (default: all but tma_configs)")
+    p.add_argument("--only", nargs="*", choices=PARTS, help="parts to run (default: all but the config searches tma_configs, small_configs)")
     p.add_argument("--quick", action="store_true", help="shorter timings (warmup 10 ms, rep 50 ms), fewer shapes")
     p.add_argument("--warmup", type=int, default=None, help="do_bench warmup in ms (default 50)")
     p.add_argument("--rep", type=int, default=None, help="do_bench repetition time in ms (default 300)")
@@ -543,7 +545,7 @@ def main(argv=None) -> int:
     warmup, rep = (10, 50) if args.quick else (DEFAULT_WARMUP_MS, DEFAULT_REP_MS)
     warmup = args.warmup or warmup
     rep = args.rep or rep
-    parts = args.only or [q for q in PARTS if q != "tma_configs"]
+    parts = args.only or [q for q in PARTS if q not in ("tma_configs", "small_configs")]
     t0 = time.time()
 
     def save(df, name):
@@ -556,6 +558,10 @@ def main(argv=None) -> int:
     if "tma_configs" in parts:
         df = save(bench_tma_configs(warmup=min(warmup, 25), rep=min(rep, 150)), "tma_configs.csv")
         print(df[["M", "config", "ms", "tflops", "ratio_to_torch", "error"]].to_string(), flush=True)
+    if "small_configs" in parts:
+        from gemm_lab.bench_small import small_config_rows, small_config_table
+
+        save(small_config_table(small_config_rows(rep=min(rep, 50))), "small_configs.csv")
     if "persistent" in parts:
         save(bench_persistent_programs(warmup=warmup, rep=rep), "persistent_programs.csv")
     if "group" in parts:

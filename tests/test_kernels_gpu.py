@@ -127,6 +127,8 @@ FUZZ_ENTRY_POINTS = {
     "persistent_grouped": lambda a, b, out: K.persistent_matmul(a, b, variant="grouped", out=out),
     "tma_persistent": lambda a, b, out: K.tma_persistent_matmul(a, b, out=out),
     "naive_tiled": lambda a, b, out: K.naive_tiled_matmul(a, b, out=out),
+    "hinted_matmul": lambda a, b, out: K.hinted_matmul(a, b, out=out),
+    "hinted_matmul_128x64x64": lambda a, b, out: K.hinted_matmul(a, b, BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, out=out),
     # every new (M, N, K) re-tunes 13 configs (~1 s each key): fewer shapes, still random
     "matmul_autotuned": lambda a, b, out: K.matmul_autotuned(a, b, out=out),
 }

@@ -10,6 +10,7 @@ from .autotuned import best_config, configs_for, interpreter_config, matmul_auto
 from .best import best_matmul
 from .check import assert_close, assert_close_fp16, max_ulp_error, relative_error
 from .fp8 import fp8_matmul, reference_fp8_matmul
+from .hinted import hinted_matmul, hinted_matmul_kernel
 from .matmul import leaky_relu, matmul, matmul_kernel, reference_matmul
 from .persistent import (
     grouped_persistent_kernel,
@@ -25,6 +26,7 @@ from .vector_add import add_kernel, reference_add, vector_add
 
 __all__ = [
     "add_kernel", "assert_close", "best_matmul", "assert_close_fp16", "best_config", "configs_for", "fp8_matmul", "grouped_persistent_kernel",
+    "hinted_matmul", "hinted_matmul_kernel",
     "interpreter_config", "leaky_relu", "matmul", "matmul_autotuned", "matmul_kernel", "max_ulp_error",
     "naive_softmax", "naive_tiled_matmul", "persistent_matmul", "persistent_matmul_kernel", "reference_add",
     "reference_fp8_matmul", "reference_matmul", "reference_softmax", "relative_error", "softmax", "softmax_kernel", "splitk_matmul", "tiled_matmul_kernel",
