@@ -10,8 +10,6 @@ timings through the shape's run) / the kernel's.
 
 from __future__ import annotations
 
-import torch
-
 from gemm_lab import bench
 from gemm_lab import kernels as K
 

@@ -144,7 +144,7 @@ def _fuzz_case(rng, i):
 
 # entry points that autotune every new shape (seconds each) are split into chunks that pytest-xdist runs on
 # several workers at once; the shapes are the same as one long run's
-FUZZ_CHUNKS = {"best_matmul": 5}
+FUZZ_CHUNKS = {"best_matmul": 20}
 
 
 @pytest.mark.parametrize("name,chunk", [(n, c) for n in FUZZ_ENTRY_POINTS for c in range(FUZZ_CHUNKS.get(n, 1))])

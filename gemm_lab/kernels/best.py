@@ -5,8 +5,13 @@ Rules (``explain`` returns the choice and a one-line reason, without running any
 * CPU interpreter: the Tutorial-03 kernel at ``interpreter_config`` (no autotuning, no TMA there).
 * few output tiles and a long K (the tiles cannot fill the SMs): split-K over the long K.
 * Hopper (sm_90+), fp16/bf16, large M x N: the tensor-descriptor (TMA) persistent kernel.
-* small M x N: the Tutorial-03 kernel autotuned over small tiles (``SMALL_CONFIGS``).
-* otherwise: the Tutorial-03 kernel autotuned over the architecture's list (``configs_for``).
+* small M x N: small tiles (``best_tune.SMALL_HINTED``), so that enough tiles exist to fill the SMs.
+* otherwise: the architecture's tile list (``configs_for``).
+
+The two tiled paths time every candidate (kernel, config) once per key, each as a CUDA-graph replay
+(``best_tune``: ``do_bench`` would rank small shapes by launch overhead), over two kernels: the
+divisibility-hinted kernel (``hinted``: vectorized and pipelined even when sizes and strides are not
+multiples of 16) and, when they are, the Tutorial-03 kernel too.
 
 Launch overhead: the full argument validation and the plan (choice, grid, compiled-kernel handle) are
 kept per key (shapes, strides, dtypes, device, 16-byte alignment, activation, output layout); a repeated
@@ -16,7 +21,6 @@ call re-checks only what the key cannot fix (output aliasing) and launches throu
 from __future__ import annotations
 
 import dataclasses
-import functools
 
 import torch
 import triton
@@ -24,9 +28,11 @@ import triton
 from gemm_lab import runtime
 
 from . import _validate as v
+from . import best_tune
 from ._launch_cache import Launch
 from ._schedule import num_programs
-from .autotuned import _cfg, configs_for, current_arch, interpreter_config, parse_arch
+from .autotuned import current_arch, interpreter_config, parse_arch
+from .hinted import even_flags, hinted_args, hinted_matmul_kernel
 from .matmul import matmul_kernel, trivial_result, validate_matmul
 from .persistent_tma import (
     TensorDescriptor,
@@ -38,15 +44,13 @@ from .persistent_tma import (
 )
 from .splitk import k_per_split, reduce_into, splitk_grid, splitk_partial_kernel
 
-SMALL_CONFIGS = [
-    _cfg(32, 32, 64, 8, 4, 2), _cfg(32, 64, 64, 8, 4, 4), _cfg(64, 32, 64, 8, 4, 4), _cfg(64, 64, 64, 8, 4, 4),
-    _cfg(64, 64, 32, 8, 5, 4), _cfg(64, 128, 64, 8, 4, 4), _cfg(128, 64, 64, 8, 4, 4), _cfg(128, 128, 64, 8, 3, 8),
-    _cfg(128, 128, 32, 8, 4, 4), _cfg(64, 128, 32, 8, 4, 4),
-]
 SMALL_MN = 1024 * 1024          # M*N at or below: small-tile autotuning
 TMA_MIN_MN = 2048 * 2048        # M*N at or above (Hopper, fp16/bf16): the TMA persistent kernel
 SPLITK_MIN_K = 1024
-TMA_CONFIG = dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, GROUP_M=8, num_stages=3, num_warps=8)
+# flatten=True: the only option set at or above torch.matmul at 4096^3 and 8192^3 in fp16 and bf16 in one
+# CUDA-graph run on the H200 (small_configs.csv: 1.002 / 1.004 / 1.029 / 1.034); differences at 4096^3
+# between option sets are within about 1.5 %, run-to-run noise included
+TMA_CONFIG = dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, GROUP_M=8, num_stages=3, num_warps=8, flatten=True)
 H200_SMS = 132
 
 
@@ -97,30 +101,10 @@ def explain(M: int, N: int, K: int, dtype: torch.dtype = torch.float16, arch=Non
         return _choice("tma_persistent", TMA_CONFIG, f"large output ({M}x{N}) on sm_{major}{minor}: "
                        "persistent kernel with TMA tensor descriptors, 128x256x64 tiles, one program per SM")
     if M * N <= SMALL_MN:
-        return _choice("autotuned_small", {}, f"small output ({M}x{N}): Tutorial-03 kernel autotuned over "
-                       f"{len(SMALL_CONFIGS)} small-tile configs, so enough tiles exist to fill {sms} SMs")
-    return _choice("autotuned", {}, f"mid-size output ({M}x{N}): Tutorial-03 kernel autotuned over the "
-                   f"sm_{major}{minor} config list")
-
-
-def _tune_bench(kernel_call, quantiles):
-    # shorter than triton's default (25 ms warmup, 100 ms rep): enough to rank tile configs, and a
-    # new shape costs well under a second of tuning
-    return triton.testing.do_bench(kernel_call, warmup=10, rep=40, quantiles=quantiles)
-
-
-@functools.lru_cache(maxsize=None)
-def _small_autotuner():
-    configs = [triton.Config({k: c[k] for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M")},
-                             num_stages=c["num_stages"], num_warps=c["num_warps"]) for c in SMALL_CONFIGS]
-    return triton.autotune(configs=configs, key=["M", "N", "K"], do_bench=_tune_bench)(matmul_kernel)
-
-
-@functools.lru_cache(maxsize=None)
-def _arch_autotuner(arch: str):
-    configs = [triton.Config({k: c[k] for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M")},
-                             num_stages=c["num_stages"], num_warps=c["num_warps"]) for c in configs_for(arch)]
-    return triton.autotune(configs=configs, key=["M", "N", "K"], do_bench=_tune_bench)(matmul_kernel)
+        return _choice("autotuned_small", {}, f"small output ({M}x{N}): {len(best_tune.SMALL_HINTED)} small-tile "
+                       f"configs timed as CUDA graphs (enough tiles to fill {sms} SMs), divisibility-hinted kernel")
+    return _choice("autotuned", {}, f"mid-size output ({M}x{N}): the sm_{major}{minor} config list timed as CUDA "
+                   "graphs, divisibility-hinted kernel (and Tutorial-03 when sizes are multiples of 16)")
 
 
 class _Plan:
@@ -131,6 +115,8 @@ class _Plan:
         self.launch = None   # Launch, set at the first run (after autotuning when there is one)
         self.checked_ptrs = None  # (a, b, out) addresses last found not to overlap
         self.descs = None    # TMA: the three descriptors of the first run, templates for later runs
+        self.tuned = None    # tiled paths: (kernel name, config, ms, every candidate's time) once tuned
+        self.qargs = ()      # hinted kernel: the sizes and strides as quotients of their hints
         p = choice.params
         if choice.kernel == "splitk":
             self.kps = k_per_split(K, p["split_k"], p["BLOCK_K"])
@@ -145,27 +131,50 @@ class _Plan:
         elif choice.kernel == "tiled":
             self._pin_tiled(p)
 
-    def _pin_tiled(self, cfg: dict) -> None:
+    def _pin_tiled(self, cfg: dict, kernel: str = "tutorial03", a=None, b=None, out=None) -> Launch:
         grid = (triton.cdiv(self.M, cfg["BLOCK_SIZE_M"]) * triton.cdiv(self.N, cfg["BLOCK_SIZE_N"]),)
         consts = {k: cfg[k] for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M")}
-        consts["ACTIVATION"] = self.act
-        self.launch = Launch(matmul_kernel, grid, consts,
-                             dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"]))
+        options = dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
+        if kernel == "hinted":
+            self.qargs, hints = hinted_args(self.M, self.N, self.K, a, b, out)
+            launch = Launch(hinted_matmul_kernel, grid, {**hints, **consts, **even_flags(self.M, self.N, self.K, cfg),
+                                                         "ACTIVATION": self.act}, options)
+        else:
+            launch = Launch(matmul_kernel, grid, {**consts, "ACTIVATION": self.act}, options)
+        self.launch = launch
+        return launch
+
+    def _tiled_args(self, a, b, out) -> tuple:
+        if self.launch.kernel is hinted_matmul_kernel:
+            return (a, b, out, *self.qargs)
+        return (a, b, out, self.M, self.N, self.K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                out.stride(0), out.stride(1))
+
+    def _tune(self, a, b, out) -> None:
+        """Time every candidate (kernel, config) on these tensors as a CUDA graph; pin the fastest."""
+        strides = (a.stride(0), a.stride(1), b.stride(0), b.stride(1), out.stride(0), out.stride(1))
+        cands = best_tune.candidates(self.M, self.N, self.K, strides, current_arch(),
+                                     self.choice.kernel == "autotuned_small")
+        launches = {}
+
+        def run(cand):
+            i = cands.index(cand)
+            if i not in launches:
+                launches[i] = self._pin_tiled(cand[1], cand[0], a, b, out)
+            self.launch = launches[i]
+            self.launch(*self._tiled_args(a, b, out))
+
+        (kernel, cfg), ms, timings = best_tune.pick_fastest(cands, run)
+        self.tuned = (kernel, cfg, ms, timings)
+        self._pin_tiled(cfg, kernel, a, b, out)
 
     def run(self, a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
         M, N, K = self.M, self.N, self.K
         kind = self.choice.kernel
         if kind in ("tiled", "autotuned_small", "autotuned"):
-            args = (a, b, out, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                    out.stride(0), out.stride(1))
-            if self.launch is None:  # first run: autotune, then pin the winner
-                tuner = _small_autotuner() if kind == "autotuned_small" else _arch_autotuner(current_arch())
-                tuner[lambda meta: (triton.cdiv(M, meta["BLOCK_SIZE_M"]) * triton.cdiv(N, meta["BLOCK_SIZE_N"]),)](
-                    *args, ACTIVATION=self.act)
-                best = tuner.best_config
-                self._pin_tiled(dict(best.kwargs, num_warps=best.num_warps, num_stages=best.num_stages))
-                return
-            self.launch(*args)
+            if self.launch is None:  # first run on a GPU: time the candidates, pin the fastest
+                self._tune(a, b, out)
+            self.launch(*self._tiled_args(a, b, out))
         elif kind == "splitk":
             ws = torch.empty((self.split, M, N), dtype=torch.float32, device=a.device)
             self.launch(a, b, ws, M, N, K, self.kps, a.stride(0), a.stride(1), b.stride(0), b.stride(1))
@@ -189,7 +198,7 @@ class _Plan:
             _set_allocator()
             self.launch.constexprs = dict(BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, GROUP_M=p["GROUP_M"],
                                           NUM_PROGRAMS=self.P, A_TRANS=a_t, B_TRANS=b_t, EPILOGUE_SUBTILE=True,
-                                          FLATTEN=False, WARP_SPECIALIZE=False, ACTIVATION=self.act)
+                                          FLATTEN=p["flatten"], WARP_SPECIALIZE=False, ACTIVATION=self.act)
         self.launch(a_desc, b_desc, c_desc, self.M, self.N, self.K)
         if target is not out:
             out.copy_(target)

@@ -10,7 +10,8 @@ rows start on 8- and 16-byte boundaries.
 (the largest power of two up to 8 dividing ``x``) and multiplies them back inside the kernel: the product
 carries the divisibility ``d`` into Triton's axis analysis, which then vectorizes loads, masks and stores
 to ``d`` elements and pipelines the loads with ``cp.async``. Out-of-range rows and columns are masked
-(no ``% M`` wrap-around, whose modulo hides contiguity), and the K tail is masked with ``other=0``.
+(no ``% M`` wrap-around, whose modulo hides contiguity), and the K tail is masked with ``other=0``; a
+dimension that is a multiple of its block (``EVEN_*``, fixed by the launcher) is not masked at all.
 """
 
 from __future__ import annotations
@@ -46,6 +47,12 @@ def hinted_args(M, N, K, a, b, c) -> tuple[tuple[int, ...], dict]:
         f"D_{n}": d for n, d in zip(HINTED_NAMES, hints, strict=True)}
 
 
+def even_flags(M: int, N: int, K: int, cfg: dict) -> dict:
+    """EVEN_M / EVEN_N / EVEN_K for a config: which sizes are multiples of their block (no mask needed)."""
+    return dict(EVEN_M=M % cfg["BLOCK_SIZE_M"] == 0, EVEN_N=N % cfg["BLOCK_SIZE_N"] == 0,
+                EVEN_K=K % cfg["BLOCK_SIZE_K"] == 0)
+
+
 @triton.jit
 def hinted_matmul_kernel(
     a_ptr, b_ptr, c_ptr,
@@ -56,9 +63,11 @@ def hinted_matmul_kernel(
     D_stride_bn: tl.constexpr, D_stride_cm: tl.constexpr, D_stride_cn: tl.constexpr,
     BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
     GROUP_SIZE_M: tl.constexpr,
+    EVEN_M: tl.constexpr, EVEN_N: tl.constexpr, EVEN_K: tl.constexpr,
     ACTIVATION: tl.constexpr,
 ):
-    """A: [M, K], B: [K, N], C: [M, N]; each integer arrives as (quotient, constexpr divisor)."""
+    """A: [M, K], B: [K, N], C: [M, N]; each integer arrives as (quotient, constexpr divisor).
+    EVEN_M / EVEN_N / EVEN_K: the size is a multiple of its block, so that dimension needs no mask."""
     M = M_q * D_M
     N = N_q * D_N
     K = K_q * D_K
@@ -89,9 +98,19 @@ def hinted_matmul_kernel(
 
     accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
     for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
-        k_left = K - k * BLOCK_SIZE_K
-        a = tl.load(a_ptrs, mask=in_m & (offs_k[None, :] < k_left), other=0.0)
-        b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & in_n, other=0.0)
+        if EVEN_K:  # no K tail: only rows / columns past M / N are masked, and only when they exist
+            if EVEN_M:
+                a = tl.load(a_ptrs)
+            else:
+                a = tl.load(a_ptrs, mask=in_m, other=0.0)
+            if EVEN_N:
+                b = tl.load(b_ptrs)
+            else:
+                b = tl.load(b_ptrs, mask=in_n, other=0.0)
+        else:
+            k_left = K - k * BLOCK_SIZE_K
+            a = tl.load(a_ptrs, mask=in_m & (offs_k[None, :] < k_left), other=0.0)
+            b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & in_n, other=0.0)
         accumulator = tl.dot(a, b, accumulator)
         a_ptrs += BLOCK_SIZE_K * stride_ak
         b_ptrs += BLOCK_SIZE_K * stride_bk
@@ -100,7 +119,10 @@ def hinted_matmul_kernel(
         accumulator = leaky_relu(accumulator)
     c = accumulator.to(c_ptr.dtype.element_ty)
     c_ptrs = c_ptr + stride_cm * offs_m[:, None] + stride_cn * offs_n[None, :]
-    tl.store(c_ptrs, c, mask=in_m & in_n)
+    if EVEN_M and EVEN_N:
+        tl.store(c_ptrs, c)
+    else:
+        tl.store(c_ptrs, c, mask=in_m & in_n)
 
 
 def hinted_launch(a, b, out, M: int, N: int, K: int, activation: str, cfg: dict) -> None:
@@ -108,7 +130,7 @@ def hinted_launch(a, b, out, M: int, N: int, K: int, activation: str, cfg: dict)
     num_warps) on validated inputs."""
     quotients, hints = hinted_args(M, N, K, a, b, out)
     grid = (triton.cdiv(M, cfg["BLOCK_SIZE_M"]) * triton.cdiv(N, cfg["BLOCK_SIZE_N"]),)
-    hinted_matmul_kernel[grid](a, b, out, *quotients, **hints, ACTIVATION=activation,
+    hinted_matmul_kernel[grid](a, b, out, *quotients, **hints, **even_flags(M, N, K, cfg), ACTIVATION=activation,
                                **{k: cfg[k] for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M",
                                                        "num_stages", "num_warps")})
 

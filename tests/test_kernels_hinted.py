@@ -1,0 +1,156 @@
+"""The divisibility-hinted kernel (gemm_lab.kernels.hinted) and best_matmul's tuner (best_tune) on the CPU:
+results in the interpreter on odd shapes and views, the hints, what the sm_90 compiler makes of them
+(cross-compiled: vector loads, cp.async pipelining, vector stores at 500x600x300 where the Tutorial-03
+kernel gets 2-byte loads), and the tuner's choice logic with a stand-in timer."""
+
+import re
+
+import pytest
+import torch
+
+import gemm_lab.kernels as K
+from gemm_lab import compile as C
+from gemm_lab.kernels import best, best_tune
+from gemm_lab.kernels.check import margins_intact, poisoned_view
+from gemm_lab.kernels.hinted import HINTED_NAMES, even_flags, hint, hinted_args, hinted_matmul_kernel
+
+
+@pytest.mark.parametrize("x, d", [(0, 1), (1, 1), (3, 1), (2, 2), (6, 2), (300, 4), (600, 8), (4096, 8), (24, 8)])
+def test_hint_is_the_largest_power_of_two_up_to_8(x, d):
+    assert hint(x) == d and x % d == 0
+
+
+def test_hinted_args_round_trip():
+    a = torch.empty(500, 300, dtype=torch.float16)
+    b = torch.empty(600, 300, dtype=torch.float16).t()
+    c = torch.empty(500, 600, dtype=torch.float16)
+    q, h = hinted_args(500, 600, 300, a, b, c)
+    values = (500, 600, 300, 300, 1, 1, 300, 600, 1)
+    assert [qq * h[f"D_{n}"] for qq, n in zip(q, HINTED_NAMES, strict=True)] == list(values)
+    assert h["D_stride_am"] == 4 and h["D_N"] == 8 and h["D_stride_ak"] == 1
+
+
+def test_even_flags():
+    cfg = dict(BLOCK_SIZE_M=64, BLOCK_SIZE_N=32, BLOCK_SIZE_K=16)
+    assert even_flags(128, 32, 48, cfg) == dict(EVEN_M=True, EVEN_N=True, EVEN_K=True)
+    assert even_flags(100, 33, 40, cfg) == dict(EVEN_M=False, EVEN_N=False, EVEN_K=False)
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 1), (5, 7, 3), (33, 17, 65), (64, 32, 32), (70, 20, 130), (48, 96, 24)])
+@pytest.mark.parametrize("layout", [(False, False, False), (True, True, True), (True, False, True), (False, True, False)])
+def test_hinted_matmul_odd_shapes_views_and_margins(shape, layout):
+    M, N, Kd = shape
+    g = torch.Generator().manual_seed(M * N + Kd)
+    a0 = torch.randn(M, Kd, generator=g).half()
+    b0 = torch.randn(Kd, N, generator=g).half()
+    a, _, _ = poisoned_view((M, Kd), torch.float16, "cpu", transposed=layout[0], values=a0)
+    b, _, _ = poisoned_view((Kd, N), torch.float16, "cpu", transposed=layout[1], values=b0)
+    c, buf, mask = poisoned_view((M, N), torch.float16, "cpu", transposed=layout[2])
+    assert K.hinted_matmul(a, b, BLOCK_M=16, BLOCK_N=32, BLOCK_K=16, out=c) is c
+    K.assert_close(c, K.reference_matmul(a0, b0))
+    assert margins_intact(buf, mask)
+
+
+def test_hinted_matmul_strided_inputs_and_activation():
+    a = torch.randn(40, 2 * 36)[:, ::2].half()
+    b = torch.randn(36, 3 * 50)[:, 1::3].half()
+    c = K.hinted_matmul(a, b, BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, activation="leaky_relu")
+    K.assert_close(c, K.reference_matmul(a, b, "leaky_relu"))
+
+
+@pytest.mark.parametrize("kwargs, exc, word", [
+    (dict(BLOCK_M=48), ValueError, "BLOCK_M"), (dict(num_warps=0), ValueError, "num_warps"),
+    (dict(activation="relu"), ValueError, "activation"), (dict(GROUP_M=1.5), TypeError, "GROUP_M"),
+])
+def test_hinted_matmul_bad_config(kwargs, exc, word):
+    a = torch.randn(8, 8).half()
+    with pytest.raises(exc, match=word):
+        K.hinted_matmul(a, a, **kwargs)
+
+
+def test_hinted_matmul_bad_inputs():
+    with pytest.raises(TypeError):
+        K.hinted_matmul(torch.randn(4, 4).half(), torch.randn(4, 4).float())
+    with pytest.raises(ValueError, match="inner"):
+        K.hinted_matmul(torch.randn(4, 5).half(), torch.randn(4, 4).half())
+    with pytest.raises(TypeError):
+        K.hinted_matmul([[1.0]], torch.randn(1, 1).half())
+
+
+def _ptx_500x600x300(fn, hinted: bool):
+    values = dict(M=500, N=600, K=300, stride_am=300, stride_ak=1, stride_bk=600, stride_bn=1, stride_cm=600,
+                  stride_cn=1)
+    sig = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16"}
+    consts = dict(BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32, GROUP_SIZE_M=8, ACTIVATION="")
+    for name, value in values.items():
+        d = hint(value) if hinted else 1
+        if hinted:
+            consts[f"D_{name}"] = d
+        arg = f"{name}_q" if hinted else name
+        if value // d == 1:
+            consts[arg] = 1
+        else:
+            sig[arg] = "i32"
+    if hinted:
+        consts.update(even_flags(500, 600, 300, consts))
+    return C.compile_jit(fn, sig, consts, "sm_90", num_warps=4, num_stages=4).ptx
+
+
+def test_hints_give_vector_loads_async_copies_and_vector_stores_at_500x600x300():
+    """The point of the hints, checked on the sm_90 compiler's PTX (no GPU needed)."""
+    hinted = _ptx_500x600x300(hinted_matmul_kernel, True)
+    plain = _ptx_500x600x300(K.matmul_kernel, False)
+    sizes = re.findall(r"cp\.async\.c[ag]\.shared\.global \[[^\]]*\], \[[^\]]*\], (0x[0-9a-f]+)", hinted)
+    assert sizes and {int(x, 16) for x in sizes} <= {8, 16} and 16 in {int(x, 16) for x in sizes}
+    assert re.search(r"st\.global\.v4\.b32", hinted) and not re.search(r"ld\.global[.a-z]*\.b16 ", hinted)
+    assert "cp.async" not in plain and re.search(r"ld\.global[.a-z]*\.b16 ", plain)
+
+
+def test_candidates_add_tutorial03_only_when_aligned():
+    unaligned = best_tune.candidates(500, 600, 300, (300, 1, 600, 1, 600, 1), "sm_90", small=True)
+    assert {k for k, _ in unaligned} == {"hinted"} and len(unaligned) == len(best_tune.SMALL_HINTED)
+    al = best_tune.candidates(512, 512, 512, (512, 1, 512, 1, 512, 1), "sm_90", small=True)
+    assert {k for k, _ in al} == {"hinted", "tutorial03"}
+    mid = best_tune.candidates(2000, 1500, 64, (64, 1, 1500, 1, 1500, 1), "sm_80", small=False)
+    assert len(mid) == len(K.configs_for("sm_80"))
+
+
+def test_pick_fastest_skips_failures_and_raises_when_none_runs():
+    def run(c):
+        if c == "bad":
+            raise RuntimeError("OutOfResources")
+    times = {"a": 3.0, "b": 1.0, "c": 2.0}
+    best_c, ms, timings = best_tune.pick_fastest(["a", "bad", "b", "c"], run, time_fn=lambda f: times[f.__defaults__[0]])
+    assert best_c == "b" and ms == 1.0 and len(timings) == 4
+    with pytest.raises(RuntimeError, match="none of 1"):
+        best_tune.pick_fastest(["bad"], run, time_fn=lambda f: 0.0)
+
+
+def test_plan_tunes_in_the_interpreter_with_a_stand_in_timer(monkeypatch):
+    """The tuning path of best_matmul (GPU-only in use), run in the interpreter: every candidate runs on
+    the caller's tensors, the stand-in timer's fastest is pinned, and the result is right."""
+    order = []
+
+    def fake_time(fn):
+        fn()
+        order.append(best_plan.launch)
+        return 1.0 if len(order) == 3 else 2.0 + len(order)
+
+    monkeypatch.setattr(best_tune, "graph_time_ms", fake_time)
+    monkeypatch.setattr(best, "current_arch", lambda: "sm_90")
+    M, N, Kd = 40, 24, 32
+    a, b = torch.randn(M, Kd).half(), torch.randn(Kd, N).half()
+    c, buf, mask = poisoned_view((M, N), torch.float16, "cpu")
+    ch = best.explain(M, N, Kd, torch.float16, arch="sm_90")
+    best_plan = best._Plan(ch, M, N, Kd, "")
+    best_plan.run(a, b, c)
+    K.assert_close(c, K.reference_matmul(a, b))
+    assert margins_intact(buf, mask)
+    kernel, cfg, ms, timings = best_plan.tuned
+    assert ms == 1.0 and (kernel, cfg) == timings[2][0]  # the third candidate timed fastest
+    assert best_plan.launch.constexprs["BLOCK_SIZE_M"] == cfg["BLOCK_SIZE_M"]
+    c2, buf2, mask2 = poisoned_view((M, N), torch.float16, "cpu")  # same layout: the plan's key fixes it
+    best_plan.run(a, b, c2)  # the pinned launch, no tuning again
+    K.assert_close(c2, K.reference_matmul(a, b))
+    assert margins_intact(buf2, mask2)
+    assert len(order) == len(timings)
