@@ -154,3 +154,33 @@ def test_plan_tunes_in_the_interpreter_with_a_stand_in_timer(monkeypatch):
     K.assert_close(c2, K.reference_matmul(a, b))
     assert margins_intact(buf2, mask2)
     assert len(order) == len(timings)
+
+
+def test_candidates_add_tma_only_when_allowed():
+    strides = (512, 1, 512, 1, 512, 1)
+    with_tma = best_tune.candidates(512, 512, 512, strides, "sm_90", small=True, tma_ok=True)
+    assert [c for k, c in with_tma if k == "tma"] == best_tune.SMALL_TMA
+    assert all(k != "tma" for k, _ in best_tune.candidates(512, 512, 512, strides, "sm_90", small=True))
+
+
+def test_plan_can_pin_the_tma_kernel_in_the_interpreter(monkeypatch):
+    """Hopper-like tuning in the interpreter: with aligned fp16 operands the TMA candidates are timed too;
+    when the stand-in timer ranks one first, later calls run the TMA kernel with its descriptors."""
+    def fake_time(fn):
+        fn()
+        return 0.5 if plan.tma is not None and plan.tma["BLOCK_M"] == 128 else 2.0
+
+    monkeypatch.setattr(best_tune, "graph_time_ms", fake_time)
+    monkeypatch.setattr(best, "current_arch", lambda: "sm_90")
+    M, N, Kd = 48, 64, 32
+    a, b = torch.randn(M, Kd).half(), torch.randn(Kd, N).half()
+    plan = best._Plan(best.explain(M, N, Kd, torch.float16, arch="sm_90"), M, N, Kd, "")
+    out = torch.full((M, N), float("nan"), dtype=torch.float16)
+    plan.run(a, b, out)
+    K.assert_close(out, K.reference_matmul(a, b))
+    kernel, cfg, ms, timings = plan.tuned
+    assert kernel == "tma" and cfg["BLOCK_M"] == 128 and ms == 0.5 and plan.tma is cfg
+    assert any(k == "hinted" for (k, _), _ in timings) and any(k == "tutorial03" for (k, _), _ in timings)
+    out2 = torch.full((M, N), float("nan"), dtype=torch.float16)
+    plan.run(a, b, out2)
+    K.assert_close(out2, K.reference_matmul(a, b))

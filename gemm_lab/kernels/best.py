@@ -117,6 +117,7 @@ class _Plan:
         self.descs = None    # TMA: the three descriptors of the first run, templates for later runs
         self.tuned = None    # tiled paths: (kernel name, config, ms, every candidate's time) once tuned
         self.qargs = ()      # hinted kernel: the sizes and strides as quotients of their hints
+        self.tma = None      # the TMA persistent kernel's config, when that is what runs
         p = choice.params
         if choice.kernel == "splitk":
             self.kps = k_per_split(K, p["split_k"], p["BLOCK_K"])
@@ -125,9 +126,7 @@ class _Plan:
                                  dict(BLOCK_M=p["BLOCK_M"], BLOCK_N=p["BLOCK_N"], BLOCK_K=p["BLOCK_K"]),
                                  dict(num_warps=p["num_warps"], num_stages=p["num_stages"]))
         elif choice.kernel == "tma_persistent":
-            self.P = num_programs(M, N, p["BLOCK_M"], p["BLOCK_N"])
-            self.launch = Launch(tma_persistent_kernel, (self.P,), None, dict(num_warps=p["num_warps"],
-                                 num_stages=p["num_stages"]))
+            self._pin_tma(p)
         elif choice.kernel == "tiled":
             self._pin_tiled(p)
 
@@ -144,6 +143,13 @@ class _Plan:
         self.launch = launch
         return launch
 
+    def _pin_tma(self, cfg: dict) -> Launch:
+        self.tma, self.descs = cfg, None
+        self.P = num_programs(self.M, self.N, cfg["BLOCK_M"], cfg["BLOCK_N"])
+        self.launch = Launch(tma_persistent_kernel, (self.P,), None, dict(num_warps=cfg["num_warps"],
+                             num_stages=cfg["num_stages"]))
+        return self.launch
+
     def _tiled_args(self, a, b, out) -> tuple:
         if self.launch.kernel is hinted_matmul_kernel:
             return (a, b, out, *self.qargs)
@@ -153,20 +159,32 @@ class _Plan:
     def _tune(self, a, b, out) -> None:
         """Time every candidate (kernel, config) on these tensors as a CUDA graph; pin the fastest."""
         strides = (a.stride(0), a.stride(1), b.stride(0), b.stride(1), out.stride(0), out.stride(1))
-        cands = best_tune.candidates(self.M, self.N, self.K, strides, current_arch(),
-                                     self.choice.kernel == "autotuned_small")
-        launches = {}
+        arch = current_arch()
+        tma_ok = (parse_arch(arch)[0] >= 9 and a.dtype in (torch.float16, torch.bfloat16)
+                  and all(_descriptor_ok(t) or _descriptor_ok(t.t()) for t in (a, b)) and _descriptor_ok(out))
+        cands = best_tune.candidates(self.M, self.N, self.K, strides, arch, self.choice.kernel == "autotuned_small",
+                                     tma_ok)
+        states = {}
 
         def run(cand):
             i = cands.index(cand)
-            if i not in launches:
-                launches[i] = self._pin_tiled(cand[1], cand[0], a, b, out)
-            self.launch = launches[i]
-            self.launch(*self._tiled_args(a, b, out))
+            if i not in states:
+                self.tma = None
+                launch = self._pin_tma(cand[1]) if cand[0] == "tma" else self._pin_tiled(cand[1], cand[0], a, b, out)
+                states[i] = [launch, self.tma, self.qargs, None]
+            self.launch, self.tma, self.qargs, self.descs = states[i]
+            self._launch_pinned(a, b, out)
+            states[i][3] = self.descs
 
         (kernel, cfg), ms, timings = best_tune.pick_fastest(cands, run)
         self.tuned = (kernel, cfg, ms, timings)
-        self._pin_tiled(cfg, kernel, a, b, out)
+        self.launch, self.tma, self.qargs, self.descs = states[cands.index((kernel, cfg))]
+
+    def _launch_pinned(self, a, b, out) -> None:
+        if self.tma is not None:
+            self._run_tma(a, b, out)
+        else:
+            self.launch(*self._tiled_args(a, b, out))
 
     def run(self, a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
         M, N, K = self.M, self.N, self.K
@@ -174,7 +192,7 @@ class _Plan:
         if kind in ("tiled", "autotuned_small", "autotuned"):
             if self.launch is None:  # first run on a GPU: time the candidates, pin the fastest
                 self._tune(a, b, out)
-            self.launch(*self._tiled_args(a, b, out))
+            self._launch_pinned(a, b, out)
         elif kind == "splitk":
             ws = torch.empty((self.split, M, N), dtype=torch.float32, device=a.device)
             self.launch(a, b, ws, M, N, K, self.kps, a.stride(0), a.stride(1), b.stride(0), b.stride(1))
@@ -183,7 +201,7 @@ class _Plan:
             self._run_tma(a, b, out)
 
     def _run_tma(self, a, b, out) -> None:
-        p = self.choice.params
+        p = self.tma
         BM, BN, BK = p["BLOCK_M"], p["BLOCK_N"], p["BLOCK_K"]
         a_op, a_t = _operand(a)
         b_op, b_t = _operand(b)

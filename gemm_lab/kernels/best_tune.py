@@ -30,18 +30,32 @@ SMALL_TUTORIAL = [_cfg(64, 128, 64, 8, 4, 4), _cfg(128, 64, 64, 8, 4, 4), _cfg(6
                   _cfg(64, 128, 64, 8, 5, 4)]
 
 
+# Hopper, fp16/bf16, operands a TMA descriptor can take as they are: the persistent TMA kernel at tiles small
+# enough for 1024^2-class outputs (64x128 -> 128 tiles for 132 SMs at 1024^2)
+def _tma(bm, bn, bk, s, w):
+    return dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, num_stages=s, num_warps=w, flatten=False)
+
+
+SMALL_TMA = [_tma(64, 128, 64, 4, 4), _tma(128, 64, 64, 4, 4), _tma(128, 128, 64, 4, 8), _tma(64, 64, 64, 4, 4)]
+MID_TMA = [_tma(128, 128, 64, 4, 8), _tma(128, 256, 64, 3, 8), _tma(64, 128, 64, 4, 4)]
+
+
 def aligned(M: int, N: int, K: int, strides) -> bool:
     """Every size and every non-unit stride a multiple of 16: what Triton's own specialization sees."""
     return all(x % 16 == 0 for x in (M, N, K)) and all(s == 1 or s % 16 == 0 for s in strides)
 
 
-def candidates(M: int, N: int, K: int, strides, arch: str, small: bool) -> list[tuple[str, dict]]:
+def candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok: bool = False
+               ) -> list[tuple[str, dict]]:
     """(kernel, config) pairs to time: ``"hinted"`` always; ``"tutorial03"`` too when the shape is aligned
-    (unaligned, it loads 2 bytes at a time and is never the fastest)."""
+    (unaligned, it loads 2 bytes at a time and is never the fastest); ``"tma"`` (the persistent TMA kernel)
+    when ``tma_ok`` (Hopper, fp16/bf16, every operand a valid TMA descriptor as it is)."""
     hinted = SMALL_HINTED if small else configs_for(arch)
     out = [("hinted", c) for c in hinted]
     if aligned(M, N, K, strides):
         out += [("tutorial03", c) for c in (SMALL_TUTORIAL if small else configs_for(arch))]
+    if tma_ok:
+        out += [("tma", c) for c in (SMALL_TMA if small else MID_TMA)]
     return out
 
 
