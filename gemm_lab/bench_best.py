@@ -104,8 +104,8 @@ def _host_steps(size: int, n: int):
              ("  check_no_overlap(out, a, b)", lambda: B.v.check_no_overlap("out", out, a=a, b=b)),
              ("  plan.run(a, b, out)", lambda: plan.run(a, b, out)),
              ("torch.empty(M, N)", lambda: torch.empty((size, size), device=a.device, dtype=a.dtype))]
-    p = plan.choice.params
-    if plan.choice.kernel == "tma_persistent":
+    p = plan.tma
+    if p is not None:  # the TMA kernel: chosen for the shape, or timed fastest by the tuner
         steps.append(("  3 x TensorDescriptor(...) (built anew)", lambda: [B.TensorDescriptor(
             t, t.shape, t.stride(), [p["BLOCK_M"], p["BLOCK_K"]]) for t in (a, b, out)]))
         steps.append(("  3 x _desc_like(template, t) (what plan.run does)", lambda: [
@@ -117,9 +117,10 @@ def _host_steps(size: int, n: int):
     rows = []
     for what, fn in steps:
         fn()
-        rows.append(dict(env, M=size, N=size, K=size, dtype="fp16", plan=plan.choice.kernel, step=what,
+        what_runs = plan.choice.kernel + (f" -> {plan.tuned[0]}" if plan.tuned else "")
+        rows.append(dict(env, M=size, N=size, K=size, dtype="fp16", plan=what_runs, step=what,
                          host_us=bench.host_us(fn, n)))
-        print(f"[host] {size}^3 {plan.choice.kernel:15s} {what:55s} {rows[-1]['host_us']:7.1f} us", flush=True)
+        print(f"[host] {size}^3 {what_runs:15s} {what:55s} {rows[-1]['host_us']:7.1f} us", flush=True)
     return rows
 
 

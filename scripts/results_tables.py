@@ -126,7 +126,23 @@ def best_targets_table(results: str) -> str | None:
         text += ("\n\nfp8 e4m3 → fp16 (`fp8_matmul.csv`; wanted ≥ 0.90 of torch._scaled_mm at 4096³ and 8192³):"
                  "\n\n" + md(t, "{:.4g}"))
     return text
-    return text
+
+
+def small_configs_table(results: str) -> str | None:
+    """small_configs.csv: per (shape, dtype) the three fastest candidates and the fastest Tutorial-03 one."""
+    df = _read(results, "small_configs.csv")
+    if df is None:
+        return None
+    rows = []
+    for (M, N, Kd, dtype), g in df[df.kernel != "torch.matmul"].groupby(["M", "N", "K", "dtype"]):
+        g = g.dropna(subset=["graph_ms"]).sort_values("graph_ms")
+        pick = list(g.head(3).itertuples())
+        tut = g[g.kernel == "tutorial03"].head(1)
+        if len(tut) and tut.index[0] not in g.head(3).index:
+            pick += list(tut.itertuples())
+        rows += [dict(M=M, N=N, K=Kd, dtype=dtype, kernel=r.kernel, config=r.config, graph_us=r.graph_ms * 1e3,
+                      graph_ratio_to_torch=r.graph_ratio_to_torch) for r in pick]
+    return md(pd.DataFrame(rows))
 
 
 def section(results: str) -> str:
@@ -135,6 +151,10 @@ def section(results: str) -> str:
     if best is not None:
         parts.append("### Issue 14's targets: `best_matmul` / torch.matmul, same run "
                      "(`best_matmul.csv`, `best_matmul_summary.csv`)\n\n" + best)
+    small = small_configs_table(results)
+    if small is not None:
+        parts.append("### Candidate configs at small shapes and TMA options at large ones (`small_configs.csv`, CUDA "
+                     "graph): the three fastest per shape and dtype, and the fastest Tutorial-03 config\n\n" + small)
     df = _read(results, "matmul.csv")
     if df is not None:
         shapes, bshapes = _shapes(df), _shapes(df, "bf16")
