@@ -111,8 +111,7 @@ def _host_steps(size: int, n: int):
         steps.append(("  3 x _desc_like(template, t) (what plan.run does)", lambda: [
             B._desc_like(d, t) for d, t in zip(plan.descs, (a, b, out), strict=True)]))
     else:
-        args = (a, b, out, size, size, size, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                out.stride(0), out.stride(1))
+        args = plan._tiled_args(a, b, out)
         steps.append(("  plan.launch(*args) (compiled launcher, no checks)", lambda: plan.launch(*args)))
     rows = []
     for what, fn in steps:
