@@ -17,6 +17,7 @@ option sets at large ones, CUDA-graph times; gemm_lab.bench_small), ``softmax`` 
 ``host`` (host_overhead.csv: CPU time of each launcher and of its pieces; host_overhead_breakdown.csv:
 best_matmul's repeat-call path step by step), ``best`` (best_matmul.csv,
 best_matmul_summary.csv: best_matmul against torch.matmul at the issue-14 target shapes, three rounds),
+``best_eager`` (best_matmul_eager.csv: the same at the small shapes with ``tune_for="eager"``),
 ``fp8`` (fp8_matmul.csv: fp8 e4m3 fp8_matmul against torch._scaled_mm, Hopper only), ``autotune``
 (autotune_cost.csv) and ``t4limit`` (t4_limit_<gpu>.csv): week 7 notebook 03, see gemm_lab.bench_autotune.
 The CSV schemas are in results/README.md.
@@ -520,8 +521,8 @@ def plot_sweep(df, path: str, dtype: str = "fp16") -> str:
 
 
 # ------------------------------------------------------------------------------ CLI
-PARTS = ("compiled", "tma_configs", "small_configs", "sweep", "persistent", "group", "softmax", "host", "best", "fp8",
-         "autotune", "t4limit")
+PARTS = ("compiled", "tma_configs", "small_configs", "sweep", "persistent", "group", "softmax", "host", "best",
+         "best_eager", "fp8", "autotune", "t4limit")
 
 
 def main(argv=None) -> int:
@@ -592,6 +593,12 @@ def main(argv=None) -> int:
         df = save(best_rounds(warmup=min(warmup, 25), rep=min(rep, 100),
                                 csv_path=os.path.join(args.out, "best_matmul.csv")), "best_matmul.csv")
         print(save(best_summary(df), "best_matmul_summary.csv").to_string(), flush=True)
+    if "best_eager" in parts:
+        from gemm_lab.bench_best import EAGER_SHAPES, best_name, best_rounds, best_summary
+
+        df = save(best_rounds(EAGER_SHAPES, warmup=min(warmup, 25), rep=min(rep, 100), tune_for="eager",
+                              csv_path=os.path.join(args.out, "best_matmul_eager.csv")), "best_matmul_eager.csv")
+        print(save(best_summary(df, best_name("eager")), "best_matmul_eager_summary.csv").to_string(), flush=True)
     if "fp8" in parts and runtime.capability() >= (9, 0):
         import pandas as pd
 

@@ -17,12 +17,20 @@ TARGETS = {(1024, 1024, 1024): 0.90, (2048, 2048, 2048): 0.90, (500, 600, 300): 
            (4096, 4096, 4096): 1.00, (8192, 8192, 8192): 1.00}
 
 
-def best_menu():
-    return [("best_matmul", "auto", lambda a, b, out: K.best_matmul(a, b, out=out))]
+def best_name(tune_for: str = "graph") -> str:
+    return "best_matmul" if tune_for == "graph" else f"best_matmul(tune_for='{tune_for}')"
+
+
+def best_menu(tune_for: str = "graph"):
+    return [(best_name(tune_for), "auto", lambda a, b, out: K.best_matmul(a, b, out=out, tune_for=tune_for))]
+
+
+# part ``best_eager``: the shapes where the launch costs more CPU time than the kernel takes on the GPU
+EAGER_SHAPES = ((500, 600, 300), (512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048))
 
 
 def best_rounds(shapes=None, dtypes=("fp16", "bf16"), rounds: int = 3, warmup: int = 25, rep: int = 100,
-                csv_path: str | None = None):
+                csv_path: str | None = None, tune_for: str = "graph"):
     import pandas as pd
 
     from gemm_lab.kernels.best import explain
@@ -31,12 +39,14 @@ def best_rounds(shapes=None, dtypes=("fp16", "bf16"), rounds: int = 3, warmup: i
     for r in range(rounds):
         for M, N, Kd in shapes or TARGETS:
             for dtype in dtypes:
-                part = bench.bench_shape(M, N, Kd, dtype, best_menu(), warmup, rep, seed=r, graph=True)
+                part = bench.bench_shape(M, N, Kd, dtype, best_menu(tune_for), warmup, rep, seed=r, graph=True)
                 ch = explain(M, N, Kd, bench._DTYPES[dtype])
                 for row in part:
                     row["round"] = r
-                    if row["kernel"] == "best_matmul":
-                        row["config"] = f"{ch.kernel}: {ch.reason}"
+                    if row["kernel"] == best_name(tune_for):
+                        plan = _plan_for(M, N, Kd, dtype, tune_for)
+                        tuned = f" [timed fastest: {plan.tuned[0]} {_cfg_text(plan.tuned[1])}]" if plan and plan.tuned else ""
+                        row["config"] = f"{ch.kernel}: {ch.reason}{tuned}"
                 rows += part
                 if csv_path:  # rewritten after every shape: a run cut short keeps what it measured
                     pd.DataFrame(rows).to_csv(csv_path, index=False)
@@ -45,11 +55,27 @@ def best_rounds(shapes=None, dtypes=("fp16", "bf16"), rounds: int = 3, warmup: i
     return pd.DataFrame(rows)
 
 
-def best_summary(df):
+def _plan_for(M, N, Kd, dtype, tune_for):
+    """The cached plan best_matmul made for contiguous (M, K) x (K, N) inputs and a new output, if any."""
+    from gemm_lab.kernels import best as B
+
+    for key, plan in B._PLANS.items():
+        if key[0] == (M, Kd) and key[2] == (Kd, N) and key[4] == bench._DTYPES[dtype] and key[-1] == tune_for \
+                and key[1] == (Kd, 1) and key[3] == (N, 1):
+            return plan
+    return None
+
+
+def _cfg_text(cfg: dict) -> str:
+    g = {k.replace("BLOCK_SIZE_", "BLOCK_"): v for k, v in cfg.items()}
+    return f"{g['BLOCK_M']}x{g['BLOCK_N']}x{g['BLOCK_K']} s{g['num_stages']} w{g['num_warps']}"
+
+
+def best_summary(df, kernel: str = "best_matmul"):
     """Median over rounds of each ratio, per (M, N, K, dtype), with the target and met / gap."""
     import pandas as pd
 
-    mine = df[df.kernel == "best_matmul"]
+    mine = df[df.kernel == kernel]
     out = []
     for (M, N, Kd, dtype), g in mine.groupby(["M", "N", "K", "dtype"]):
         target = TARGETS.get((M, N, Kd), float("nan"))

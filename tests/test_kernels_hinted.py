@@ -184,3 +184,25 @@ def test_plan_can_pin_the_tma_kernel_in_the_interpreter(monkeypatch):
     out2 = torch.full((M, N), float("nan"), dtype=torch.float16)
     plan.run(a, b, out2)
     K.assert_close(out2, K.reference_matmul(a, b))
+
+
+def test_eager_tuning_weighs_the_launch_cost():
+    """tune_for='eager': per call max(GPU time, launch CPU time); a kernel 3 % faster on the GPU whose
+    launch costs 4x its GPU time loses to a cheap launch (the H200's 1024^3 case, in round numbers)."""
+    gpu = {"tma": 5.8, "tiled": 6.0}
+    host = {"tma": 22.0, "tiled": 9.0}
+    name = lambda f: f.__defaults__[0]  # noqa: E731 - the candidate bound into the timed lambda
+    pick = lambda eager: best_tune.pick_fastest(["tma", "tiled"], lambda c: None, lambda f: gpu[name(f)],  # noqa: E731
+                                                eager=eager, host_fn=lambda f: host[name(f)])
+    assert pick(False)[:2] == ("tma", 5.8)
+    assert pick(True)[:2] == ("tiled", 9.0)
+
+
+def test_tune_for_is_validated_and_keyed():
+    a = torch.randn(8, 8).half()
+    with pytest.raises(ValueError, match="tune_for"):
+        K.best_matmul(a, a, tune_for="fast")
+    best.clear_plans()
+    K.best_matmul(a, a)
+    K.best_matmul(a, a, tune_for="eager")
+    assert {key[-1] for key in best._PLANS} == {"graph", "eager"}

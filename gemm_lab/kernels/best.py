@@ -110,8 +110,9 @@ def explain(M: int, N: int, K: int, dtype: torch.dtype = torch.float16, arch=Non
 class _Plan:
     """A choice made concrete for one key: what to launch and how."""
 
-    def __init__(self, choice: Choice, M: int, N: int, K: int, activation: str):
+    def __init__(self, choice: Choice, M: int, N: int, K: int, activation: str, tune_for: str = "graph"):
         self.choice, self.M, self.N, self.K, self.act = choice, M, N, K, activation
+        self.tune_for = tune_for
         self.launch = None   # Launch, set at the first run (after autotuning when there is one)
         self.checked_ptrs = None  # (a, b, out) addresses last found not to overlap
         self.descs = None    # TMA: the three descriptors of the first run, templates for later runs
@@ -176,7 +177,7 @@ class _Plan:
             self._launch_pinned(a, b, out)
             states[i][3] = self.descs
 
-        (kernel, cfg), ms, timings = best_tune.pick_fastest(cands, run)
+        (kernel, cfg), ms, timings = best_tune.pick_fastest(cands, run, eager=self.tune_for == "eager")
         self.tuned = (kernel, cfg, ms, timings)
         self.launch, self.tma, self.qargs, self.descs = states[cands.index((kernel, cfg))]
 
@@ -236,22 +237,31 @@ _PLANS: dict[tuple, _Plan] = {}
 _MAX_PLANS = 4096
 
 
-def _key(a, b, out, activation):
+def _key(a, b, out, activation, tune_for: str = "graph"):
     okey = None if out is None else (tuple(out.shape), out.stride(), out.dtype, out.device, out.data_ptr() % 16 == 0)
     return (tuple(a.shape), a.stride(), tuple(b.shape), b.stride(), a.dtype, b.dtype, a.device, b.device,
-            a.data_ptr() % 16 == 0, b.data_ptr() % 16 == 0, activation, okey)
+            a.data_ptr() % 16 == 0, b.data_ptr() % 16 == 0, activation, okey, tune_for)
+
+
+TUNE_FOR = ("graph", "eager")
 
 
 def best_matmul(a: torch.Tensor, b: torch.Tensor, *, activation: str | None = None,
-                out: torch.Tensor | None = None) -> torch.Tensor:
+                out: torch.Tensor | None = None, tune_for: str = "graph") -> torch.Tensor:
     """C = activation(A @ B) with the kernel ``explain(M, N, K, dtype)`` picks (same inputs as ``matmul``).
 
     ``best_matmul.explain(M, N, K, dtype)`` gives the choice and its reason; ``best_matmul.choice_for(a, b)``
-    the choice for two tensors. The first call for a key validates fully and (on a GPU) autotunes where
-    the choice says so; repeated calls reuse the plan.
+    the choice for two tensors. The first call for a key validates fully and (on a GPU) times the
+    candidate kernels and configs where the choice says so; repeated calls reuse the plan.
+    ``tune_for``: what the timing ranks. ``"graph"`` (default): GPU time alone, as when the call is replayed
+    from a CUDA graph. ``"eager"``: per call ``max(GPU time, CPU time of the launch)``, as when the call is
+    made from Python each time; at small shapes a cheaper launch then beats a slightly faster kernel (on
+    the H200 at 1024^3 the TMA kernel is the fastest on the GPU but its launch costs ~4x its GPU time).
     """
+    if tune_for not in TUNE_FOR:
+        raise ValueError(f"tune_for must be one of {TUNE_FOR}, got {tune_for!r}")
     try:
-        key = _key(a, b, out, activation)
+        key = _key(a, b, out, activation, tune_for)
         plan = _PLANS.get(key)
     except (AttributeError, TypeError):  # not tensors / unhashable activation: full validation explains
         key, plan = None, None
@@ -261,7 +271,7 @@ def best_matmul(a: torch.Tensor, b: torch.Tensor, *, activation: str | None = No
         N = b.shape[1]
         if trivial_result(out, K):
             return out
-        plan = _Plan(explain(M, N, K, a.dtype), M, N, K, activation or "")
+        plan = _Plan(explain(M, N, K, a.dtype), M, N, K, activation or "", tune_for)
         if key is not None:
             if len(_PLANS) >= _MAX_PLANS:
                 _PLANS.clear()

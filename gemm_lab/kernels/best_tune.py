@@ -68,16 +68,37 @@ def graph_time_ms(fn) -> float:
     return float(triton.testing.do_bench_cudagraph(fn, rep=10, return_mode="median"))
 
 
-def pick_fastest(cands, run, time_fn=None):
-    """The candidate with the smallest ``time_fn(lambda: run(cand))``; ``run(cand)`` is called once first
-    (compiles it). Candidates that fail to compile or launch (e.g. OutOfResources on a smaller GPU) are
-    skipped; if every one fails, the last error is raised. Returns (candidate, ms, timings)."""
+def host_time_ms(fn, n: int = 50) -> float:
+    """CPU time of one call of ``fn()`` in milliseconds (``n`` calls back to back, then one sync)."""
+    import time
+
+    import torch
+
+    fn()
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(n):
+        fn()
+    dt = (time.perf_counter() - t) / n * 1e3
+    torch.cuda.synchronize()
+    return dt
+
+
+def pick_fastest(cands, run, time_fn=None, *, eager: bool = False, host_fn=None):
+    """The candidate with the smallest ``time_fn(lambda: run(cand))`` (GPU time; with ``eager``, the larger
+    of that and ``host_fn(...)``, the CPU time of one launch: the time per call when every call is made from
+    Python). ``run(cand)`` is called once first (compiles it). Candidates that fail to compile or launch
+    (e.g. OutOfResources on a smaller GPU) are skipped; if every one fails, the last error is raised.
+    Returns (candidate, ms, timings)."""
     time_fn = time_fn or graph_time_ms
+    host_fn = host_fn or host_time_ms
     best, best_ms, last_exc, timings = None, math.inf, None, []
     for cand in cands:
         try:
             run(cand)
             ms = time_fn(lambda cand=cand: run(cand))
+            if eager:
+                ms = max(ms, host_fn(lambda cand=cand: run(cand)))
         except Exception as exc:  # noqa: BLE001 - compile/launch failures of one config: try the next
             last_exc = exc
             timings.append((cand, math.nan))
