@@ -3,16 +3,14 @@ results in the interpreter on odd shapes and views, the hints, what the sm_90 co
 (cross-compiled: vector loads, cp.async pipelining, vector stores at 500x600x300 where the Tutorial-03
 kernel gets 2-byte loads), and the tuner's choice logic with a stand-in timer."""
 
-import re
-
 import pytest
 import torch
 
 import gemm_lab.kernels as K
-from gemm_lab import compile as C
+from gemm_lab.compile_hints import best_small_configs, hint_ptx_table, ptx_counts
 from gemm_lab.kernels import best, best_tune
 from gemm_lab.kernels.check import margins_intact, poisoned_view
-from gemm_lab.kernels.hinted import HINTED_NAMES, even_flags, hint, hinted_args, hinted_matmul_kernel
+from gemm_lab.kernels.hinted import HINTED_NAMES, even_flags, hint, hinted_args
 
 
 @pytest.mark.parametrize("x, d", [(0, 1), (1, 1), (3, 1), (2, 2), (6, 2), (300, 4), (600, 8), (4096, 8), (24, 8)])
@@ -77,33 +75,31 @@ def test_hinted_matmul_bad_inputs():
         K.hinted_matmul([[1.0]], torch.randn(1, 1).half())
 
 
-def _ptx_500x600x300(fn, hinted: bool):
-    values = dict(M=500, N=600, K=300, stride_am=300, stride_ak=1, stride_bk=600, stride_bn=1, stride_cm=600,
-                  stride_cn=1)
-    sig = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16"}
-    consts = dict(BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32, GROUP_SIZE_M=8, ACTIVATION="")
-    for name, value in values.items():
-        d = hint(value) if hinted else 1
-        if hinted:
-            consts[f"D_{name}"] = d
-        arg = f"{name}_q" if hinted else name
-        if value // d == 1:
-            consts[arg] = 1
-        else:
-            sig[arg] = "i32"
-    if hinted:
-        consts.update(even_flags(500, 600, 300, consts))
-    return C.compile_jit(fn, sig, consts, "sm_90", num_warps=4, num_stages=4).ptx
-
-
 def test_hints_give_vector_loads_async_copies_and_vector_stores_at_500x600x300():
     """The point of the hints, checked on the sm_90 compiler's PTX (no GPU needed)."""
-    hinted = _ptx_500x600x300(hinted_matmul_kernel, True)
-    plain = _ptx_500x600x300(K.matmul_kernel, False)
-    sizes = re.findall(r"cp\.async\.c[ag]\.shared\.global \[[^\]]*\], \[[^\]]*\], (0x[0-9a-f]+)", hinted)
-    assert sizes and {int(x, 16) for x in sizes} <= {8, 16} and 16 in {int(x, 16) for x in sizes}
-    assert re.search(r"st\.global\.v4\.b32", hinted) and not re.search(r"ld\.global[.a-z]*\.b16 ", hinted)
-    assert "cp.async" not in plain and re.search(r"ld\.global[.a-z]*\.b16 ", plain)
+    hinted = hint_ptx_table(500, 600, 300)[1]
+    plain = hint_ptx_table(500, 600, 300)[0]
+    assert hinted["ld.global 2 B"] == 0 and hinted["cp.async 8 B"] > 0 and hinted["cp.async 16 B"] > 0
+    assert hinted["st.global vector"] > 0 and hinted["st.global scalar"] == 0
+    assert plain["ld.global 2 B"] > 0 and plain["cp.async 8 B"] + plain["cp.async 16 B"] + plain["cp.async 4 B"] == 0
+    assert plain["st.global scalar"] > 0
+    aligned = hint_ptx_table(512, 512, 512)  # all multiples of 16: both kernels get 16-byte async copies
+    assert all(r["cp.async 16 B"] > 0 and r["ld.global 2 B"] == 0 for r in aligned)
+
+
+def test_ptx_counts_and_best_small_configs():
+    ptx = ("cp.async.ca.shared.global [ %r1 + 0 ], [ %rd1 + 0 ], 0x8, %r2;\n"
+           "cp.async.cg.shared.global [ %r1 + 0 ], [ %rd1 + 0 ], 0x10, %r2;\n"
+           "@%p1 ld.global.b16 { %rs1 }, [ %rd2 + 0 ];\n@%p2 st.global.v4.b32 [ %rd3 + 0 ], { %r1, %r2, %r3, %r4 };\n")
+    assert ptx_counts(ptx) == {"ld.global 2 B": 1, "cp.async 4 B": 0, "cp.async 8 B": 1, "cp.async 16 B": 1,
+                               "st.global vector": 1, "st.global scalar": 0}
+    import pandas as pd
+
+    df = pd.DataFrame([dict(M=5, N=6, K=3, dtype="fp16", kernel=k, config=c, graph_ms=t, graph_ratio_to_torch=1 / t)
+                       for k, c, t in (("torch.matmul", "cuBLAS", 1.0), ("hinted", "a", 0.5), ("hinted", "b", 0.4),
+                                       ("tutorial03", "a", 2.0), ("tutorial03", "b", float("nan")))])
+    best_rows = best_small_configs(df)
+    assert sorted(zip(best_rows.kernel, best_rows.config, strict=True)) == [("hinted", "b"), ("tutorial03", "a")]
 
 
 def test_candidates_add_tutorial03_only_when_aligned():
