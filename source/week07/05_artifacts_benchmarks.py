@@ -443,8 +443,8 @@ for dev in (VIRTUAL_DEVICE, DEVICES["h200"]):
 # | --- | --- | --- |
 # | 64×64 출력 타일 수가 SM 수의 절반 이하이고 K가 길다 | `splitk` | 타일만으로는 SM을 채울 수 없으니 K를 여러 조각(split)으로 나눠 조각마다 프로그램을 띄우고, FP32 부분합을 더합니다 |
 # | sm_90 이상, FP16/BF16, 큰 출력(M×N) | `tma_persistent` | TMA(Tensor Memory Accelerator) 텐서 디스크립터로 타일을 옮기고, SM마다 프로그램 하나가 여러 타일을 도는 persistent 커널(128×256×64 타일) |
-# | 작은 출력(M×N) | `autotuned_small` | 큰 타일로는 타일(= 프로그램) 수가 SM 수보다 적으므로, 작은 타일 후보들로 오토튜닝 |
-# | 그 밖 | `autotuned` | 아키텍처별 후보 목록으로 오토튜닝한 Tutorial 03 커널 |
+# | 작은 출력(M×N) | `autotuned_small` | 큰 타일로는 타일(= 프로그램) 수가 SM 수보다 적으므로, 작은 타일 후보들을 처음 호출 때 하나씩 재서(CUDA graph) 가장 빠른 것을 고정 |
+# | 그 밖 | `autotuned` | 아키텍처별 후보 목록을 같은 방법으로 재서 고름 |
 # | GPU 없음(CPU 해석기) | `tiled` | 오토튜닝·TMA 없이 모양에 맞춘 작은 타일 하나 |
 #
 # `explain`에 `arch`와 `num_sms`를 주면 **다른 GPU에서의 선택**도 볼 수 있습니다. 아래 표는 H200, A100, T4(Colab)에서 모양마다
@@ -488,14 +488,51 @@ print("이 기계(arch=None)에서 4096³:", here.kernel, "—", here.reason)
 # 표를 읽는 법:
 #
 # * **작은 타일:** 500×600×300 ~ 1024³은 출력이 작아 128×256 타일로는 프로그램이 SM 수보다 훨씬 적습니다(표의 타일 수와 열
-#   이름의 SM 수). 대부분의 SM이 놀게 되므로 작은 타일 후보로 오토튜닝해 타일 수를 늘립니다(03 노트북의 웨이브(wave) 계산).
-#   그 사이(1536³)는 작지도 크지도 않아 아키텍처의 후보 목록 전체로 오토튜닝합니다(`autotuned`).
+#   이름의 SM 수). 대부분의 SM이 놀게 되므로 작은 타일 후보로 타일 수를 늘립니다(03 노트북의 웨이브(wave) 계산).
+#   그 사이(1536³)는 작지도 크지도 않아 아키텍처의 후보 목록 전체에서 고릅니다(`autotuned`).
+# * **후보를 재는 방법:** `@triton.autotune`은 후보마다 `do_bench`로 잽니다. 그런데 512³ 커널은 GPU에서 몇 µs면 끝나고,
+#   Python에서 한 번 띄우는(launch) CPU 시간이 그보다 깁니다. 그러면 `do_bench`는 커널이 아니라 런처 시간과 잡음으로 순위를
+#   매깁니다. 그래서 `best_matmul`은 후보마다 **CUDA graph로 재생한 GPU 시간**(`gemm_lab.kernels.best_tune`)으로 고릅니다.
+#   후보에는 Tutorial 03 커널 말고 아래 4.0절의 **나눗셈 힌트 커널**(`hinted_matmul_kernel`)과, Hopper에서 모든 피연산자가
+#   TMA 디스크립터가 될 수 있으면 작은 타일의 TMA persistent 커널도 들어갑니다. 매번 Python에서 부르는 경우에 맞추려면
+#   `best_matmul(a, b, tune_for="eager")`: 후보마다 max(GPU 시간, 커널의 launch CPU 시간)으로 고릅니다.
 # * **split-K:** 128×128×8192는 64×64 타일이 4개뿐인데 K가 깁니다. 타일을 더 작게 해도 SM을 채울 수 없으니, **K축을 나눠**
 #   (타일 수 × 조각 수)개의 프로그램을 띄우고 각 조각의 FP32 부분합을 마지막에 더합니다. 조각 수는 SM 수에 맞추므로 GPU마다
 #   다릅니다(`.reason`의 slices).
 # * **TMA persistent:** 2048² 이상의 출력은 타일이 충분하므로 큰 타일(128×256×64)로 이동량을 줄이고, 하드웨어 복사 엔진 TMA와
 #   persistent 스케줄(SM마다 프로그램 하나)을 씁니다. TMA와 `wgmma`는 sm_90(Hopper)부터 있으므로, 같은 모양이라도 A100(sm_80)과
 #   T4(sm_75)에서는 `autotuned`(Tutorial 03 커널 + 그 아키텍처의 후보 목록)를 고릅니다.
+#
+# ### 4.0 정렬되지 않은 모양과 나눗셈 힌트(divisibility hint)
+#
+# Triton은 정수 인자를 두 가지 사실로만 특수화(specialization)합니다: 값이 1인가, 16의 배수인가. 500×600×300(FP16)에서는
+# 크기도 행 stride(300, 600)도 16의 배수가 아니므로, Tutorial 03 커널은 모든 정수의 약수를 1로 알고 컴파일됩니다. 그러면 주소가
+# 몇 바이트 경계에 맞는지 모르니 전역 메모리 load가 원소 하나(2바이트)씩이 되고, 4·8·16바이트만 옮기는 비동기 복사
+# `cp.async`를 쓸 수 없어 K 루프의 파이프라이닝(04 노트북 4.2절)도 사라집니다. 그런데 300 = 4 × 75, 600 = 8 × 75이므로 실제로는
+# 행의 시작이 8·16바이트 경계에 맞습니다.
+#
+# `hinted_matmul_kernel`(`gemm_lab/kernels/hinted.py`)은 크기와 stride `x`마다 `x // d`와 constexpr `d`(x를 나누는 8 이하의 가장
+# 큰 2의 거듭제곱)를 받아 커널 안에서 다시 곱합니다. 곱 `q * d`의 약수가 `d`라는 것을 컴파일러의 축 분석(axis analysis)이 알게
+# 되어, load·mask·store를 `d` 원소 단위로 묶고 load를 `cp.async`로 파이프라이닝합니다. 행·열 밖은 `% M` 대신 mask로 막습니다
+# (나머지 연산은 연속성(contiguity)을 숨깁니다). 아래 셀은 두 커널을 sm_90용으로 교차 컴파일해(GPU 불필요) PTX의 전역 메모리
+# 명령을 세고, H200에서 잰 `results/small_configs.csv`에서 커널마다 가장 빠른 후보의 CUDA graph 비율을 보여 줍니다.
+
+# %%
+from gemm_lab.compile_hints import best_small_configs, hint_ptx_table  # noqa: E402
+
+display(pd.DataFrame(hint_ptx_table(500, 600, 300) + hint_ptx_table(512, 512, 512)).set_index(["shape", "kernel"]))
+small_best = best_small_configs()
+if small_best is None:
+    print("results/small_configs.csv가 없습니다 (GPU에서 `python -m gemm_lab.bench --only small_configs`로 만듭니다).")
+else:
+    _small = small_best[small_best.kernel.isin(["tutorial03", "hinted"]) & (small_best.dtype == "fp16")]
+    print("results/small_configs.csv (FP16, CUDA graph, torch.matmul 시간 / 커널 시간; 커널마다 가장 빠른 후보):")
+    display(_small.pivot_table(index=["M", "N", "K"], columns="kernel", values="graph_ratio_to_torch"))
+
+# %% [markdown]
+# 읽는 법: 500×600×300에서 Tutorial 03 커널은 2바이트 load와 원소 하나씩의 store뿐이고 `cp.async`가 없습니다. 힌트 커널은
+# A를 8바이트, B를 16바이트 `cp.async`로 옮기고 C를 16바이트씩 저장합니다. 모두 16의 배수인 512³에서는 두 커널의 PTX가
+# 같은 종류의 명령을 씁니다: 힌트가 새로 알려 줄 것이 없기 때문입니다. 측정한 비율에서도 차이는 정렬되지 않은 모양에서만 큽니다.
 #
 # ### 4.1 측정: `best_matmul` vs `torch.matmul`
 #
@@ -598,9 +635,10 @@ else:
 # %% [markdown]
 # 읽는 법: 비교는 같은 실행에서 잰 **비율**로 합니다(1이면 cuBLAS와 같은 속도). H200의 결과에서 큰 출력(2048² 이상)은 TMA
 # persistent 커널이 CUDA graph 비율로 cuBLAS와 거의 같거나 빠르고, 2048³의 do_bench 비율이 훨씬 낮은 것은 커널이 아니라
-# 런처(CPU) 시간 때문입니다(위 셀). 작은 출력은 작은 타일로 SM을 채워도 cuBLAS에 못 미치고, 특히 500 × 600 × 300은 연산량이
-# 작아 어느 커널도 GPU를 채우지 못하고, A의 행 stride(300 × 2 B)가 16바이트 배수가 아니라 파이프라이닝도 없습니다(04 노트북
-# 4.2절). **측정값은 GPU·드라이버·버전마다 다르므로 그 조건과 함께 기록합니다**(안내문 5절 4번: GPU
+# 런처(CPU) 시간 때문입니다(위 셀). 작은 출력에서는 작은 타일로 SM을 채우고 후보를 GPU 시간으로 고른 것이 차이를 만듭니다:
+# 500 × 600 × 300은 나눗셈 힌트로 load가 벡터화·파이프라이닝되어(4.0절) cuBLAS보다 빠를 수도 있습니다. 작은 모양의
+# `do_bench` 비율은 런처 시간이 섞여 흔들립니다(위 셀).
+# **측정값은 GPU·드라이버·버전마다 다르므로 그 조건과 함께 기록합니다**(안내문 5절 4번: GPU
 # 이름, compute capability, 버전, Config — `best_matmul`에서는 `.kernel`과 `.reason`).
 #
 # **세대 주의:** 위 TFLOP/s는 표 위에 적힌 GPU와 compute capability에서 잰 값입니다. sm_90(H100/H200)의 Tensor Core 명령은
