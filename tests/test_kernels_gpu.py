@@ -129,7 +129,7 @@ FUZZ_ENTRY_POINTS = {
     "naive_tiled": lambda a, b, out: K.naive_tiled_matmul(a, b, out=out),
     "hinted_matmul": lambda a, b, out: K.hinted_matmul(a, b, out=out),
     "hinted_matmul_128x64x64": lambda a, b, out: K.hinted_matmul(a, b, BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, out=out),
-    # every new (M, N, K) re-tunes 13 configs (~1 s each key): fewer shapes, still random
+    # every new (M, N, K) re-tunes 13 configs (~1 s each key): run in chunks on several workers
     "matmul_autotuned": lambda a, b, out: K.matmul_autotuned(a, b, out=out),
 }
 
@@ -144,7 +144,7 @@ def _fuzz_case(rng, i):
 
 # entry points that autotune every new shape (seconds each) are split into chunks that pytest-xdist runs on
 # several workers at once; the shapes are the same as one long run's
-FUZZ_CHUNKS = {"best_matmul": 20}
+FUZZ_CHUNKS = {"best_matmul": 20, "matmul_autotuned": 20}
 
 
 @pytest.mark.parametrize("name,chunk", [(n, c) for n in FUZZ_ENTRY_POINTS for c in range(FUZZ_CHUNKS.get(n, 1))])
@@ -153,7 +153,7 @@ def test_fuzz_random_shapes(name, chunk):
 
     rng = random.Random(1234 + len(name))
     fn = FUZZ_ENTRY_POINTS[name]
-    n = 40 if name == "matmul_autotuned" else FUZZ_SHAPES
+    n = FUZZ_SHAPES
     cases = [_fuzz_case(rng, i) for i in range(n)]
     per = -(-n // FUZZ_CHUNKS.get(name, 1))
     for i in range(chunk * per, min(n, (chunk + 1) * per)):
