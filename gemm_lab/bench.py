@@ -147,13 +147,9 @@ def tma_name(opts: dict) -> str:
 # ------------------------------------------------------------------------------ measuring one shape
 def host_us(fn, n: int = 20) -> float:
     """CPU time of one launch in microseconds (the Python launcher + Triton's launch, not the kernel)."""
-    torch.cuda.synchronize()
-    t = time.perf_counter()
-    for _ in range(n):
-        fn()
-    dt = (time.perf_counter() - t) / n * 1e6
-    torch.cuda.synchronize()
-    return dt
+    from gemm_lab.kernels.best_tune import host_time_ms
+
+    return host_time_ms(fn, n, warmup=False) * 1e3
 
 
 def _measure(fn, a, b, out, ref, warmup, rep, graph=False):
@@ -560,9 +556,11 @@ def main(argv=None) -> int:
         df = save(bench_tma_configs(warmup=min(warmup, 25), rep=min(rep, 150)), "tma_configs.csv")
         print(df[["M", "config", "ms", "tflops", "ratio_to_torch", "error"]].to_string(), flush=True)
     if "small_configs" in parts:
-        from gemm_lab.bench_small import small_config_rows, small_config_table
+        import pandas as pd
 
-        save(small_config_table(small_config_rows(rep=min(rep, 50))), "small_configs.csv")
+        from gemm_lab.bench_small import small_config_rows
+
+        save(pd.DataFrame(small_config_rows(rep=min(rep, 50))), "small_configs.csv")
     if "persistent" in parts:
         save(bench_persistent_programs(warmup=warmup, rep=rep), "persistent_programs.csv")
     if "group" in parts:

@@ -68,15 +68,11 @@ def small_config_rows(dtypes=("fp16", "bf16"), rep: int = 20, large: bool = True
     return rows
 
 
-def small_config_table(rows):
-    import pandas as pd
-
-    return pd.DataFrame(rows)
-
-
 if __name__ == "__main__":  # pragma: no cover - GPU only
     import sys
 
+    import pandas as pd
+
     bench.require_gpu()
-    df = small_config_table(small_config_rows())
+    df = pd.DataFrame(small_config_rows())
     df.to_csv(sys.argv[1] if len(sys.argv) > 1 else "small_configs.csv", index=False)

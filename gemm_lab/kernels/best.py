@@ -32,7 +32,7 @@ from . import best_tune
 from ._launch_cache import Launch
 from ._schedule import num_programs
 from .autotuned import current_arch, interpreter_config, parse_arch
-from .hinted import even_flags, hinted_args, hinted_matmul_kernel
+from .hinted import hinted_launch_spec, hinted_matmul_kernel
 from .matmul import matmul_kernel, trivial_result, validate_matmul
 from .persistent_tma import (
     TensorDescriptor,
@@ -132,14 +132,13 @@ class _Plan:
             self._pin_tiled(p)
 
     def _pin_tiled(self, cfg: dict, kernel: str = "tutorial03", a=None, b=None, out=None) -> Launch:
-        grid = (triton.cdiv(self.M, cfg["BLOCK_SIZE_M"]) * triton.cdiv(self.N, cfg["BLOCK_SIZE_N"]),)
-        consts = {k: cfg[k] for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M")}
-        options = dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
         if kernel == "hinted":
-            self.qargs, hints = hinted_args(self.M, self.N, self.K, a, b, out)
-            launch = Launch(hinted_matmul_kernel, grid, {**hints, **consts, **even_flags(self.M, self.N, self.K, cfg),
-                                                         "ACTIVATION": self.act}, options)
+            grid, self.qargs, consts, options = hinted_launch_spec(self.M, self.N, self.K, a, b, out, self.act, cfg)
+            launch = Launch(hinted_matmul_kernel, grid, consts, options)
         else:
+            grid = (triton.cdiv(self.M, cfg["BLOCK_SIZE_M"]) * triton.cdiv(self.N, cfg["BLOCK_SIZE_N"]),)
+            consts = {k: cfg[k] for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M")}
+            options = dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
             launch = Launch(matmul_kernel, grid, {**consts, "ACTIVATION": self.act}, options)
         self.launch = launch
         return launch

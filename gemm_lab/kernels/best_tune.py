@@ -68,13 +68,15 @@ def graph_time_ms(fn) -> float:
     return float(triton.testing.do_bench_cudagraph(fn, rep=10, return_mode="median"))
 
 
-def host_time_ms(fn, n: int = 50) -> float:
-    """CPU time of one call of ``fn()`` in milliseconds (``n`` calls back to back, then one sync)."""
+def host_time_ms(fn, n: int = 50, warmup: bool = True) -> float:
+    """CPU time of one call of ``fn()`` in milliseconds (``n`` calls back to back, then one sync; the GPU
+    work queues behind them, so this is the launch cost, not the kernel's time)."""
     import time
 
     import torch
 
-    fn()
+    if warmup:
+        fn()
     torch.cuda.synchronize()
     t = time.perf_counter()
     for _ in range(n):

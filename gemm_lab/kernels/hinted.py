@@ -21,6 +21,7 @@ import triton.language as tl
 
 from gemm_lab import runtime  # noqa: F401  (gemm_lab.kernels imports it before triton)
 
+from ._schedule import tile_coords
 from .matmul import check_tile, leaky_relu, trivial_result, validate_matmul
 
 MAX_HINT = 8  # 8 fp16 elements = 16 bytes, the widest vector load
@@ -78,15 +79,9 @@ def hinted_matmul_kernel(
     stride_cm = stride_cm_q * D_stride_cm
     stride_cn = stride_cn_q * D_stride_cn
 
-    pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
-    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
-    num_pid_in_group = GROUP_SIZE_M * num_pid_n
-    group_id = pid // num_pid_in_group
-    first_pid_m = group_id * GROUP_SIZE_M
-    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
-    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
-    pid_n = (pid % num_pid_in_group) // group_size_m
+    pid_m, pid_n = tile_coords(tl.program_id(axis=0), GROUP_SIZE_M * tl.cdiv(N, BLOCK_SIZE_N), num_pid_m,
+                               GROUP_SIZE_M)
 
     offs_m = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
     offs_n = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
@@ -125,14 +120,15 @@ def hinted_matmul_kernel(
         tl.store(c_ptrs, c, mask=in_m & in_n)
 
 
-def hinted_launch(a, b, out, M: int, N: int, K: int, activation: str, cfg: dict) -> None:
-    """Launch ``hinted_matmul_kernel`` once at ``cfg`` (BLOCK_SIZE_M/N/K, GROUP_SIZE_M, num_stages,
-    num_warps) on validated inputs."""
+def hinted_launch_spec(M: int, N: int, K: int, a, b, out, activation: str, cfg: dict):
+    """(grid, runtime integers, constexprs, options) of ``hinted_matmul_kernel`` at ``cfg`` (BLOCK_SIZE_M/N/K,
+    GROUP_SIZE_M, num_stages, num_warps) for these tensors; the call is
+    ``hinted_matmul_kernel[grid](a, b, out, *ints, **constexprs, **options)``."""
     quotients, hints = hinted_args(M, N, K, a, b, out)
     grid = (triton.cdiv(M, cfg["BLOCK_SIZE_M"]) * triton.cdiv(N, cfg["BLOCK_SIZE_N"]),)
-    hinted_matmul_kernel[grid](a, b, out, *quotients, **hints, **even_flags(M, N, K, cfg), ACTIVATION=activation,
-                               **{k: cfg[k] for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M",
-                                                       "num_stages", "num_warps")})
+    consts = {k: cfg[k] for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M")}
+    consts.update(hints, **even_flags(M, N, K, cfg), ACTIVATION=activation)
+    return grid, quotients, consts, dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
 
 
 def hinted_matmul(a, b, *, BLOCK_M: int = 64, BLOCK_N: int = 64, BLOCK_K: int = 32, GROUP_M: int = 8,
@@ -144,7 +140,8 @@ def hinted_matmul(a, b, *, BLOCK_M: int = 64, BLOCK_N: int = 64, BLOCK_K: int = 
     N = b.shape[1]
     if trivial_result(out, K):
         return out
-    hinted_launch(a, b, out, M, N, K, activation or "", dict(
+    grid, ints, consts, options = hinted_launch_spec(M, N, K, a, b, out, activation or "", dict(
         BLOCK_SIZE_M=BLOCK_M, BLOCK_SIZE_N=BLOCK_N, BLOCK_SIZE_K=BLOCK_K, GROUP_SIZE_M=GROUP_M,
         num_stages=num_stages, num_warps=num_warps))
+    hinted_matmul_kernel[grid](a, b, out, *ints, **consts, **options)
     return out
