@@ -96,3 +96,42 @@ def test_bad_inputs():
         waves_per_sm(100, 0, 2)
     with pytest.raises(TypeError):
         tiles_per_program(True, 3)
+
+
+def test_max_regs_per_thread_candidate_2_on_h200():
+    from gemm_lab import calc
+    from gemm_lab.calc.occupancy import max_regs_per_thread
+
+    # results/compiled_kernels.csv: candidate 2 on the H200 used 174 registers and 65,536 B
+    occ = blocks_per_sm(174, 4, 65536, "sm_90")
+    assert (occ.by_regs, occ.by_smem, occ.blocks, occ.limiter) == (2, 3, 2, "registers")
+    assert max_regs_per_thread(4, 3, "sm_90") == 168  # 174 > 168: the third program does not fit
+    assert max_regs_per_thread(4, 2, "sm_90") == 255
+    assert blocks_per_sm(168, 4, 65536, "sm_90").blocks == 3
+    assert blocks_per_sm(169, 4, 65536, "sm_90").blocks == 2
+    # same rule as blocks_per_sm on the blog's GPU, and an odd warp count
+    assert max_regs_per_thread(4, 3, "sm_120") == 168
+    regs = max_regs_per_thread(3, 5, "sm_90")
+    assert blocks_per_sm(regs, 3, 0, "sm_90").by_regs >= 5 > blocks_per_sm(regs + 1, 3, 0, "sm_90").by_regs
+    # 9 blocks of 32 warps at the smallest allocation (256 registers per warp) need 73,728 > 65,536 registers
+    assert max_regs_per_thread(32, 9, "sm_90") is None
+    assert max_regs_per_thread(32, 8, "sm_90") == 8
+    assert calc.max_regs_per_thread is max_regs_per_thread
+
+
+def test_max_regs_per_thread_bad_input():
+    from gemm_lab.calc.devices import VIRTUAL_DEVICE
+    from gemm_lab.calc.occupancy import max_regs_per_thread
+
+    with pytest.raises(ValueError):
+        max_regs_per_thread(4, 0, "sm_90")
+    with pytest.raises(ValueError, match="threads"):
+        max_regs_per_thread(64, 1, "sm_90")
+    with pytest.raises(TypeError):
+        max_regs_per_thread(4, True, "sm_90")
+    with pytest.raises(ValueError):
+        max_regs_per_thread(4.0, 2, "sm_90")
+    with pytest.raises(ValueError, match="unknown arch"):
+        max_regs_per_thread(4, 2, "sm_100")
+    with pytest.raises(ValueError, match="no arch"):
+        max_regs_per_thread(4, 2, VIRTUAL_DEVICE)

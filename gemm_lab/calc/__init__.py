@@ -24,7 +24,15 @@ from .autotune import (
     total_time_ms,
 )
 from .devices import DEVICES, VIRTUAL_DEVICE, VIRTUAL_DEVICE_FP32, Device, devices_table, get_device
-from .occupancy import SM_LIMITS, SMLimits, blocks_per_sm, persistent_grid, tiles_per_program, waves_per_sm
+from .occupancy import (
+    SM_LIMITS,
+    SMLimits,
+    blocks_per_sm,
+    max_regs_per_thread,
+    persistent_grid,
+    tiles_per_program,
+    waves_per_sm,
+)
 from .ordering import compare_orders, order_grid, order_table, pid_to_tile, unique_input_tiles
 from .roofline import BLOG_CONFIG, SEED_CONFIGS, TileConfig, roofline_table
 from .smem import best_fitting, compiler_smem, fits, smem_verdicts, textbook_smem
@@ -37,7 +45,7 @@ __all__ = [
     "SEED_EXERCISE3", "break_even_calls", "exercise3_answers", "exercise3_table",
     "speedup", "tflops", "total_time_ms",
     "DEVICES", "VIRTUAL_DEVICE", "VIRTUAL_DEVICE_FP32", "Device", "devices_table", "get_device",
-    "SM_LIMITS", "SMLimits", "blocks_per_sm", "persistent_grid", "tiles_per_program", "waves_per_sm",
+    "SM_LIMITS", "SMLimits", "blocks_per_sm", "max_regs_per_thread", "persistent_grid", "tiles_per_program", "waves_per_sm",
     "compare_orders", "order_grid", "order_table", "pid_to_tile", "unique_input_tiles",
     "BLOG_CONFIG", "SEED_CONFIGS", "TileConfig", "roofline_table",
     "best_fitting", "compiler_smem", "fits", "smem_verdicts", "textbook_smem",

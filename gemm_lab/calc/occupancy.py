@@ -27,8 +27,8 @@ from .devices import CUDA_GUIDE_URL, Device
 from .smem import normalize_arch
 from .tiling import cdiv
 
-__all__ = ["SMLimits", "SM_LIMITS", "get_sm_limits", "sm_limits_table", "Occupancy", "blocks_per_sm", "waves_per_sm",
-           "TileSplit", "tiles_per_program", "persistent_grid"]
+__all__ = ["SMLimits", "SM_LIMITS", "get_sm_limits", "sm_limits_table", "Occupancy", "blocks_per_sm",
+           "max_regs_per_thread", "waves_per_sm", "TileSplit", "tiles_per_program", "persistent_grid"]
 
 KIB = 1024
 
@@ -107,20 +107,23 @@ class Occupancy:
     occupancy: float = 0.0
 
 
+def _resolve_limits(sm) -> SMLimits:
+    if isinstance(sm, SMLimits):
+        return sm
+    if isinstance(sm, Device):
+        if sm.arch is None:
+            raise ValueError(f"device {sm.name!r} has no arch, so no SM limits")
+        return get_sm_limits(sm.arch)
+    return get_sm_limits(sm)
+
+
 def blocks_per_sm(regs_per_thread: int, num_warps: int, smem_per_block: int, sm) -> Occupancy:
     """Theoretical blocks per SM (see the module docstring for the rules).
 
     ``sm`` is an :class:`SMLimits`, a :class:`~gemm_lab.calc.devices.Device` or an arch (``"sm_120"``). ``smem_per_block`` in bytes (Triton's
     ``metadata.shared``), ``regs_per_thread`` as reported (``n_regs``), 1 … 255.
     """
-    if isinstance(sm, SMLimits):
-        limits = sm
-    elif isinstance(sm, Device):
-        if sm.arch is None:
-            raise ValueError(f"device {sm.name!r} has no arch, so no SM limits")
-        limits = get_sm_limits(sm.arch)
-    else:
-        limits = get_sm_limits(sm)
+    limits = _resolve_limits(sm)
     regs = as_int("regs_per_thread", regs_per_thread)
     warps = as_int("num_warps", num_warps)
     smem = as_int("smem_per_block", smem_per_block, minimum=0)
@@ -151,6 +154,24 @@ def blocks_per_sm(regs_per_thread: int, num_warps: int, smem_per_block: int, sm)
     limiter = " + ".join(k for k, v in counts.items() if v == blocks)
     return Occupancy(by_regs, by_smem, by_warps, by_blocks, blocks, limiter, regs_per_warp, smem_alloc,
                      blocks * warps, blocks * warps / limits.max_warps_per_sm)
+
+
+def max_regs_per_thread(num_warps: int, programs_per_sm: int, sm) -> int | None:
+    """The most registers per thread with which ``programs_per_sm`` programs of ``num_warps`` warps still
+    fit one SM by registers (the allocation rules of :func:`blocks_per_sm`); ``None`` when none does.
+
+    The seed's candidate 2 (4 warps) on sm_90: 3 programs need at most 168 registers per thread, 2
+    programs at most 255 (so with 174 registers two fit, although shared memory alone would allow three).
+    """
+    limits = _resolve_limits(sm)
+    warps = as_int("num_warps", num_warps)
+    wanted = as_int("programs_per_sm", programs_per_sm)
+    if warps * 32 > limits.max_threads_per_block:
+        raise ValueError(f"num_warps={warps} gives {warps * 32} threads, more than {limits.max_threads_per_block} per block")
+    for regs in range(limits.max_regs_per_thread, 0, -1):
+        if blocks_per_sm(regs, warps, 0, limits).by_regs >= wanted:
+            return regs
+    return None
 
 
 def waves_per_sm(num_programs: int, num_sms: int, blocks_per_sm: int) -> float:
