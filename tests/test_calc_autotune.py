@@ -119,3 +119,26 @@ def test_measured_autotune_case_reads_results_csv(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="compile_cache"):
         measured_autotune_case(name="old.csv")
     assert measured_autotune_case(name="absent.csv") is None
+
+
+def test_oor_statements_match_the_installed_triton():
+    """Exercise 2.3 (first half): the statements' truth values follow Triton's own code."""
+    import inspect
+
+    from triton.compiler.compiler import CompiledKernel
+    from triton.runtime.autotuner import Autotuner
+
+    from gemm_lab import calc
+    from gemm_lab.calc.autotune import OOR_STATEMENTS, oor_true_statements
+
+    assert oor_true_statements() == {2, 3} == calc.oor_true_statements()
+    assert len(OOR_STATEMENTS) == 5 and all(isinstance(t, str) and t for t, _ in OOR_STATEMENTS)
+    init = inspect.getsource(CompiledKernel._init_handles)
+    # 2: the check is made when the compiled kernel is loaded, against the device's limit
+    assert "OutOfResources" in init and "metadata.shared >" in init
+    bench = inspect.getsource(Autotuner._bench)
+    # 3: the autotuner catches it and records inf; 4: it does not retry with fewer stages
+    assert "OutOfResources" in bench and "inf" in bench
+    assert "num_stages" not in bench
+    # 5: a key already in the cache is not benchmarked again
+    assert "not in self.cache" in inspect.getsource(Autotuner.run)

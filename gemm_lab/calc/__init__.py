@@ -15,10 +15,12 @@ Note: ``gemm_lab.calc.roofline`` is the *module*, made callable: ``calc.roofline
 
 from . import autotune, devices, occupancy, ordering, roofline, smem, softmax, tiling
 from .autotune import (
+    OOR_STATEMENTS,
     SEED_EXERCISE3,
     break_even_calls,
     exercise3_answers,
     exercise3_table,
+    oor_true_statements,
     speedup,
     tflops,
     total_time_ms,
@@ -42,7 +44,8 @@ from .waves import WaveQuantization, wave_quantization  # noqa: F401  (tile and 
 
 __all__ = [
     "autotune", "devices", "occupancy", "ordering", "roofline", "smem", "softmax", "tiling",
-    "SEED_EXERCISE3", "break_even_calls", "exercise3_answers", "exercise3_table",
+    "OOR_STATEMENTS", "SEED_EXERCISE3", "break_even_calls", "exercise3_answers", "exercise3_table",
+    "oor_true_statements",
     "speedup", "tflops", "total_time_ms",
     "DEVICES", "VIRTUAL_DEVICE", "VIRTUAL_DEVICE_FP32", "Device", "devices_table", "get_device",
     "SM_LIMITS", "SMLimits", "blocks_per_sm", "max_regs_per_thread", "persistent_grid", "tiles_per_program", "waves_per_sm",

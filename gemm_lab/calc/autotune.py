@@ -17,7 +17,30 @@ from fractions import Fraction
 from ._validate import as_int, as_real, as_str
 
 __all__ = ["tflops", "speedup", "total_time_ms", "break_even_calls", "TimedPath", "AutotuneCase",
-           "SEED_EXERCISE3", "Exercise3Answers", "exercise3_answers", "exercise3_table"]
+           "SEED_EXERCISE3", "Exercise3Answers", "exercise3_answers", "exercise3_table", "OOR_STATEMENTS",
+           "oor_true_statements"]
+
+#: Seed week 7, exercise 2.3 (first half): what ``@triton.autotune`` does with a config whose shared memory
+#: exceeds the device's per-block limit (candidate 3, 144 KiB, on a 64 KiB device). ``(statement shown to
+#: the student, true?)``, numbered from 1. The truth values follow the installed Triton's own code, which the
+#: notebook prints and tests/test_calc_autotune.py reads: ``CompiledKernel._init_handles`` raises
+#: ``OutOfResources`` when ``metadata.shared`` exceeds the device's limit (at the first launch, after
+#: compiling), and ``Autotuner._bench`` catches it and times the config as ``inf``; nothing shrinks
+#: ``num_stages``, and a key already tuned is not benchmarked again.
+OOR_STATEMENTS: tuple[tuple[str, bool], ...] = (
+    ("후보 3은 컴파일 단계(TTIR → … → CUBIN)에서 오류가 나고, 예외가 사용자 코드까지 올라와 프로그램이 멈춘다.", False),
+    ("후보 3도 컴파일은 끝난다. 커널을 GPU에 올리는 첫 실행 직전(`CompiledKernel._init_handles`)에 "
+     "`metadata.shared > 장치의 max_shared`를 확인해 `OutOfResources` 예외를 낸다.", True),
+    ("`Autotuner._bench`는 `OutOfResources`를 잡아 그 후보의 측정 시간을 `inf`로 기록하므로, 후보 3은 최적 Config로 "
+     "뽑히지 않고 탐색은 계속된다.", True),
+    ("오토튜너는 후보 3의 `num_stages`를 스스로 줄여 한계 안에 들어올 때까지 다시 시도한다.", False),
+    ("같은 key로 다시 호출하면 오토튜너는 후보 3을 다시 벤치마크한다.", False),
+)
+
+
+def oor_true_statements() -> frozenset[int]:
+    """Numbers (from 1) of the true :data:`OOR_STATEMENTS`: ``{2, 3}``."""
+    return frozenset(i for i, (_, true) in enumerate(OOR_STATEMENTS, 1) if true)
 
 
 def tflops(M: int, N: int, K: int, ms: float) -> float:
