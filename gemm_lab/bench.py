@@ -19,7 +19,9 @@ best_matmul's repeat-call path step by step), ``best`` (best_matmul.csv,
 best_matmul_summary.csv: best_matmul against torch.matmul at the issue-14 target shapes, three rounds),
 ``best_eager`` (best_matmul_eager.csv: the same at the small shapes with ``tune_for="eager"``),
 ``fp8`` (fp8_matmul.csv: fp8 e4m3 fp8_matmul against torch._scaled_mm, Hopper only), ``autotune``
-(autotune_cost.csv) and ``t4limit`` (t4_limit_<gpu>.csv): week 7 notebook 03, see gemm_lab.bench_autotune.
+(autotune_cost.csv) and ``t4limit`` (t4_limit_<gpu>.csv): week 7 notebook 03, see gemm_lab.bench_autotune;
+``random`` (best_matmul_random*.csv + .png: best_matmul, torch.matmul and torch.compile max-autotune at 40
+random shapes from ``--seed``, about 15 minutes; ``--time-limit`` splits it over runs, see gemm_lab.bench_random).
 The CSV schemas are in results/README.md.
 """
 
@@ -518,7 +520,7 @@ def plot_sweep(df, path: str, dtype: str = "fp16") -> str:
 
 # ------------------------------------------------------------------------------ CLI
 PARTS = ("compiled", "tma_configs", "small_configs", "sweep", "persistent", "group", "softmax", "host", "best",
-         "best_eager", "fp8", "autotune", "t4limit")
+         "best_eager", "fp8", "autotune", "t4limit", "random")
 
 
 def main(argv=None) -> int:
@@ -529,6 +531,9 @@ def main(argv=None) -> int:
     p.add_argument("--warmup", type=int, default=None, help="do_bench warmup in ms (default 50)")
     p.add_argument("--rep", type=int, default=None, help="do_bench repetition time in ms (default 300)")
     p.add_argument("--tma", default=None, help="options of the sweep's TMA kernel, a Python dict literal")
+    p.add_argument("--seed", type=int, default=None, help="part random: the seed its shapes are drawn from")
+    p.add_argument("--time-limit", type=float, default=float("inf"),
+                   help="part random: start no new shape after this many seconds (a rerun resumes the CSV)")
     args = p.parse_args(argv)
     if not runtime.on_gpu():
         print("gemm_lab.bench needs a CUDA GPU (found none).", file=sys.stderr)
@@ -603,6 +608,16 @@ def main(argv=None) -> int:
         from gemm_lab.bench_best import fp8_rows
 
         save(pd.DataFrame(fp8_rows(warmup=min(warmup, 25), rep=min(rep, 100))), "fp8_matmul.csv")
+    if "random" in parts:
+        from gemm_lab import bench_random as R
+
+        seed = R.DEFAULT_SEED if args.seed is None else args.seed
+        df = R.run(os.path.join(args.out, "best_matmul_random.csv"), seed=seed, time_limit_s=args.time_limit,
+                   log=lambda m: print(m, flush=True))
+        if len(df) == len(R.jobs_for(seed)):  # complete: summary (with the 1024^3 launch cost) and picture
+            summ = save(R.summary(df, R.host_rows()), "best_matmul_random_summary.csv")
+            R.plot(df, os.path.join(args.out, "best_matmul_random.png"))
+            print(summ[summ.shape_class.isin(["all", "1024^3"])].to_string(), flush=True)
     for part in [q for q in parts if q in ("autotune", "t4limit")]:  # gemm_lab.bench_autotune (notebook w7/03)
         from gemm_lab.bench_autotune import run_part
 

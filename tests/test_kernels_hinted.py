@@ -106,7 +106,8 @@ def test_candidates_add_tutorial03_only_when_aligned():
     unaligned = best_tune.candidates(500, 600, 300, (300, 1, 600, 1, 600, 1), "sm_90", small=True)
     assert {k for k, _ in unaligned} == {"hinted"} and len(unaligned) == len(best_tune.SMALL_HINTED)
     al = best_tune.candidates(512, 512, 512, (512, 1, 512, 1, 512, 1), "sm_90", small=True)
-    assert {k for k, _ in al} == {"hinted", "tutorial03"}
+    assert {k for k, _ in al} == {"hinted", "tutorial03", "splitk"}  # 64 tiles of 64x64 for 132 SMs
+    assert [c for k, c in al if k == "splitk"] == best_tune.splitk_configs(512, 512, 512)
     mid = best_tune.candidates(2000, 1500, 64, (64, 1, 1500, 1, 1500, 1), "sm_80", small=False)
     assert len(mid) == len(K.configs_for("sm_80"))
 

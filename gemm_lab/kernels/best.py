@@ -33,7 +33,7 @@ from ._launch_cache import Launch
 from ._schedule import num_programs
 from .autotuned import current_arch, interpreter_config, parse_arch
 from .hinted import hinted_launch_spec, hinted_matmul_kernel
-from .matmul import matmul_kernel, trivial_result, validate_matmul
+from .matmul import LEAKY_RELU_SLOPE, matmul_kernel, trivial_result, validate_matmul
 from .persistent_tma import (
     TensorDescriptor,
     _descriptor_ok,
@@ -50,7 +50,7 @@ SPLITK_MIN_K = 1024
 # flatten=True: the only option set at or above torch.matmul at 4096^3 and 8192^3 in fp16 and bf16 in one
 # CUDA-graph run on the H200 (small_configs.csv: 1.002 / 1.004 / 1.029 / 1.034); differences at 4096^3
 # between option sets are within about 1.5 %, run-to-run noise included
-TMA_CONFIG = dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, GROUP_M=8, num_stages=3, num_warps=8, flatten=True)
+TMA_CONFIG = best_tune.LARGE_TMA[0]
 H200_SMS = 132
 
 
@@ -99,7 +99,8 @@ def explain(M: int, N: int, K: int, dtype: torch.dtype = torch.float16, arch=Non
                        f"split K into {split} slices, sum the fp32 partials")
     if major >= 9 and dtype != torch.float32 and M * N >= TMA_MIN_MN:
         return _choice("tma_persistent", TMA_CONFIG, f"large output ({M}x{N}) on sm_{major}{minor}: "
-                       "persistent kernel with TMA tensor descriptors, 128x256x64 tiles, one program per SM")
+                       "persistent kernel with TMA tensor descriptors (128x256x64 or 128x128x64 tiles, timed), "
+                       "one program per SM")
     if M * N <= SMALL_MN:
         return _choice("autotuned_small", {}, f"small output ({M}x{N}): {len(best_tune.SMALL_HINTED)} small-tile "
                        f"configs timed as CUDA graphs (enough tiles to fill {sms} SMs), divisibility-hinted kernel")
@@ -119,6 +120,7 @@ class _Plan:
         self.tuned = None    # tiled paths: (kernel name, config, ms, every candidate's time) once tuned
         self.qargs = ()      # hinted kernel: the sizes and strides as quotients of their hints
         self.tma = None      # the TMA persistent kernel's config, when that is what runs
+        self.sk = None       # split-K: (slice length, slices), when that is what runs
         p = choice.params
         if choice.kernel == "splitk":
             self.kps = k_per_split(K, p["split_k"], p["BLOCK_K"])
@@ -126,8 +128,6 @@ class _Plan:
             self.launch = Launch(splitk_partial_kernel, splitk_grid(M, N, p["BLOCK_M"], p["BLOCK_N"], self.split),
                                  dict(BLOCK_M=p["BLOCK_M"], BLOCK_N=p["BLOCK_N"], BLOCK_K=p["BLOCK_K"]),
                                  dict(num_warps=p["num_warps"], num_stages=p["num_stages"]))
-        elif choice.kernel == "tma_persistent":
-            self._pin_tma(p)
         elif choice.kernel == "tiled":
             self._pin_tiled(p)
 
@@ -142,6 +142,15 @@ class _Plan:
             launch = Launch(matmul_kernel, grid, {**consts, "ACTIVATION": self.act}, options)
         self.launch = launch
         return launch
+
+    def _pin_splitk(self, cfg: dict) -> Launch:
+        kps = k_per_split(self.K, cfg["split_k"], cfg["BLOCK_K"])
+        self.sk = (kps, triton.cdiv(self.K, kps))
+        self.launch = Launch(splitk_partial_kernel, splitk_grid(self.M, self.N, cfg["BLOCK_M"], cfg["BLOCK_N"],
+                                                                self.sk[1]),
+                             dict(BLOCK_M=cfg["BLOCK_M"], BLOCK_N=cfg["BLOCK_N"], BLOCK_K=cfg["BLOCK_K"]),
+                             dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"]))
+        return self.launch
 
     def _pin_tma(self, cfg: dict) -> Launch:
         self.tma, self.descs = cfg, None
@@ -160,45 +169,55 @@ class _Plan:
         """Time every candidate (kernel, config) on these tensors as a CUDA graph; pin the fastest."""
         strides = (a.stride(0), a.stride(1), b.stride(0), b.stride(1), out.stride(0), out.stride(1))
         arch = current_arch()
+        # any layout: _run_tma copies an operand a descriptor can't take into a padded buffer (timed with it)
         tma_ok = (parse_arch(arch)[0] >= 9 and a.dtype in (torch.float16, torch.bfloat16)
-                  and all(_descriptor_ok(t) or _descriptor_ok(t.t()) for t in (a, b)) and _descriptor_ok(out))
+                  and TensorDescriptor is not None)
+        sms = runtime.num_sms() if runtime.on_gpu() else H200_SMS
         cands = best_tune.candidates(self.M, self.N, self.K, strides, arch, self.choice.kernel == "autotuned_small",
-                                     tma_ok)
+                                     tma_ok, large=self.choice.kernel == "tma_persistent", sms=sms)
         states = {}
 
         def run(cand):
             i = cands.index(cand)
             if i not in states:
-                self.tma = None
-                launch = self._pin_tma(cand[1]) if cand[0] == "tma" else self._pin_tiled(cand[1], cand[0], a, b, out)
-                states[i] = [launch, self.tma, self.qargs, None]
-            self.launch, self.tma, self.qargs, self.descs = states[i]
+                self.tma = self.sk = None
+                if cand[0] == "tma":
+                    launch = self._pin_tma(cand[1])
+                elif cand[0] == "splitk":
+                    launch = self._pin_splitk(cand[1])
+                else:
+                    launch = self._pin_tiled(cand[1], cand[0], a, b, out)
+                states[i] = [launch, self.tma, self.qargs, None, self.sk]
+            self.launch, self.tma, self.qargs, self.descs, self.sk = states[i]
             self._launch_pinned(a, b, out)
             states[i][3] = self.descs
 
         (kernel, cfg), ms, timings = best_tune.pick_fastest(cands, run, eager=self.tune_for == "eager")
         self.tuned = (kernel, cfg, ms, timings)
-        self.launch, self.tma, self.qargs, self.descs = states[cands.index((kernel, cfg))]
+        self.launch, self.tma, self.qargs, self.descs, self.sk = states[cands.index((kernel, cfg))]
 
     def _launch_pinned(self, a, b, out) -> None:
         if self.tma is not None:
             self._run_tma(a, b, out)
+        elif self.sk is not None:
+            kps, split = self.sk
+            ws = torch.empty((split, self.M, self.N), dtype=torch.float32, device=a.device)
+            self.launch(a, b, ws, self.M, self.N, self.K, kps, a.stride(0), a.stride(1), b.stride(0), b.stride(1))
+            reduce_into(ws, out, self.act or None)
         else:
             self.launch(*self._tiled_args(a, b, out))
 
     def run(self, a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
         M, N, K = self.M, self.N, self.K
         kind = self.choice.kernel
-        if kind in ("tiled", "autotuned_small", "autotuned"):
+        if kind in ("tiled", "autotuned_small", "autotuned", "tma_persistent"):
             if self.launch is None:  # first run on a GPU: time the candidates, pin the fastest
                 self._tune(a, b, out)
             self._launch_pinned(a, b, out)
-        elif kind == "splitk":
+        else:  # splitk
             ws = torch.empty((self.split, M, N), dtype=torch.float32, device=a.device)
             self.launch(a, b, ws, M, N, K, self.kps, a.stride(0), a.stride(1), b.stride(0), b.stride(1))
             reduce_into(ws, out, self.act or None)
-        else:
-            self._run_tma(a, b, out)
 
     def _run_tma(self, a, b, out) -> None:
         p = self.tma
@@ -256,7 +275,23 @@ def best_matmul(a: torch.Tensor, b: torch.Tensor, *, activation: str | None = No
     from a CUDA graph. ``"eager"``: per call ``max(GPU time, CPU time of the launch)``, as when the call is
     made from Python each time; at small shapes a cheaper launch then beats a slightly faster kernel (on
     the H200 at 1024^3 the TMA kernel is the fastest on the GPU but its launch costs ~4x its GPU time).
+
+    Autograd: when grad mode is on and ``a`` or ``b`` requires grad, the result carries a backward that
+    computes both gradients with ``best_matmul`` itself (dA = dC' B^T, dB = A^T dC', dC' = dC through the
+    activation's derivative); ``out=`` is refused then, as torch refuses it.
     """
+    if torch.is_grad_enabled() and (getattr(a, "requires_grad", False) or getattr(b, "requires_grad", False)):
+        if out is not None:
+            raise ValueError("best_matmul(out=...) does not record gradients: a or b requires grad; call it "
+                             "without out= (or under torch.no_grad())")
+        validate_matmul(a, b, None, activation)
+        if tune_for not in TUNE_FOR:
+            raise ValueError(f"tune_for must be one of {TUNE_FOR}, got {tune_for!r}")
+        return _BestMatmulFn.apply(a, b, activation, tune_for)
+    return _best_matmul(a, b, activation, out, tune_for)
+
+
+def _best_matmul(a, b, activation, out, tune_for):
     if tune_for not in TUNE_FOR:
         raise ValueError(f"tune_for must be one of {TUNE_FOR}, got {tune_for!r}")
     try:
@@ -286,6 +321,30 @@ def best_matmul(a: torch.Tensor, b: torch.Tensor, *, activation: str | None = No
             plan.checked_ptrs = ptrs
     plan.run(a, b, out)
     return out
+
+
+class _BestMatmulFn(torch.autograd.Function):
+    """activation(A @ B) whose backward runs best_matmul too (leaky_relu's derivative is read off the
+    output: its sign is the pre-activation's, the slope being positive)."""
+
+    @staticmethod
+    def forward(ctx, a, b, activation, tune_for):
+        c = _best_matmul(a.detach(), b.detach(), activation, None, tune_for)
+        ctx.save_for_backward(a, b, c if activation else None)
+        ctx.activation, ctx.tune_for = activation, tune_for
+        return c
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, c = ctx.saved_tensors
+        if ctx.activation == "leaky_relu":
+            grad = torch.where(c >= 0, grad, grad * LEAKY_RELU_SLOPE)
+        if 0 in grad.stride():  # e.g. the expanded gradient of a sum(): give the kernels real rows
+            grad = grad.contiguous()
+        grad = grad.to(c.dtype if c is not None else a.dtype)
+        ga = best_matmul(grad, b.t(), tune_for=ctx.tune_for) if ctx.needs_input_grad[0] else None
+        gb = best_matmul(a.t(), grad, tune_for=ctx.tune_for) if ctx.needs_input_grad[1] else None
+        return ga, gb, None, None
 
 
 def choice_for(a: torch.Tensor, b: torch.Tensor) -> Choice:

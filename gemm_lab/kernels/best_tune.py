@@ -30,14 +30,38 @@ SMALL_TUTORIAL = [_cfg(64, 128, 64, 8, 4, 4), _cfg(128, 64, 64, 8, 4, 4), _cfg(6
                   _cfg(64, 128, 64, 8, 5, 4)]
 
 
-# Hopper, fp16/bf16, operands a TMA descriptor can take as they are: the persistent TMA kernel at tiles small
-# enough for 1024^2-class outputs (64x128 -> 128 tiles for 132 SMs at 1024^2)
-def _tma(bm, bn, bk, s, w):
-    return dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, num_stages=s, num_warps=w, flatten=False)
+# Hopper, fp16/bf16: the persistent TMA kernel at tiles small enough for 1024^2-class outputs (64x128 -> 128
+# tiles for 132 SMs at 1024^2). Operands a descriptor can't take as they are (a row not 16-byte aligned,
+# e.g. K or N odd in fp16) are copied into a padded buffer first, inside the timed call: the tuner weighs
+# the copy against the hinted kernel's narrower loads (what Inductor's pad-mm pass decides by timing too).
+def _tma(bm, bn, bk, s, w, flatten=False):
+    return dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, num_stages=s, num_warps=w, flatten=flatten)
 
 
 SMALL_TMA = [_tma(64, 128, 64, 4, 4), _tma(128, 64, 64, 4, 4), _tma(128, 128, 64, 4, 8), _tma(64, 64, 64, 4, 4)]
 MID_TMA = [_tma(128, 128, 64, 4, 8), _tma(128, 256, 64, 3, 8), _tma(64, 128, 64, 4, 4)]
+# large outputs: the 4096^3 / 8192^3 pick first (small_configs.csv), then a 128x128 tile for shapes whose
+# 128x256 tile count leaves the last wave mostly empty (e.g. 408 tiles on 132 SMs: 4 waves, 77 % busy)
+LARGE_TMA = [_tma(128, 256, 64, 3, 8, True), _tma(128, 128, 64, 4, 8, True)]
+SHORT_K_TMA = _tma(128, 128, 128, 2, 8, True)   # K <= 128: the whole K in one or two loads per tile
+LARGE_HINTED = [_cfg(128, 256, 64, 8, 3, 8), _cfg(128, 128, 64, 8, 4, 4)]
+# one of M, N <= 32: tiles that do not waste most of a 64-wide side
+NARROW_N = [_cfg(128, 16, 64, 8, 4, 4), _cfg(64, 16, 128, 8, 4, 4), _cfg(64, 32, 128, 8, 4, 4)]
+NARROW_M = [_cfg(16, 128, 64, 8, 4, 4), _cfg(16, 64, 128, 8, 4, 4), _cfg(32, 64, 128, 8, 4, 4)]
+SPLITK_MIN_K = 512
+
+
+def splitk_configs(M: int, N: int, K: int, sms: int = 132) -> list[dict]:
+    """Split-K candidates when the 64-wide output tiles fill at most half the SMs and K is long: one split
+    that about fills the SMs and one twice as deep (the fp32 partials are summed afterwards)."""
+    bn = 32 if N <= 32 else 64
+    bm = 32 if M <= 32 else 64
+    tiles = triton.cdiv(M, bm) * triton.cdiv(N, bn)
+    if tiles * 2 > sms or K < SPLITK_MIN_K:
+        return []
+    s1 = max(2, min(sms // tiles, K // 256, 64))
+    splits = sorted({s1, min(2 * s1, K // 128, 128)})
+    return [dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=64, num_warps=4, num_stages=3, split_k=s) for s in splits if s >= 2]
 
 
 def aligned(M: int, N: int, K: int, strides) -> bool:
@@ -45,17 +69,34 @@ def aligned(M: int, N: int, K: int, strides) -> bool:
     return all(x % 16 == 0 for x in (M, N, K)) and all(s == 1 or s % 16 == 0 for s in strides)
 
 
-def candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok: bool = False
-               ) -> list[tuple[str, dict]]:
+def candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok: bool = False, *,
+               large: bool = False, sms: int = 132) -> list[tuple[str, dict]]:
     """(kernel, config) pairs to time: ``"hinted"`` always; ``"tutorial03"`` too when the shape is aligned
-    (unaligned, it loads 2 bytes at a time and is never the fastest); ``"tma"`` (the persistent TMA kernel)
-    when ``tma_ok`` (Hopper, fp16/bf16, every operand a valid TMA descriptor as it is)."""
-    hinted = SMALL_HINTED if small else configs_for(arch)
+    (unaligned, it loads 2 bytes at a time and is never the fastest); ``"tma"`` (the persistent TMA kernel,
+    padded copies where an operand needs them) when ``tma_ok`` (Hopper, fp16/bf16); ``"splitk"`` when few
+    output tiles meet a long K. ``large``: the short list for outputs of TMA_MIN_MN and more (compiles
+    are what a first call pays for)."""
+    is_aligned = aligned(M, N, K, strides)
+    if large:
+        out = [("tma", c) for c in LARGE_TMA] if tma_ok else []
+        if tma_ok and K <= 128:
+            out.append(("tma", SHORT_K_TMA))
+        if not is_aligned or not tma_ok:
+            out += [("hinted", c) for c in LARGE_HINTED]
+        return out
+    hinted = list(SMALL_HINTED if small else configs_for(arch))
+    if N <= 32:
+        hinted += NARROW_N
+    if M <= 32:
+        hinted += NARROW_M
     out = [("hinted", c) for c in hinted]
-    if aligned(M, N, K, strides):
+    if is_aligned:
         out += [("tutorial03", c) for c in (SMALL_TUTORIAL if small else configs_for(arch))]
     if tma_ok:
         out += [("tma", c) for c in (SMALL_TMA if small else MID_TMA)]
+        if K <= 128 and not small:
+            out.append(("tma", SHORT_K_TMA))
+    out += [("splitk", c) for c in splitk_configs(M, N, K, sms)]
     return out
 
 
