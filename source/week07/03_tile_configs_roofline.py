@@ -240,7 +240,8 @@ g.check_value("best_t_ideal_ms", best_t_ideal_ms, _best.t_ideal_ms, digits=4)
 #
 # 장치 가(블록당 64 KiB)에서 세 후보를 `@triton.autotune(configs=[후보 1, 후보 2, 후보 3], key=['M', 'N', 'K'])`로
 # 줍니다. 교과서 공식으로 후보 3은 144 KiB가 필요합니다. 아래 문장 중 **맞는 것의 번호만** 집합으로
-# `oor_statements`에 적으세요 (예: `{1, 4}`).
+# `oor_statements`에 적으세요 (예: `{1, 4}`). 바로 아래의 공개 테스트(0점)는 몇 개가 틀렸는지만 알려 주고, 점수는 숨은
+# 테스트가 매깁니다. 답한 뒤에는 아래에서 설치된 Triton의 소스로 직접 확인합니다.
 #
 # 1. 후보 3은 컴파일 단계(TTIR → … → CUBIN)에서 오류가 나고, 예외가 사용자 코드까지 올라와 프로그램이 멈춘다.
 # 2. 후보 3도 컴파일은 끝난다. 커널을 GPU에 올리는 첫 실행 직전(`CompiledKernel._init_handles`)에
@@ -255,6 +256,12 @@ g.check_value("best_t_ideal_ms", best_t_ideal_ms, _best.t_ideal_ms, digits=4)
 ### BEGIN SOLUTION
 oor_statements = {2, 3}
 ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "ex2_3_oor_statements_visible", "locked": true, "points": 0, "schema_version": 3, "solution": false, "task": false}
+"""2.3 (first half), visible feedback without points: oor_statements against gemm_lab.calc's key."""
+from gemm_lab.grading import fresh
+g = fresh()
+g.check_choice("oor_statements", oor_statements, g.calc.oor_true_statements())
 
 # %% nbgrader={"grade": true, "grade_id": "ex2_3_out_of_resources_handling", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 """2.3 (first half): candidate 3 raises OutOfResources in _init_handles and Autotuner._bench records inf."""
@@ -662,7 +669,8 @@ else:
 # * **웨이브 양자화:** 웨이브 수 = `cdiv(타일 수, 슬롯)`. 마지막 웨이브가 덜 차면 그동안 나머지 SM은 놉니다.
 #   슬롯이 바쁜 비율(웨이브 효율) = `타일 수 ÷ (웨이브 수 × 슬롯)`.
 #
-# 예: H100/H200(132 SM)에서 후보 2의 타일(128 × 128), SM당 프로그램 1개. 계산은 `gemm_lab.calc.wave_quantization`.
+# 예: H100/H200(132 SM)에서 후보 2의 타일(128 × 128), SM당 프로그램 1개(가정입니다: 실제 H200에서 몇 개인지는 연습문제 4
+# 뒤에서 계산합니다). 계산은 `gemm_lab.calc.wave_quantization`.
 
 # %%
 for shape in ((4096, 4096), (500, 600)):
@@ -680,7 +688,8 @@ fig = viz_waves.waves_figure(4096, 4096, 128, 128, calc.get_device("h200").sms)
 # ---
 # # 연습문제 4 — 132개 SM 위의 타일·웨이브 양자화 (3점)
 #
-# SM이 132개인 GPU에서 이 노트북의 비영속 커널을 128 × 128 출력 타일, **SM당 프로그램 1개**로 실행합니다.
+# SM이 132개인 GPU에서 이 노트북의 비영속 커널을 128 × 128 출력 타일, **SM당 프로그램 1개**로 실행한다고 가정합니다
+# (이 가정으로 채점합니다; 실제 H200에서 올라가는 수와 그때의 답은 문제 뒤의 셀에서 봅니다).
 #
 # * `M = N = 4096`: 타일 수 `tiles_4096`, 웨이브 수 `waves_4096`(정수, 마지막의 덜 찬 웨이브 포함), 마지막 웨이브의
 #   프로그램 수 `last_wave_4096`, 웨이브 효율 `wave_eff_pct_4096`(%, 소수 둘째 자리까지). (2점)
@@ -722,6 +731,67 @@ g.check_value("busy_sms_500", busy_sms_500, _wq.last_wave_tiles)
 ### BEGIN HIDDEN TESTS
 g.check_value("tile_eff_pct_500", tile_eff_pct_500, 100 * _wq.tile_efficiency, digits=2)
 ### END HIDDEN TESTS
+
+# %% [markdown]
+# ### 연습문제 4의 가정 vs 실제 H200: SM 하나에 후보 2의 프로그램이 몇 개 올라갈까?
+#
+# 연습문제 4는 **SM당 프로그램 1개**로 가정하고, 채점도 그 가정으로 합니다. 실제 GPU에서 SM 하나에 동시에 올라가는
+# 프로그램 수는 점유율(occupancy) 계산이 정합니다: 레지스터, Shared Memory, 워프 수, SM당 블록 수가 각각 허용하는
+# 프로그램 수 가운데 가장 작은 값입니다(`calc.blocks_per_sm`, ⑥ 노트북과 사례 연구에서 쓰는 같은 모델).
+# 입력은 후보 2(128 × 128 × 32, `num_warps = 4`) 커널이 실제로 쓰는 스레드당 레지스터 수와 `metadata.shared`입니다.
+# 두 곳에서 가져옵니다: H200에서 실행해 커밋한 측정(`results/compiled_kernels.csv`)과, 지금 설치된 Triton으로 sm_90용으로
+# 교차 컴파일한 CUBIN(레지스터 수는 Triton에 들어 있는 `cuobjdump -res-usage`로 읽습니다, GPU 없이).
+# 아래 표는 SM당 프로그램 수가 1, 2, 3일 때의 웨이브를 나란히 놓습니다(`calc.wave_quantization(..., programs_per_sm=…)`).
+
+# %%
+from gemm_lab import results
+
+cand2 = CONFIGS[1]
+h200 = calc.get_device("h200")
+usage = {}  # where the numbers come from -> (registers per thread, metadata.shared in bytes)
+compiled_csv = results.load_csv("compiled_kernels.csv")
+if compiled_csv is not None:
+    hit = compiled_csv[(compiled_csv["kernel"] == "matmul") & (compiled_csv["aligned"].astype(str) == "True")
+                       & (compiled_csv["config"] == cand2.shape_label.replace("×", "x"))]
+    if len(hit) and hit["n_regs"].notna().iloc[0]:
+        r = hit.iloc[0]
+        usage[f"{r['gpu']}에서 측정 (triton {r['triton']}, {r['date']})"] = (int(r["n_regs"]), int(r["shared"]))
+if grading_mode():
+    print("(채점 중: 교차 컴파일은 건너뜁니다)")
+else:
+    art = gl_compile.compile_artifacts("matmul", config=cand2, target="sm_90")
+    res = gl_compile.resource_usage(art.cubin)
+    if res:
+        usage[f"sm_90 교차 컴파일 (triton {triton.__version__})"] = (res["regs"], art.metadata["shared"])
+    else:
+        print("cuobjdump가 없어 교차 컴파일한 커널의 레지스터 수는 읽지 못했습니다.")
+occ_rows = []
+for where, (regs, shared) in usage.items():
+    occ = calc.blocks_per_sm(regs, cand2.num_warps, shared, h200)
+    occ_rows.append({"출처": where, "레지스터/스레드": regs, "metadata.shared (B)": shared,
+                     "레지스터 기준": occ.by_regs, "Shared Memory 기준": occ.by_smem, "워프 기준": occ.by_warps,
+                     "SM당 프로그램": occ.blocks, "한계 자원": occ.limiter})
+if occ_rows:
+    display(pd.DataFrame(occ_rows).set_index("출처"))
+    print(f"4 워프 프로그램 3개가 레지스터로 들어가려면 스레드당 레지스터가 "
+          f"{calc.max_regs_per_thread(cand2.num_warps, 3, h200)}개 이하여야 합니다 (calc.max_regs_per_thread).")
+else:
+    print("results/compiled_kernels.csv도 교차 컴파일 결과도 없어 실제 SM당 프로그램 수는 계산하지 않습니다.")
+wave_rows = []
+for per_sm in (1, 2, 3):
+    wq = calc.wave_quantization(4096, 4096, 128, 128, num_sms=h200.sms, programs_per_sm=per_sm)
+    wave_rows.append({"SM당 프로그램": per_sm, "슬롯": wq.slots, "웨이브 수": wq.num_waves,
+                      "마지막 웨이브": f"{wq.last_wave_tiles}/{wq.slots}",
+                      "웨이브 효율 (%)": round(100 * wq.wave_efficiency, 2)})
+display(pd.DataFrame(wave_rows).set_index("SM당 프로그램"))
+
+# %% [markdown]
+# 표에서 읽을 것: Shared Memory만 보면 후보 2의 프로그램이 SM 하나에 3개까지 들어가지만, 측정에서도 교차 컴파일에서도
+# 레지스터가 먼저 막아 실제로는 **2개**입니다(`한계 자원` 열). 2개일 때는 슬롯이 두 배라 웨이브 수는 절반이지만 웨이브 효율은
+# 연습문제 4의 답과 같습니다(1개일 때의 마지막 두 웨이브가 한 웨이브로 합쳐질 뿐, 비는 슬롯 수가 같습니다). 컴파일러가 레지스터를 위 한계 이하로 쓰는 버전이나 설정이라면 3개가
+# 올라가고, 그때는 마지막 웨이브가 훨씬 덜 차서 **답이 달라집니다**(3행). 그래서 웨이브 양자화를 실제로 따질 때는
+# 점유율(레지스터·Shared Memory)을 먼저 계산하거나 잽니다: `ncu`의 "Block Limit Registers / Shared Mem"과 "Waves Per SM"이
+# 바로 이 두 계산입니다(⑥ 노트북, 사례 연구 1.6–1.7절).
 
 # %% [markdown]
 # ## 정리
