@@ -1,19 +1,21 @@
 """Import hand-ins into autograder/submitted/STUDENT/ASSIGNMENT/NOTEBOOK.ipynb (``make collect``).
 
-``FROM`` is a folder or a ``.zip`` (an LMS download, or any zip of the layouts below); a folder may hold
-``.zip`` files beside notebooks. Inside it a hand-in is named
+``FROM`` is a folder or a ``.zip`` (an LMS download, or any zip of the layouts in autograder/lms.py); a
+folder may hold ``.zip`` files beside notebooks. Who handed a file in is read from its path by the LMS
+formats of lms.py (Canvas, Moodle, Blackboard, Google Classroom/Drive, Gradescope, nbgrader, plain
+``<student>.ipynb`` layouts) or by a ``PATTERN``; the report says which format each file was read as.
+Names are Unicode-normalised (NFC) before ids are made, and each student keeps the raw name and the LMS's
+own id in the roster (roster.py), which the gradebook exports use.
 
-* ``<prefix>_<student>_attempt_<timestamp>_<notebook>.ipynb`` (LMS; see collect_names.py), anywhere;
-* ``<student>.ipynb`` (one-notebook assignments) or ``<student>__<notebook>.ipynb``;
-* ``<student>/<notebook>.ipynb`` (also deeper: ``<student>/sub/<notebook>.ipynb``).
-
-Which release notebook a file is, is decided by its name (Colab's ``Copy of``, ``(1)``, ``의 사본``
-are recognised) or else by its nbgrader cell ids. Of several hand-ins of one notebook by one student
-the newest wins (LMS timestamp, else the file's time). Every file that is not collected gets one line
-with the reason (collect_report.py; the report is also saved in autograder/logs/collect_ASSIGNMENT.json
-and read by grades.csv). Links are never followed and only regular files are opened; zips are checked
-before anything is unpacked (collect_zip.py). Accepted hand-ins are staged in autograder/work/ and moved
-into submitted/ at the end, so an interrupted run leaves submitted/ as it was; the upload is only read.
+Which release notebook a file is, is decided by its name (Colab's ``Copy of``, ``(1)``, ``의 사본``,
+Canvas's ``-1`` are recognised) or else by its nbgrader cell ids. Of several hand-ins of one notebook by
+one student the newest wins (LMS time, else the file's time). Hand-ins of *different* people never
+become one student: files whose names point at different people under one student are an error, and
+nothing is collected. Every file that is not collected gets one line with the reason (collect_report.py;
+the report is also saved in autograder/logs/collect_ASSIGNMENT.json and read by grades.csv). Links are
+never followed and only regular files are opened; zips are checked before anything is unpacked
+(collect_zip.py). Accepted hand-ins are staged in autograder/work/ and moved into submitted/ at the end,
+so an interrupted or refused run leaves submitted/ as it was; the upload is only read.
 """
 
 from __future__ import annotations
@@ -28,19 +30,22 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: python autograder/collect.py [ASSIGNMENT] FROM
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from autograder import lms  # noqa: E402
 from autograder.collect_check import notebook_grade_ids, parse_notebook  # noqa: E402
-from autograder.collect_names import (  # noqa: E402
-    clean_stem,
-    parse_lms_name,
-    sanitize_student_id,
-    split_flat_name,
-)
+from autograder.collect_names import clean_stem, sanitize_student_id  # noqa: E402
 from autograder.collect_report import CollectReport, known_raw_ids, save  # noqa: E402
 from autograder.collect_sources import Entry, walk_folder  # noqa: E402
 from autograder.collect_zip import ZipLimits, open_zip, zip_entries  # noqa: E402
 from autograder.course import Course, grade_ids, read_notebook  # noqa: E402
+from autograder.roster import record_students  # noqa: E402
 
-__all__ = ["CollectReport", "collect", "identify_notebook", "sanitize_student_id", "cli"]
+__all__ = ["CollectError", "CollectReport", "collect", "identify_notebook", "sanitize_student_id", "cli"]
+
+MAX_SIDE_FILE = 2**20  # Blackboard receipts and Gradescope's metadata are a few KB
+
+
+class CollectError(ValueError):
+    """The upload cannot be collected as it is (nothing was written): the message says what to do."""
 
 
 @dataclass
@@ -51,6 +56,8 @@ class _Candidate:
     where: str
     staged: Path
     lms: bool = False  # ``when`` is the LMS's submission time
+    stem: str = ""  # the file stem as handed in (to tell hand-ins of different people apart)
+    named: bool = False  # the student comes from a file name the LMS wrote
 
 
 def _notebook_index(course: Course, assignment: str) -> dict[str, set]:
@@ -77,10 +84,19 @@ def identify_notebook(nb: dict, notebooks: dict[str, set], stem: str | None) -> 
     return best if best_score >= 0.5 else None
 
 
-class _Run:
-    """One collect of one assignment: classify entries, stage accepted bytes, pick the newest, commit."""
+def _disk_name(n: lms.Naming) -> str:
+    """What a student's id on disk is made from: stable across assignments of one LMS."""
+    if n.fmt == "canvas":
+        return f"{n.student}_{n.lms_id}"
+    if n.fmt in ("blackboard", "gradescope") and n.lms_id:
+        return n.lms_id
+    return n.student
 
-    def __init__(self, course: Course, assignment: str, source: Path, stage: Path):
+
+class _Run:
+    """One collect of one assignment: name every entry, stage accepted bytes, pick the newest, commit."""
+
+    def __init__(self, course: Course, assignment: str, source: Path, stage: Path, pattern: str | None = None):
         self.course, self.assignment, self.stage = course, assignment, stage
         self.notebooks = _notebook_index(course, assignment)
         if not self.notebooks:
@@ -89,8 +105,79 @@ class _Run:
         self.previous_raw = known_raw_ids(course, assignment)
         self.candidates: list[_Candidate] = []
         self._others: dict | None = None
+        self.ctx = lms.Context(assignment, {n.lower() for n in self.notebooks},
+                               pattern=lms.compile_pattern(pattern))
+        self.namings: dict[int, lms.Naming | str | None] = {}
+        self.ids: dict[str, str] = {}  # naming key -> student id
+        self.formats: dict[str, int] = {}
+
+    # ------------------------------------------------------------------ names of the whole upload
+    def prepare(self, entries: list[Entry]) -> None:
+        """Read every entry's name with the upload in view (Blackboard title, receipts, Gradescope
+        metadata, shared top folders), then give each student key one id."""
+        by_origin: dict[str, list[Entry]] = {}
+        for e in entries:
+            if not any(p.startswith(".") for p in e.parts):
+                by_origin.setdefault(e.origin, []).append(e)
+        for origin, group in by_origin.items():
+            heads, paths = [], []
+            for e in group:
+                low = e.name.lower()
+                if low == "submission_metadata.yml":
+                    meta = self._side_text(e)
+                    parsed = lms.parse_gradescope_metadata(meta) if meta is not None else "unreadable"
+                    if isinstance(parsed, str):
+                        self.report.skipped.append((e.where, f"Gradescope metadata: {parsed}"))
+                    else:
+                        self.ctx.gradescope[origin] = parsed
+                elif low.endswith(".txt") and "_attempt_" in e.name:
+                    text = self._side_text(e)
+                    got = lms.parse_receipt(text) if text else None
+                    if got:
+                        self.ctx.bb_receipts[(origin, lms.nfc(e.name[:-4]))] = got
+                elif low.endswith(".ipynb"):
+                    paths.append(e.parts)
+                    m = lms.bb_split(e.name)
+                    if m and m["file"] and lms._BB_TS.match(m["ts"]):
+                        heads.append(lms.nfc(m["head"]))
+            self.ctx.bb_prefix[origin] = lms.blackboard_prefix(heads)
+            self.ctx.plain_depth[origin] = lms.plain_depth(paths, self.assignment, self.ctx.is_notebook_name)
+        namings = []
+        for e in entries:
+            if e.name.lower().endswith(".ipynb") and not any(p.startswith(".") for p in e.parts):
+                n = lms.read_name(e.parts, e.origin, self.ctx)
+                self.namings[id(e)] = n
+                if isinstance(n, lms.Naming):
+                    namings.append(n)
+        self._namesakes(namings)
+        for n in sorted(namings, key=lambda n: (n.key, n.student)):
+            if n.key not in self.ids:
+                self.ids[n.key] = self.student_id(_disk_name(n))
+                self.report.roster[self.ids[n.key]] = {"name": n.student, "format": n.fmt, "lms_id": n.lms_id}
+
+    def _namesakes(self, namings: list[lms.Naming]) -> None:
+        """Two Moodle participants with one full name stay two students (the participant id tells them apart)."""
+        pids: dict[str, set] = {}
+        for n in namings:
+            if n.fmt == "moodle":
+                pids.setdefault(n.key, set()).add(n.lms_id)
+        for n in namings:
+            if n.fmt == "moodle" and len(pids.get(f"moodle:{n.student}", ())) > 1:
+                n.key = f"moodle:{n.student}#{n.lms_id}"
+                n.notes.append(f"another participant is also named {n.student!r}: told apart by the Moodle "
+                               f"participant id {n.lms_id}")
+                n.student = f"{n.student}_{n.lms_id}"
+
+    def _side_text(self, e: Entry) -> str | None:
+        if e.problem:
+            return None
+        data, why = e.read()
+        if why or data is None or len(data) > MAX_SIDE_FILE:
+            return None
+        return data.decode("utf-8-sig", errors="replace")
 
     def student_id(self, raw: str) -> str:
+        raw = lms.nfc(raw)
         sid = sanitize_student_id(raw)
         owner = self.report.raw_ids.get(sid, self.previous_raw.get(sid, raw))
         if owner != raw:
@@ -110,17 +197,6 @@ class _Run:
             if name:
                 return f"{a}/{name}"
         return None
-
-    def name_of(self, entry: Entry) -> tuple[str | None, str | None, tuple]:
-        """(raw student id, notebook stem or None, time) from where the entry sits and its name."""
-        lms = parse_lms_name(entry.name, self.assignment)
-        if lms is not None:
-            return lms.student, Path(lms.file_id).stem, lms.timestamp + (0.0,)
-        stem = entry.name[:-len(".ipynb")]
-        if len(entry.parts) == 1:
-            student, nb = split_flat_name(stem)
-            return student, nb, entry.when
-        return entry.parts[0], stem, entry.when
 
     def which_notebook(self, nb: dict, stem: str | None) -> tuple[str | None, str | None]:
         """(release notebook name, None) or (None, why not): a ``<student>.ipynb`` of a one-notebook
@@ -147,18 +223,25 @@ class _Run:
             self.report.skipped.append((where, entry.problem))
             return
         if not entry.name.lower().endswith(".ipynb"):
-            kind = "zip inside a zip or a student folder" if entry.name.lower().endswith(".zip") else "not a notebook"
+            low = entry.name.lower()
+            if low == "submission_metadata.yml" or (low.endswith(".txt") and "_attempt_" in entry.name):
+                self.report.skipped.append((where, "the LMS's record of a hand-in (read for names): not a notebook"))
+                return
+            kind = "zip inside a zip or a student folder" if low.endswith(".zip") else "not a notebook"
             self.report.skipped.append((where, f"{kind}: ignored"))
             return
-        raw, stem, when = self.name_of(entry)
-        student = self.student_id(raw) if raw and raw.strip() else None
+        naming = self.namings.get(id(entry))
+        if isinstance(naming, str):
+            self.report.skipped.append((where, naming))
+            return
+        student = self.ids.get(naming.key) if naming is not None else None
         data, why = entry.read()
         nb = None
         if why is None:
             nb, why = parse_notebook(data)
         name = None
         if why is None:
-            name, why = self.which_notebook(nb, stem)
+            name, why = self.which_notebook(nb, naming.stem if naming else None)
         if why is not None:
             self.report.skipped.append((where, why))
             self.report.note(student, f"{Path(where).name}: {why}")
@@ -166,19 +249,23 @@ class _Run:
         if student is None:
             self.report.skipped.append((where, "no student id in the name: not collected"))
             return
+        self.formats[naming.fmt] = self.formats.get(naming.fmt, 0) + 1
         staged = self.stage / "handins" / f"{len(self.candidates)}.ipynb"
         staged.parent.mkdir(parents=True, exist_ok=True)
         staged.write_bytes(data)
-        lms = parse_lms_name(entry.name, self.assignment) is not None
-        if len(entry.parts) > 2 and not lms:
-            self.report.note(student, f"{name} taken from the subfolder {'/'.join(entry.parts[1:-1])}")
-        self.candidates.append(_Candidate(student, name, when, where, staged, lms))
+        for note in naming.notes:
+            self.report.note(student, note)
+        when = naming.when if naming.when is not None else entry.when
+        self.candidates.append(_Candidate(student, name, tuple(when) + (naming.order,), where, staged,
+                                          naming.when is not None, naming.stem or "", naming.fmt != "plain"))
 
     def choose(self) -> list[_Candidate]:
-        """The newest hand-in per (student, notebook); the others are reported as dropped."""
+        """The newest hand-in per (student, notebook); the others are reported as dropped. Hand-ins
+        that look like different people's under one student stop the run (CollectError)."""
         groups: dict[tuple, list[_Candidate]] = {}
         for c in self.candidates:
             groups.setdefault((c.student, c.notebook), []).append(c)
+        self._refuse_merged_people(groups)
         winners = []
         for (student, nb), cands in sorted(groups.items()):
             cands.sort(key=lambda c: (c.when, c.where), reverse=True)
@@ -190,6 +277,24 @@ class _Run:
             if len(cands) > 1:
                 self.report.note(student, f"{nb}: newest of {len(cands)} hand-ins graded ({Path(keep.where).name})")
         return winners
+
+    def _refuse_merged_people(self, groups: dict) -> None:
+        """``Week 7/alice.ipynb`` and ``Week 7/bob.ipynb`` read as one student "Week 7" would grade one
+        of them and drop the other: copies of one notebook whose stems are unrelated names (not the
+        notebook's name, nor each other's) under a folder-named student are refused as a whole."""
+        bad = []
+        for (student, nb), cands in groups.items():
+            if len(cands) < 2 or any(c.named for c in cands):
+                continue
+            stems = {clean_stem(c.stem) for c in cands if c.stem}
+            unrelated = {s for s in stems if nb.lower() not in s}
+            if len(unrelated) > 1:
+                bad.append(f"{student}: {', '.join(sorted(Path(c.where).name for c in cands))}")
+        if bad:
+            raise CollectError(
+                "these files would become one student although their names point at different people: "
+                + "; ".join(bad[:5]) + ". Put each student's notebooks in a <student>/ folder, name them "
+                "<student>__<notebook>.ipynb, or set PATTERN (see autograder/README.md); nothing was collected")
 
     def commit(self, winners: list[_Candidate]) -> None:
         """Move the winners into submitted/ (plus ``timestamp.txt``, the newest LMS time, as nbgrader
@@ -208,31 +313,33 @@ class _Run:
         for student in stamps:
             os.replace(self.stage / "handins" / f"{student}.timestamp.txt",
                        self.course.submitted / student / self.assignment / "timestamp.txt")
+        self.report.formats = {lms.FORMAT_LABELS.get(k, k): v for k, v in sorted(self.formats.items())}
 
 
-def _entries_of(source: Path, report: CollectReport, limits: ZipLimits, run: _Run) -> None:
+def _entries_of(source: Path, report: CollectReport, limits: ZipLimits, stack) -> list[Entry]:
+    """Every entry of the upload (zips at the top of a folder opened too; ``stack`` keeps them open)."""
     if source.is_file() and source.suffix.lower() == ".zip":
-        with open_zip(source, report.skipped, limits) as zf:
-            if zf is not None:
-                for e in zip_entries(zf, str(source), report.skipped, limits):
-                    run.take(e)
-        return
+        zf = stack.enter_context(open_zip(source, report.skipped, limits))
+        return zip_entries(zf, str(source), report.skipped, limits) if zf is not None else []
     if not source.is_dir():
         raise FileNotFoundError(f"source: {source} is neither a .zip nor a folder")
+    out = []
     for e in walk_folder(source, report.skipped):
-        if len(e.parts) == 1 and e.name.lower().endswith(".zip"):
-            with open_zip(Path(e.where), report.skipped, limits) as zf:
-                if zf is not None:
-                    for z in zip_entries(zf, e.where, report.skipped, limits):
-                        run.take(z)
+        if len(e.parts) == 1 and e.name.lower().endswith(".zip") and not e.problem:
+            zf = stack.enter_context(open_zip(Path(e.where), report.skipped, limits))
+            if zf is not None:
+                out += zip_entries(zf, e.where, report.skipped, limits)
         else:
-            run.take(e)
+            out.append(e)
+    return out
 
 
 def collect(course: Course, assignment: str, source: str | os.PathLike,
-            limits: ZipLimits | None = None) -> CollectReport:
+            limits: ZipLimits | None = None, pattern: str | None = None) -> CollectReport:
     """Import hand-ins of ``assignment`` from ``source`` (a folder or a .zip); see the module docstring.
-    ``limits``: the zip limits (default ``ZipLimits()``)."""
+    ``limits``: the zip limits (default ``ZipLimits()``); ``pattern``: see lms.compile_pattern."""
+    from contextlib import ExitStack
+
     limits = limits or ZipLimits()
     if not isinstance(assignment, str) or not assignment or "/" in assignment or assignment.startswith("."):
         raise ValueError(f"assignment: expected an assignment name, got {assignment!r}")
@@ -242,37 +349,67 @@ def collect(course: Course, assignment: str, source: str | os.PathLike,
     course.work.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f"collect-{assignment}-", dir=course.work))
     try:
-        run = _Run(course, assignment, source, stage)
-        _entries_of(source, run.report, limits, run)
+        run = _Run(course, assignment, source, stage, pattern)
+        with ExitStack() as stack:
+            entries = _entries_of(source, run.report, limits, stack)
+            run.prepare(entries)
+            for e in entries:
+                run.take(e)
         run.commit(run.choose())
     finally:
         shutil.rmtree(stage, ignore_errors=True)
     save(course, run.report)
+    record_students(course, assignment, run.report)
     return run.report
 
 
+USAGE = ("usage: make collect FROM=<LMS download .zip or folder> [ASSIGNMENT=week07] [PATTERN=<regex>]  "
+         "(python autograder/collect.py [ASSIGNMENT] FROM [--pattern REGEX])")
+
+
 def cli(course: Course, args: list[str]) -> int:
-    """``collect [ASSIGNMENT] FROM``; without ASSIGNMENT: FROM/<assignment>/ for every assignment found
-    there (e.g. autograder/samples), or the only assignment in source/. Exit 1 when nothing is collected."""
+    """``collect [ASSIGNMENT] FROM [--pattern REGEX]``; without ASSIGNMENT: FROM/<assignment>/ for every
+    assignment found there (e.g. autograder/samples), or the only assignment in source/. Exit 1 when
+    nothing is collected, 2 on bad use (one line on stderr, no traceback)."""
+    args = list(args)
+    pattern = os.environ.get("PATTERN") or None
+    if "--pattern" in args:
+        i = args.index("--pattern")
+        if i + 1 >= len(args):
+            print(f"error: --pattern needs a regular expression\n{USAGE}", file=sys.stderr)
+            return 2
+        pattern = args[i + 1]
+        del args[i:i + 2]
+    args = [a for a in args if a.strip()]
+    if not args or len(args) > 2:
+        print(f"error: say where the hand-ins are: FROM is {'missing' if not args else 'given twice'}\n{USAGE}",
+              file=sys.stderr)
+        return 2
+    src = Path(args[-1])
+    if not src.exists():
+        print(f"error: FROM={src}: no such file or folder (give the LMS download .zip or its unpacked folder)",
+              file=sys.stderr)
+        return 2
+    known = course.assignments()
     if len(args) == 2:
-        jobs = [(args[0], Path(args[1]))]
-    elif len(args) == 1:
-        src = Path(args[0])
-        known = course.assignments()
-        jobs = [(a, src / a) for a in known if (src / a).is_dir()]
+        if args[0] not in known:
+            print(f"error: ASSIGNMENT={args[0]} is not an assignment of source/ (known: {', '.join(known)})",
+                  file=sys.stderr)
+            return 2
+        jobs = [(args[0], src)]
+    else:
+        jobs = [(a, src / a) for a in known if (src / a).is_dir()] if src.is_dir() else []
         if not jobs and len(known) == 1:
             jobs = [(known[0], src)]
         if not jobs:
-            print(f"error: say which assignment: collect ASSIGNMENT {src} (known: {known})", file=sys.stderr)
+            print(f"error: say which assignment FROM={src} holds: make collect ASSIGNMENT=<one of "
+                  f"{', '.join(known)}> FROM={src}", file=sys.stderr)
             return 2
-    else:
-        print("usage: collect [ASSIGNMENT] FROM", file=sys.stderr)
-        return 2
     ok = True
-    for assignment, src in jobs:
+    for assignment, path in jobs:
         try:
-            report = collect(course, assignment, src)
-        except (FileNotFoundError, ValueError) as exc:
+            report = collect(course, assignment, path, pattern=pattern)
+        except (FileNotFoundError, ValueError) as exc:  # CollectError is a ValueError
             print(f"error: {exc}", file=sys.stderr)
             return 2
         print(f"{assignment}: {report.summary()}")

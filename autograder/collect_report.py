@@ -30,6 +30,8 @@ class CollectReport:
     dropped: list = field(default_factory=list)  # (where, reason): an older copy of a collected hand-in
     notes: dict = field(default_factory=dict)  # student -> [note, ...] (goes to grades.csv)
     raw_ids: dict = field(default_factory=dict)  # student -> raw id as handed in
+    roster: dict = field(default_factory=dict)  # student -> {"name", "format", "lms_id"} (roster.py)
+    formats: dict = field(default_factory=dict)  # format label -> notebooks read in that format
 
     def note(self, student: str | None, text: str) -> None:
         if student:
@@ -42,6 +44,8 @@ class CollectReport:
     def summary(self) -> str:
         n = sum(len(v) for v in self.collected.values())
         lines = [f"collected {n} notebooks of {len(self.collected)} students"]
+        if self.formats:
+            lines[0] += " (read as " + ", ".join(f"{k}: {v}" for k, v in self.formats.items()) + ")"
         lines += [f"  skipped {w}: {why}" for w, why in sorted(self.skipped)]
         lines += [f"  dropped {w}: {why}" for w, why in sorted(self.dropped)]
         lines += [f"  NO READABLE HAND-IN: {s} ({self.raw_ids.get(s, s)}): {'; '.join(self.notes[s])}"

@@ -29,7 +29,7 @@ class Entry:
     read: Callable[[], tuple[bytes | None, str | None]]
     zip_member: bool = False
     problem: str | None = None  # set for links and special files: never read
-
+    origin: str = ""  # the folder or zip the entry was found in (formats read each upload on its own)
 
     @property
     def name(self) -> str:
@@ -74,7 +74,7 @@ def walk_folder(root: Path, skipped: list) -> Iterator[Entry]:
             if stat.S_ISLNK(st.st_mode) or not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
                 why = ("symbolic link: not followed" if stat.S_ISLNK(st.st_mode)
                        else f"{file_kind(st.st_mode)}, not a regular file: not opened")
-                files.append(Entry(parts + (e.name,), where, (), _refused(why), problem=why))
+                files.append(Entry(parts + (e.name,), where, (), _refused(why), problem=why, origin=str(root)))
             elif stat.S_ISDIR(st.st_mode):
                 if e.name == ".ipynb_checkpoints":
                     skipped.append((where, "Jupyter checkpoint folder: ignored"))
@@ -85,5 +85,6 @@ def walk_folder(root: Path, skipped: list) -> Iterator[Entry]:
                 else:
                     stack.append((parts + (e.name,), where))
             else:
-                files.append(Entry(parts + (e.name,), where, local_time(st.st_mtime), _reader(where)))
+                files.append(Entry(parts + (e.name,), where, local_time(st.st_mtime), _reader(where),
+                                   origin=str(root)))
         yield from reversed(files)

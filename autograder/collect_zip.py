@@ -53,6 +53,24 @@ def member_problem(info: zipfile.ZipInfo, limits: ZipLimits) -> str | None:
     return None
 
 
+def member_name(info: zipfile.ZipInfo) -> str:
+    """The member's name as its author saw it. Without the zip's UTF-8 flag Python reads names as CP437;
+    Windows Explorer (Korean) writes CP949 and macOS/Drive write UTF-8 without the flag: try those."""
+    name = info.filename
+    if info.flag_bits & 0x800 or name.isascii():
+        return name
+    try:
+        raw = name.encode("cp437")
+    except UnicodeEncodeError:
+        return name
+    for codec in ("utf-8", "cp949"):
+        try:
+            return raw.decode(codec)
+        except UnicodeDecodeError:
+            continue
+    return name
+
+
 def _member_reader(zf: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int):
     def read():
         chunks, total = [], 0
@@ -119,30 +137,19 @@ def zip_entries(zf: zipfile.ZipFile, label: str, skipped: list, limits: ZipLimit
         return []
     out = []
     for info in infos:
-        where = f"{label}:{info.filename}"
+        name = member_name(info)
+        where = f"{label}:{name}"
         why = member_problem(info, limits)
         if why:
             skipped.append((where, why))
             continue
-        parts = tuple(p for p in info.filename.replace("\\", "/").split("/") if p not in ("", "."))
+        parts = tuple(p for p in name.replace("\\", "/").split("/") if p not in ("", "."))
         if not parts:
             continue
         if parts[0] == "__MACOSX":
             skipped.append((where, "macOS metadata: ignored"))
             continue
         when = tuple(info.date_time) + (0.0,)
-        out.append(Entry(parts, where, when, _member_reader(zf, info, limits.max_member), zip_member=True))
-    return _strip_common_top(out)
-
-
-def _strip_common_top(entries: list[Entry]) -> list[Entry]:
-    """``course/alice/01.ipynb`` -> ``alice/01.ipynb`` when every member sits in one top folder and the
-    layout below it is ``<student>/<notebook>`` (or flat ``<student>__<notebook>``/LMS names)."""
-    while entries and len({e.parts[0] for e in entries}) == 1 and all(len(e.parts) >= 2 for e in entries):
-        deep = all(len(e.parts) >= 3 for e in entries)
-        flat = all(len(e.parts) == 2 and ("__" in e.name or "_attempt_" in e.name) for e in entries)
-        if not (deep or flat):
-            break
-        for e in entries:
-            e.parts = e.parts[1:]
-    return entries
+        out.append(Entry(parts, where, when, _member_reader(zf, info, limits.max_member), zip_member=True,
+                         origin=label))
+    return out

@@ -543,7 +543,7 @@ def test_upload_is_never_modified_and_nothing_else_is_written(course, tmp_path):
     assert sorted(report.collected) == ["alice", "kim_cs"]
     assert _tree_digest(drop) == upload_before
     assert _tree_digest(course.root, **kept) == course_before  # the staging folder is gone again
-    assert sorted(p.name for p in course.logs.iterdir()) == [f"collect_{ASSIGNMENT}.json"]
+    assert sorted(p.name for p in course.logs.iterdir()) == [f"collect_{ASSIGNMENT}.json", "roster.json"]
     assert sorted(p.name for p in tmp_path.iterdir()) == outside_before
 
 
