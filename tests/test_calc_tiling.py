@@ -26,11 +26,16 @@ def test_exercise1_corner_tile():
     # out-of-range rows 500..511 (12) and cols 600..639 (40), as the seed lists
     assert t.row_end - (t.row_start + t.valid_rows) + 1 == 12
     assert t.col_end - (t.col_start + t.valid_cols) + 1 == 40
+    assert (t.masked_rows, t.masked_cols) == (12, 40)
+    assert t.masked == t.masked_rows * 128 + t.masked_cols * 128 - t.masked_rows * t.masked_cols
 
 
 def test_interior_tile_is_fully_valid():
     t = edge_tile(500, 600, 128, 128, pid_m=1, pid_n=2)
     assert (t.valid, t.masked, t.row_start, t.col_end) == (16384, 0, 128, 383)
+    assert (t.masked_rows, t.masked_cols) == (0, 0)
+    odd = edge_tile(77, 45, 32, 16, pid_m=2, pid_n=2)  # rows 64..95 of 77, cols 32..47 of 45
+    assert (odd.valid_rows, odd.masked_rows, odd.valid_cols, odd.masked_cols) == (13, 19, 13, 3)
 
 
 def test_edge_tiles_cover_every_element_once():

@@ -70,6 +70,16 @@ class EdgeTile:
     valid: int  # valid_rows × valid_cols (stored)
     masked: int  # total − valid (blocked by c_mask)
 
+    @property
+    def masked_rows(self) -> int:
+        """Rows of the tile past M (``offs_cm >= M``): 500–511 → 12 for the exercise's corner tile."""
+        return self.row_end - self.row_start + 1 - self.valid_rows
+
+    @property
+    def masked_cols(self) -> int:
+        """Columns of the tile past N (``offs_cn >= N``): 600–639 → 40 for the exercise's corner tile."""
+        return self.col_end - self.col_start + 1 - self.valid_cols
+
 
 def edge_tile(M: int, N: int, BLOCK_M: int, BLOCK_N: int, pid_m: int, pid_n: int) -> EdgeTile:
     """Offsets and mask counts of output tile ``(pid_m, pid_n)``.

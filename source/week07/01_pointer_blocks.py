@@ -30,7 +30,7 @@
 # (`TRITON_INTERPRET=1`, NumPy로 한 프로그램씩 순서대로 실행)로 돌고, GPU가 있으면 실제로 컴파일되어 GPU에서
 # 실행됩니다. 에필로그 결합의 실행시간 비교만 GPU가 있을 때 측정합니다.
 #
-# 점수: 연습문제 1 (10점, 그중 설명 2점) + 코딩 문제 (8점) = 18점.
+# 점수: 연습문제 1 (11점, 그중 설명 2점) + 코딩 문제 (8점) = 19점.
 # 코딩 문제의 커널 테스트는 **CPU 해석기 실행**과 **sm_75/80/90 교차 컴파일**(실제 Triton 컴파일러)이 모두 통과해야
 # 점수를 받습니다: 해석기는 16보다 작은 블록의 `tl.dot`처럼 컴파일러가 거부하는 코드도 돌려 버리기 때문입니다.
 #
@@ -284,7 +284,7 @@ else:
 
 # %% [markdown]
 # ---
-# # 연습문제 1 — 나누어떨어지지 않는 행렬(500 × 600 × 300)에서 모듈로(%)와 마스킹 (10점)
+# # 연습문제 1 — 나누어떨어지지 않는 행렬(500 × 600 × 300)에서 모듈로(%)와 마스킹 (11점)
 #
 # Tutorial 03의 `matmul_kernel`로 **M = 500, N = 600, K = 300**인 FP16 행렬곱
 # `A[500, 300] @ B[300, 600] = C[500, 600]`을 계산합니다. 타일은 **BLOCK_M = 128, BLOCK_N = 128,
@@ -315,15 +315,18 @@ g.check_value("k_steps", k_steps, _tg.k_steps)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### 1.2 우하단 모서리 타일 (3점)
+# ### 1.2 우하단 모서리 타일 (4점)
 # 우하단 출력 타일을 맡은 프로그램(`pid_m = 3`, `pid_n = 4`)에서 `offs_cm`과 `offs_cn`이 가리키는 인덱스
-# 범위(양 끝 포함: `row_start`–`row_end`, `col_start`–`col_end`)와, 128 × 128 타일 안에서 `c_mask`가 참인
+# 범위(양 끝 포함: `row_start`–`row_end`, `col_start`–`col_end`), 그 가운데 C의 범위를 넘는 행의 수
+# `rows_out`(`offs_cm >= M`)과 열의 수 `cols_out`(`offs_cn >= N`), 그리고 128 × 128 타일 안에서 `c_mask`가 참인
 # 유효 원소 수 `valid`, 쓰기가 막히는 원소 수 `masked`를 구하세요.
 
 # %% nbgrader={"grade": false, "grade_id": "ex1_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 ### BEGIN SOLUTION
 row_start, row_end = 3 * 128, 3 * 128 + 127
 col_start, col_end = 4 * 128, 4 * 128 + 127
+rows_out = row_end + 1 - 500
+cols_out = col_end + 1 - 600
 valid = (500 - row_start) * (600 - col_start)
 masked = 128 * 128 - valid
 ### END SOLUTION
@@ -339,6 +342,16 @@ g.check_value("col_start", col_start, _edge.col_start)
 ### BEGIN HIDDEN TESTS
 g.check_value("col_end", col_end, _edge.col_end)
 ### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "ex1_2_rows_out_12_cols_out_40", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+"""1.2: rows and columns of the corner tile past M and N (the ones c_mask blocks)."""
+from gemm_lab.grading import fresh
+g = fresh()
+_edge = g.calc.edge_tile(500, 600, 128, 128, 3, 4)
+g.check_value("rows_out", rows_out, _edge.masked_rows,
+              mistakes={_edge.valid_rows: "유효한 행의 수를 적었습니다. 범위를 넘는(offs_cm >= M) 행의 수입니다."})
+g.check_value("cols_out", cols_out, _edge.masked_cols,
+              mistakes={_edge.valid_cols: "유효한 열의 수를 적었습니다. 범위를 넘는(offs_cn >= N) 열의 수입니다."})
 
 # %% nbgrader={"grade": true, "grade_id": "ex1_2_valid_10208_masked_6176", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 """1.2: valid and masked element counts of the corner tile under c_mask."""
