@@ -217,7 +217,8 @@ except ValueError as exc:
 # * `naive_steps`: `naive_softmax` 다섯 단계의 HBM **읽기·쓰기 원소 수**, 단계 순서대로 `[읽기, 쓰기]` 5행
 #   (max, 뺄셈, exp, sum, 나눗셈). 리스트의 리스트 또는 `reads`, `writes` 열이 있는 DataFrame
 # * `naive_elems` (`8MN + 4M`), `naive_elems_approx` (길이 `M` 벡터를 생략한 `8MN`), `fused_elems` (`2MN`)
-# * `naive_bytes`, `fused_bytes`: 총 이동 Byte (원소당 4 Byte, 전체 원소 수 기준)
+# * `naive_bytes`, `fused_bytes`: 총 이동 Byte (원소당 4 Byte, 전체 원소 수 기준). Byte 수는 **정수로 정확히** 적으세요:
+#   `8MN` 근사와 `8MN + 4M`은 길이 `M` 벡터의 `4M` 원소만큼만 달라 상대 오차 0.1%로는 구별되지 않기 때문입니다
 # * `naive_ms`, `fused_ms`: 가상 하드웨어에서의 메모리 시간(ms), `speedup`: 이론적 속도 향상 배수 (`naive_ms / fused_ms`)
 #
 # 실수 답은 **유효숫자 4자리 이상**으로 적으세요 (상대 오차 0.1% 안이면 정답; 계산 결과를 그대로 두어도 됩니다).
@@ -270,13 +271,14 @@ g.check_value("naive_elems_approx", naive_elems_approx, _key.naive_elems_approx)
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "ex1_bytes", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-"""naive_bytes and fused_bytes are the element totals times 4 bytes."""
+"""naive_bytes and fused_bytes are the element totals times 4 bytes, exactly (8MN x 4 is wrong)."""
 from gemm_lab.grading import fresh
 g = fresh()
 _key = g.calc.softmax_traffic(4096, 1024)
 g.check_value("fused_bytes", fused_bytes, _key.fused_bytes)
 ### BEGIN HIDDEN TESTS
-g.check_value("naive_bytes", naive_bytes, _key.naive_bytes, rel=1e-3)
+g.check_value("naive_bytes", naive_bytes, _key.naive_bytes,
+              mistakes={_key.naive_elems_approx * 4: "8MN 근사로 계산했습니다. naive_bytes는 전체 원소 수(8MN + 4M) × 4 Byte입니다."})
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "ex1_times_ms", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
