@@ -334,20 +334,20 @@ offsets_10 = [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]
 mask_10 = [[True, True, True, True], [True, True, True, True], [True, True, False, False]]
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "ex1_grid_10_4", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "ex1_grid", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 """grid_10 is cdiv(10, 4)."""
 from gemm_lab.grading import fresh
 g = fresh()
 g.check_value("grid_10", grid_10, g.calc.cdiv(10, 4))
 
-# %% nbgrader={"grade": true, "grade_id": "ex1_offsets_10_4", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "ex1_offsets", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 """offsets_10 lists pid * 4 + tl.arange(0, 4) for pid = 0, 1, 2."""
 from gemm_lab.grading import fresh
 g = fresh()
 _expected = g.calc.block_offsets(10, 4)
 g.check_pairs("offsets_10", offsets_10, [list(o) for o in _expected["offsets"]], item_name="pid")
 
-# %% nbgrader={"grade": true, "grade_id": "ex1_masks_10_4", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "ex1_masks", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 """mask_10 is offsets < 10 for every pid (the last block switches two lanes off)."""
 from gemm_lab.grading import fresh
 g = fresh()

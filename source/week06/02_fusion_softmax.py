@@ -321,7 +321,7 @@ max_1000_zero = 0.0
 extra_sum_1000 = 24.0
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "ex2_row_bytes_4kib", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "ex2_row_bytes", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 """row_bytes is N x 4 bytes (4 KiB) for N = 1024 FP32."""
 from gemm_lab.grading import fresh
 g = fresh()
@@ -339,7 +339,7 @@ g.check_value("block_1000", block_1000, _tail.read + _tail.padded)
 g.check_value("padded_1000", padded_1000, _tail.padded)
 ### END HIDDEN TESTS
 
-# %% nbgrader={"grade": true, "grade_id": "ex2_other_zero_effect", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "ex2_wrong_other_effect", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 """With other=0.0 an all-negative row of 1000 gets max 0.0 (the padding) and one exp(0 - 0) = 1 per padded lane."""
 from gemm_lab.grading import fresh
 g = fresh()

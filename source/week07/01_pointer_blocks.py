@@ -353,7 +353,7 @@ g.check_value("rows_out", rows_out, _edge.masked_rows,
 g.check_value("cols_out", cols_out, _edge.masked_cols,
               mistakes={_edge.valid_cols: "유효한 열의 수를 적었습니다. 범위를 넘는(offs_cn >= N) 열의 수입니다."})
 
-# %% nbgrader={"grade": true, "grade_id": "ex1_2_valid_10208_masked_6176", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "ex1_2_valid_and_masked", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 """1.2: valid and masked element counts of the corner tile under c_mask."""
 from gemm_lab.grading import fresh
 g = fresh()
@@ -377,7 +377,7 @@ padded = 64 - read
 error_other_1 = padded * 1.0 * 1.0
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "ex1_3_k_tail_44_read_20_padded", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "ex1_3_k_tail_read_and_padded", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 """1.3: the last K step's remaining width, read lanes and padded lanes."""
 from gemm_lab.grading import fresh
 g = fresh()
@@ -388,7 +388,7 @@ g.check_value("read", read, _tail.read)
 g.check_value("padded", padded, _tail.padded)
 ### END HIDDEN TESTS
 
-# %% nbgrader={"grade": true, "grade_id": "ex1_3_other_1_adds_20", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "ex1_3_wrong_other_effect", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 """1.3: what other=1.0 on the K axis adds to every valid output element."""
 from gemm_lab.grading import fresh
 g = fresh()

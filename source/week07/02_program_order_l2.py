@@ -108,7 +108,7 @@ ex_grouped_tiles = (3 + 3) * 9
 ex_reduction_pct = (ex_rm_tiles - ex_grouped_tiles) / ex_rm_tiles * 100
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "ex0_tiles_90_to_54", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "ex0_unique_tiles", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 """Worked example 1: unique input tiles of the first 9 programs on a 9x9 grid, row-major vs GROUP_SIZE_M=3."""
 from gemm_lab.grading import fresh
 g = fresh()
@@ -209,7 +209,7 @@ g = fresh()
 _gr = g.calc.order_table(8, 8, 2, 8)
 g.check_pairs("grouped_pairs", grouped_pairs, list(zip(_gr["pid_m"], _gr["pid_n"])))
 
-# %% nbgrader={"grade": true, "grade_id": "ex2_1_tiles_72_to_48", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "ex2_1_unique_tiles", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 """2.1: unique input tiles of the first 8 programs (row-major vs grouped) and the reduction in percent."""
 from gemm_lab.grading import fresh
 g = fresh()

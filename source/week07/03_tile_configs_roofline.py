@@ -207,7 +207,7 @@ best_intensity = 2 * 4096**3 / (2 * 4096**3 * (1 / 128 + 1 / 128) + 2 * 4096**2)
 best_t_ideal_ms = (2 * 4096**3 * (1 / 128 + 1 / 128) + 2 * 4096**2) / 1e12 * 1e3
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "ex2_2_fits_64_and_164_kib", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "ex2_2_fitting_configs", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 """2.2: which configs fit 64 KiB and 164 KiB of shared memory per block (textbook rule)."""
 from gemm_lab.grading import fresh
 g = fresh()
@@ -223,7 +223,7 @@ g.check_choice("fits_64", fits_64, _fitting(64 * 1024))
 g.check_choice("fits_164", fits_164, _fitting(164 * 1024))
 ### END HIDDEN TESTS
 
-# %% nbgrader={"grade": true, "grade_id": "ex2_3_best_fitting_candidate_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "ex2_3_best_fitting_candidate", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 """2.3: the best config that fits 64 KiB, its intensity (4 digits) and ideal time (ms, 4 digits)."""
 from gemm_lab.grading import fresh
 g = fresh()
@@ -508,7 +508,7 @@ g.check_value("tflops_tuned", tflops_tuned, _ans.tflops_tuned, digits=2)
 g.check_value("tflops_cublas", tflops_cublas, _ans.tflops_cublas, digits=2)
 ### END HIDDEN TESTS
 
-# %% nbgrader={"grade": true, "grade_id": "ex3_1_speedups_2_33_and_1_02", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "ex3_1_speedups", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 """3.1: how many times faster the tuned config is than the fixed one and than torch.matmul."""
 from gemm_lab.grading import fresh
 g = fresh()
@@ -527,7 +527,7 @@ g.check_value("thousand_calls_fixed_ms", thousand_calls_fixed_ms, _ans.many_call
 g.check_value("thousand_calls_tuned_ms", thousand_calls_tuned_ms, _ans.many_calls_tuned_ms, digits=1)
 ### END HIDDEN TESTS
 
-# %% nbgrader={"grade": true, "grade_id": "ex3_2_break_even_986", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "ex3_2_break_even", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 """3.2: the smallest number of calls from which the autotuned path is not slower (an integer)."""
 from gemm_lab.grading import fresh
 g = fresh()
