@@ -7,12 +7,11 @@ Answer checks (light: no torch import): ``check_value``, ``check_table``, ``chec
 Korean message names the entry (table cell, shape, element) and the likely mistake.
 
 The test-cell rule. A test cell takes the checker AND every expected value from ``g = fresh()`` inside
-the cell; the student's answer variables are the only notebook names it reads. ``fresh()`` loads the
-grader again from its files, with ``g.calc``: a private copy of ``gemm_lab.calc`` (every calculator
-submodule, ``g.calc.tiling``, ``g.calc.roofline``, ...) loaded from its files past ``sys.modules`` and
-import hooks and sealed, so neither a patched grader, a patched ``gemm_lab.calc`` nor a rebound
-notebook name (``calc``, ``tiling``, ``rf``, ``CONFIGS``, ``expected_table``, ``M``) changes a check.
-Constants a check needs are written in the cell or taken from ``g.calc`` (``g.calc.SEED_CONFIGS``),
+the cell; the student's answer variables are the only notebook names it reads. While the autograder
+runs a notebook, the names a test cell reads are handed out of the student's kernel as data and the cell
+itself runs in the grader's process (``gemm_lab.grading.integrity`` says how), so a value the cell took
+from the notebook would be the student's claim, not the key. Constants a check needs are written in the
+cell or taken from ``g.calc`` (``g.calc.SEED_CONFIGS``),
 never from the notebook. ``tests/test_master_test_cells.py`` enforces this on every master::
 
     '''Checks the total number of programs (grid) for 500×600×300 with 128×128×64 tiles.'''
@@ -25,17 +24,14 @@ never from the notebook. ``tests/test_master_test_cells.py`` enforces this on ev
 
 ``reveal=False`` (the default) never prints the expected value: use it in hidden tests; visible tests,
 whose source the student reads anyway, may pass ``reveal=True``. ``integrity.scan_source(code)`` lists
-tampering constructs in a hand-in for the autograder; what a hostile notebook can still do is
-documented in ``gemm_lab.grading.integrity``.
+constructs that try to subvert a checker, for the instructor's review.
 """
 
-from . import _loader, _seal
 from .answers import check_choice, check_pairs, check_table, check_value, normalize_text
 from .integrity import fresh, scan_notebook, scan_source
 from .kernels import check_matmul, check_persistent, check_softmax, check_vector_add
 
-# The trusted calculators: a fresh, sealed copy per load of this package (see the rule above).
-calc = _loader.load_calc(__name__)
+from .. import calc  # noqa: E402 - test cells compute every expected value from g.calc
 
 __all__ = [
     "calc",
@@ -54,4 +50,3 @@ __all__ = [
 ]
 
 # Read-only from here on: `g.check_value = ...` in a notebook raises AttributeError (see _seal).
-_seal.seal(__name__, __all__)

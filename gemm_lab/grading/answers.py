@@ -22,10 +22,8 @@ source the student can read anyway). With ``reveal=False`` a wrong number gets i
 ``hint=`` adds a likely-mistake sentence and ``mistakes={wrong_value: "message"}`` a message for a
 known wrong answer (e.g. ``{4: "num_pid_m만 셌습니다"}``).
 
-No numpy/torch/math function is used to compare: values are turned into Python numbers through the
-C-level ``item``/``tolist`` methods and compared with plain operators, so a notebook that rebinds
-``np.allclose``, ``torch.allclose`` or ``math.isclose`` changes nothing here. See
-``gemm_lab.grading.integrity`` for what a hostile notebook can still do.
+Values are turned into plain Python numbers (``item``/``tolist``) and compared with plain operators.
+Each call is recorded for the grader's verdict (``record``).
 
 The checks live in ``answers_convert`` (reading a student's value), ``answers_values`` (comparison,
 ``check_value``), ``answers_tables`` (``check_table``) and ``answers_choices`` (``check_choice``,
@@ -34,12 +32,13 @@ The checks live in ``answers_convert`` (reading a student's value), ``answers_va
 
 from __future__ import annotations
 
-from . import _seal
-from .answers_choices import check_choice, check_pairs
+from . import answers_choices, answers_tables, answers_values
 from .answers_convert import normalize_text
-from .answers_tables import check_table
-from .answers_values import check_value
+from .record import recorded
+
+check_value = recorded("check_value")(answers_values.check_value)
+check_table = recorded("check_table")(answers_tables.check_table)
+check_choice = recorded("check_choice")(answers_choices.check_choice)
+check_pairs = recorded("check_pairs")(answers_choices.check_pairs)
 
 __all__ = ["check_value", "check_table", "check_choice", "check_pairs", "normalize_text"]
-
-_seal.seal(__name__, __all__)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sys
 
-from . import _seal, _trusted
 from .answers_convert import (
     _BASE_EXC,
     _BOOL,
@@ -102,7 +101,6 @@ def check_choice(name, got, expected_set, *, accept=None, hint=None, reveal=Fals
     compared like ``check_value`` strings, ``accept={"memory": ["메모리", ...]}`` adds aliases.
     A single expected item (not a set/list) accepts a bare answer too.
     """
-    _trusted.guard(name)
     exp = _plain(expected_set)
     exp_items = _choice_items(exp)
     int_mode = all(_TYPE(_plain(e)) is _INT for e in exp_items) and bool(exp_items)
@@ -170,7 +168,6 @@ def check_pairs(name, got, expected_list, *, hint=None, reveal=False, item_name=
     (n, 2) array; a DataFrame with pid_m/pid_n columns). The message names the first wrong position
     as ``{item_name}={position}``.
     """
-    _trusted.guard(name)
     exp = [_TUPLE(p) for p in _pair_list(expected_list, 2)]
     width = len(exp[0]) if exp else 2
     if got is None:
@@ -196,6 +193,3 @@ def check_pairs(name, got, expected_list, *, hint=None, reveal=False, item_name=
             fail(name, text, hint)
     print(f"✅ {name}: 좌표 {len(exp)}개 모두 맞습니다")
     return None
-
-
-_seal.seal(__name__)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 
-from . import _seal, _trusted
 from .feedback import describe_type, fmt
 
 __all__ = ["normalize_text"]
@@ -23,11 +22,11 @@ _DICT = {}.__class__
 _SET = {0}.__class__
 _NONE = None.__class__
 _TYPE = (0).__class__.__class__
-_BASE_EXC = _trusted.REAL_BASE_EXCEPTION
+_BASE_EXC = Exception
 _INF = 1e308 * 10.0
 
 
-class _Bad(_trusted.REAL_EXCEPTION):
+class _Bad(Exception):
     """Internal: a student's value that cannot be read as the expected kind (Korean text)."""
 
 
@@ -50,7 +49,6 @@ def _plain(x):
     if mod.startswith("torch"):
         torch = sys.modules.get("torch")
         if torch is not None and isinstance(x, torch._C.TensorBase):
-            _trusted.guard_torch(torch)
             base = torch._C.TensorBase
             v = base.tolist(base.cpu(base.detach(x)))
             return _unwrap_one(v)
@@ -139,6 +137,3 @@ def normalize_text(s: str) -> str:
             ch = chr(o - 0xFEE0)
         out.append(ch)
     return "".join(out)
-
-
-_seal.seal(__name__)

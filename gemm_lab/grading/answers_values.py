@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from . import _seal, _trusted
 from .answers_convert import (
     _BOOL,
     _DICT,
@@ -216,7 +215,6 @@ def check_value(name, got, expected, *, rel=None, abs=None, digits=None, sig=Non
     list of pairs) ``wrong answer → Korean explanation`` shown when the student gave that wrong answer.
     ``reveal``: show the expected value in the message (visible tests only).
     """
-    _trusted.guard(name)
     spec = _Spec(digits, rel, abs, sig, accept, reveal)
     result = _compare(got, expected, spec)
     if result is None:
@@ -228,6 +226,3 @@ def check_value(name, got, expected, *, rel=None, abs=None, digits=None, sig=Non
     if known:
         fail(label, f"{reason} {known}", hint)
     fail(label, reason, hint)
-
-
-_seal.seal(__name__)

@@ -8,7 +8,6 @@ fp16 masked store): its stage markers, PTX instructions and ``metadata["shared"]
 Heavy imports (triton, torch) happen inside the functions, so ``fresh()`` stays light.
 """
 
-from . import _seal
 
 TARGETS = ("sm_75", "sm_80", "sm_90")
 # w7/04 §5: the first call and the calls after it, as (M, N, K), meta-parameter changes, target
@@ -87,6 +86,3 @@ def specialization_changes(shape) -> set:
              "stride_cm", "stride_cn")
     pos = {name: order.index(name) for name in INT_ARGS}
     return {name for name, i in pos.items() if base.specialization[i] != new.specialization[i]}
-
-
-_seal.seal(__name__)

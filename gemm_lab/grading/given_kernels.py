@@ -14,7 +14,6 @@ for importing triton: the helpers are made by ``helpers(exercise)`` on first use
 
 from __future__ import annotations
 
-from . import _seal
 
 __all__ = ["helpers"]
 
@@ -40,6 +39,3 @@ def helpers(exercise: str) -> dict:
     if not _MADE:
         _MADE.update(_make())
     return dict(_MADE.get(exercise, {}))
-
-
-_seal.seal(__name__)

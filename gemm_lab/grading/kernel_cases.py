@@ -18,8 +18,6 @@ from __future__ import annotations
 
 from types import MappingProxyType as _MappingProxy
 
-from . import _seal
-from .feedback import REAL_ASSERTION_ERROR
 
 __all__ = ["SENTINEL", "TOLERANCES", "vector_add_cases", "softmax_cases", "matmul_cases", "persistent_cases"]
 
@@ -30,20 +28,10 @@ TOLERANCES = _MappingProxy({
     "bfloat16": (2.0 ** -6, 2.0 ** -8),
     "float32": (1e-4, 1e-6),
 })
-_TYPE = (0).__class__.__class__
-
-
-def _math_exp():
-    import math
-
-    f = math.exp
-    if _TYPE(f) is not [].append.__class__ or f.__name__ != "exp" or f.__self__.__name__ != "math":
-        raise REAL_ASSERTION_ERROR("❌ 채점 환경이 바뀌었습니다: math.exp가 바뀌어 있습니다.")
-    return f
 
 
 class _Rand:
-    """xorshift64*: the checker's own generator (torch.randn / random can be patched by a notebook)."""
+    """xorshift64*: the same values on every platform and torch version."""
 
     def __init__(self, seed: int):
         self.s = (seed * 0x9E3779B97F4A7C15 + 0x1234567) & 0xFFFFFFFFFFFFFFFF or 1
@@ -109,29 +97,6 @@ class _View:
         return f"{self.name}{list(self.shape)} {words[self.layout]}"
 
 
-def _build(torch, tb, view: _View, values, fill, dtype, device):
-    flat = [fill] * view.size
-    for p, v in zip(view.positions, values, strict=True):
-        flat[p] = v
-    buf = torch.tensor(flat, dtype=dtype)
-    back = tb.tolist(buf)
-    if not _same_list(back, flat):
-        raise REAL_ASSERTION_ERROR("❌ 채점 환경이 바뀌었습니다: torch.tensor가 준 값과 다른 텐서를 만듭니다.")
-    if device != "cpu":
-        buf = tb.to(buf, device)
-    t = tb.as_strided(buf, view.shape, view.strides, view.offset)
-    esize = tb.element_size(buf)
-    if (
-        _TYPE(t) is not _TYPE(buf)
-        or tuple(tb.stride(t)) != view.strides
-        or tb.storage_offset(t) != view.offset
-        or tb.data_ptr(t) != tb.data_ptr(buf) + view.offset * esize
-        or tuple(tb.size(t)) != view.shape
-    ):
-        raise REAL_ASSERTION_ERROR("❌ 채점 환경이 바뀌었습니다: 텐서 뷰(as_strided)가 요청과 다릅니다.")
-    return buf, t, flat
-
-
 def _same_list(a, b) -> bool:
     if len(a) != len(b):
         return False
@@ -139,10 +104,6 @@ def _same_list(a, b) -> bool:
         if x != y and not (x != x and y != y):
             return False
     return True
-
-
-def _read(tb, buf):
-    return tb.tolist(tb.cpu(buf))
 
 
 def _fmt(x) -> str:
@@ -181,7 +142,7 @@ def _ref_matmul(case, ins):
 
 
 def _softmax_rows(x, R, C, pad_to=None):
-    exp = _math_exp()
+    from math import exp
     out = []
     for i in range(R):
         row = x[i * C:(i + 1) * C]
@@ -385,8 +346,9 @@ def _diag_persistent(case, base):
     return diagnose
 
 
-def persistent_cases(hidden, noncontiguous=True, aligned=False) -> list:
+def persistent_cases(hidden, noncontiguous=True, aligned=False, extra_shapes=()) -> list:
     specs = [((130, 70, 50), ("padded", "padded", "padded"))]
+    specs += [(s, ("padded", "padded", "padded")) for s in extra_shapes]
     if hidden:
         specs += [((1, 33, 70), ("padded", "padded", "padded")), ((200, 9, 45), ("padded", "padded", "padded"))]
         if noncontiguous:
@@ -435,6 +397,3 @@ def softmax_cases(hidden, shapes=()) -> list:
         case["diagnose"] = _diag_softmax(case)
         cases.append(case)
     return cases
-
-
-_seal.seal(__name__)

@@ -25,200 +25,114 @@ interpreter's bf16 ``tl.dot`` is wrong).
 
 from __future__ import annotations
 
-from . import _seal, _trusted, kernel_cases, kernel_compile, kernel_static, launchers
+from . import kernel_cases, kernel_compile, kernel_static, launchers, record
 from .feedback import REAL_ASSERTION_ERROR
-from .kernel_cases import SENTINEL, TOLERANCES, _build, _fmt, _idx, _Rand, _read, _same_list
+from .kernel_cases import SENTINEL, TOLERANCES, _fmt, _idx, _Rand, _same_list
 
-__all__ = ["check_vector_add", "check_softmax", "check_matmul", "check_persistent", "TOLERANCES", "SENTINEL"]
-
-_NAN = float("nan")
-_BASE_EXC = _trusted.REAL_BASE_EXCEPTION
-_TYPE = (0).__class__.__class__
-
-
-# --------------------------------------------------------------------------- trusted torch access
-
-
-def _torch():
-    """torch and its C tensor base class, checked to be the genuine immutable C type."""
-    import torch
-
-    tb = torch._C.TensorBase
-    try:
-        _TYPE.__setattr__(tb, "_gemm_lab_probe", 1)
-    except _BASE_EXC:
-        pass
-    else:
-        raise REAL_ASSERTION_ERROR("❌ 채점 환경이 바뀌었습니다: torch의 텐서 기본 클래스가 진짜가 아닙니다.")
-    if tb.__module__ != "torch._C" or "tolist" not in tb.__dict__:
-        raise REAL_ASSERTION_ERROR("❌ 채점 환경이 바뀌었습니다: torch._C.TensorBase가 바뀌어 있습니다.")
-    _trusted.guard_torch(torch)
-    return torch, tb
+__all__ = ["check_vector_add", "check_softmax", "check_matmul", "check_persistent", "TOLERANCES", "SENTINEL",
+           "execute"]
 
 
 def _device(torch):
-    try:
-        from gemm_lab import runtime
+    from gemm_lab import runtime
 
-        return runtime.device()
-    except ImportError:  # pragma: no cover - runtime is part of the package
-        return "cuda" if torch.cuda.is_available() else "cpu"
+    return runtime.device()
 
 
-# --------------------------------------------------------------------------- one case
+# --------------------------------------------------------------------------- preparing the runs (grader)
 
 
-def _run_case(kernel, launch, case, extra_args, rng, torch, tb, device, dtype_name):
-    """Run one case; return None on success or a Korean reason (str) and facts."""
-    in_views, out_view = case["inputs"], case["output"]
-    dtype = getattr(torch, case.get("in_dtype", dtype_name))
-    out_dtype = getattr(torch, dtype_name)
-    in_vals, bufs, tensors, flats = [], [], [], []
-    for v in in_views:
-        vals = [case["gen"](rng) for _ in v.positions]
-        buf, t, flat = _build(torch, tb, v, vals, _NAN, dtype, device)
-        in_vals.append(vals)
-        bufs.append(buf)
-        tensors.append(t)
-        flats.append(flat)
-    obuf, otensor, oflat = _build(torch, tb, out_view, [SENTINEL] * len(out_view.positions), SENTINEL,
-                                  out_dtype, device)
-    # Python-side reads of the (exactly representable) inputs after dtype rounding
-    in_read = []
-    for b, v in zip(bufs, in_views, strict=True):
-        back = _read(tb, b)
-        in_read.append([back[p] for p in v.positions])
-    ref = case["ref"](case, in_read)
-    # Everything used after the student's code ran is bound now, and the grader's module globals are
-    # snapshotted: a launcher that rebinds them (or mutates TOLERANCES) is caught, not obeyed.
-    rel, abs_tol = TOLERANCES[dtype_name]
-    real_error, same_binding = REAL_ASSERTION_ERROR, _same_bindings
-    snapshots = [(ns, dict(ns)) for ns in _NAMESPACES]
-    returned = None
-    try:
-        returned = launch(*tensors, otensor, *extra_args)
-        if device != "cpu":
-            torch.cuda.synchronize()
-    except _BASE_EXC as exc:  # noqa: BLE001 - anything the student's code raises is feedback
-        etype = _TYPE(exc).__name__
-        if etype == "NotImplementedError":
-            return "아직 구현하지 않았습니다 (NotImplementedError). launch와 커널을 완성하세요."
-        text = _trusted_str(exc)
-        return f"실행 중 오류가 났습니다: {etype}: {text}"
-    for ns, snap in snapshots:
-        if not same_binding(ns, snap):
-            raise real_error(f"❌ {kernel}: 채점 환경이 바뀌었습니다 — launch가 채점 모듈의 이름을 바꿨습니다. "
-                             "채점기를 건드리는 코드를 지우세요.")
-    _trusted.guard(kernel)
-    _trusted.guard_torch(torch, kernel)
-    out_all = _read(tb, obuf)
-    # inputs untouched?
-    for v, b, flat in zip(in_views, bufs, flats, strict=True):
-        if not _same_list(_read(tb, b), flat):
-            return f"입력 {v.name}을(를) 덮어썼습니다: 커널은 출력에만 써야 합니다 (포인터/마스크를 확인하세요)."
-    # margins untouched?
-    inside = set(out_view.positions)
-    first_in, last_in = min(out_view.positions, default=0), max(out_view.positions, default=0)
-    for p, val in enumerate(out_all):
-        if p not in inside and not (val == SENTINEL):
-            if first_in < p < last_in:
-                return ("출력 행 사이의 여백(margin)에 값이 써졌습니다: 열 마스크(열 < 크기)가 빠졌거나 "
-                        "출력의 stride(out.stride(0))를 쓰지 않은 것 같습니다.")
-            where = f"마지막 원소 뒤 {p - last_in}칸" if p > last_in else f"첫 원소 앞 {first_in - p}칸"
-            return ("마스크가 빠진 것 같습니다: 출력 바깥 여백(margin)에 값이 써졌습니다 "
-                    f"({where}). tl.store의 mask(행·열 모두 < 크기)를 확인하세요.")
-    got = [out_all[p] for p in out_view.positions]
-    unwritten = [k for k, g in enumerate(got) if g == SENTINEL]
-    if len(unwritten) == len(got):
-        msg = "결과가 전혀 쓰이지 않았습니다. tl.store가 있는지, 주어진 출력 텐서에 쓰는지 확인하세요."
-        if returned is not None and _TYPE(returned).__name__ in ("Tensor", "Parameter"):
-            msg += " (launch가 새 텐서를 반환했지만, 채점은 인자로 받은 출력에 쓴 값을 봅니다.)"
-        return msg
-    if unwritten:
-        first = unwritten[0]
-        return (f"출력 {len(unwritten)}개가 쓰이지 않았습니다 (처음: {_idx(out_view, first)}). "
-                + case.get("unwritten_hint", "그리드 크기(cdiv로 올림했는지)나 마지막 블록·타일 처리를 확인하세요."))
-    bad, max_err, nan_first = [], 0.0, None
-    for k, (g, r) in enumerate(zip(got, ref, strict=True)):
-        if g != g or g in (float("inf"), float("-inf")):
-            if nan_first is None:
-                nan_first = k
-            continue
-        d = g - r if g >= r else r - g
-        if d > max_err:
-            max_err = d
-        if d > rel * (r if r >= 0 else -r) + abs_tol:
-            bad.append(k)
-    if nan_first is not None:
-        return (f"결과에 NaN/inf가 있습니다 (처음: {_idx(out_view, nan_first)}): 범위 밖 입력(NaN으로 채운 여백)을 "
-                "마스크 없이 읽은 것 같습니다. " + case["nan_hint"])
-    if not bad:
-        return None
-    first = bad[0]
-    facts = (f"처음 틀린 원소 {_idx(out_view, first)}: {_fmt(got[first])} (기대 {_fmt(ref[first])}), "
-             f"틀린 원소 {len(bad)}/{len(got)}개, 최대 오차 {format(max_err, '.3g')}")
-    return f"값이 다릅니다 — {facts}. " + case["diagnose"](got, ref, bad, in_read)
+def _round(torch, flat, dtype):
+    """``flat`` as ``dtype`` stores it (inputs are compared after the same rounding the kernel sees)."""
+    return torch.tensor(flat, dtype=getattr(torch, dtype)).tolist()
 
 
-def _same_bindings(ns, snap) -> bool:
-    if len(ns) != len(snap):
-        return False
-    for k, v in snap.items():
-        if ns.get(k, _same_bindings) is not v:
-            return False
-    return True
+def _prepare(cases, extra_for, seed, dtype_name):
+    """Every run of a check: input buffers (NaN margins), the output buffer (SENTINEL), the reference."""
+    import torch
 
-
-def _trusted_str(exc) -> str:
-    try:
-        text = "".__class__(exc)
-    except _BASE_EXC:
-        text = "<메시지를 읽을 수 없음>"
-    text = text.strip().splitlines()[-1] if text.strip() else ""
-    return text[:300]
-
-
-def _run_cases(kernel, launch, cases, extra_for, seed, dtype_name, hint=None, after=None):
-    """Run every case; return the number of runs or raise the genuine AssertionError naming the case."""
-    user_hint = hint
-    torch, tb = _torch()
-    device = _device(torch)
     rng = _Rand(seed)
-    passed_layouts = set()
-    runs = 0
-    for n, case in enumerate(cases, 1):
+    runs = []
+    for n, case in enumerate(cases):
+        in_dtype = case.get("in_dtype", dtype_name)
         for extra in extra_for(case):
-            reason = _run_case(kernel, launch, case, extra, rng, torch, tb, device, dtype_name)
-            if reason is None and after is not None:
-                reason = after(case, extra)
-            runs += 1
-            if reason is not None:
-                where = ", ".join(v.where() for v in case["inputs"] + [case["output"]])
-                if extra:
-                    where += f", num_programs={extra[0]}"
-                hint = ""
-                layouts = {v.layout for v in case["inputs"] + [case["output"]]}
-                if reason.startswith(("값이 다릅니다", "결과에 NaN", "출력 행 사이")) and (
-                    "packed" in passed_layouts and layouts - {"packed"}
-                ):
-                    hint = (" 연속 배치(contiguous)에서는 맞았습니다: stride를 직접 계산하지 말고 "
-                            "x.stride(0), x.stride(1)을 커널에 넘기세요.")
-                if user_hint:
-                    hint += f" (힌트: {user_hint})"
-                raise REAL_ASSERTION_ERROR(f"❌ {kernel} (경우 {n}/{len(cases)}: {where}): {reason}{hint}")
-        if all(v.layout == "packed" for v in case["inputs"] + [case["output"]]):
-            passed_layouts.add("packed")
+            flats, reads = [], []
+            for v in case["inputs"]:
+                flat = [float("nan")] * v.size
+                for p in v.positions:
+                    flat[p] = case["gen"](rng)
+                flat = _round(torch, flat, in_dtype)
+                flats.append(flat)
+                reads.append([flat[p] for p in v.positions])
+            out = case["output"]
+            runs.append({
+                "case": n, "extra": list(extra), "in_dtype": in_dtype, "out_dtype": dtype_name,
+                "inputs": [{"flat": f, "shape": list(v.shape), "strides": list(v.strides), "offset": v.offset}
+                           for f, v in zip(flats, case["inputs"], strict=True)],
+                "output": {"size": out.size, "shape": list(out.shape), "strides": list(out.strides),
+                           "offset": out.offset},
+                "_ref": case["ref"](case, reads), "_reads": reads,
+            })
     return runs
 
 
-# --------------------------------------------------------------------------- the checks' common path
+def _payload(runs) -> list:
+    return [{k: v for k, v in r.items() if not k.startswith("_")} for r in runs]
 
 
-def _check(exercise, kernel_obj, cases, extras, seed, dtype, name, hint, after_factory=None):
-    """genuine kernel -> static checks -> cross-compile -> run through the trusted launcher -> ✅ line."""
-    _trusted.guard(name)
-    if dtype not in TOLERANCES:
-        raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
+# --------------------------------------------------------------------------- running them (kernel's process)
+
+
+def _launch_runs(exercise, launch, runs, ownership):
+    """Launch every run; return per run: output buffer, input buffers after, records, error text."""
+    import torch
+
+    device = _device(torch)
+    results = []
+    for run in runs:
+        ins = []
+        for spec in run["inputs"]:
+            buf = torch.tensor(spec["flat"], dtype=getattr(torch, run["in_dtype"]), device=device)
+            ins.append((buf, torch.as_strided(buf, spec["shape"], spec["strides"], spec["offset"])))
+        o = run["output"]
+        obuf = torch.full((o["size"],), SENTINEL, dtype=getattr(torch, run["out_dtype"]), device=device)
+        out = torch.as_strided(obuf, o["shape"], o["strides"], o["offset"])
+        extra = list(run["extra"])
+        records = None
+        if ownership:
+            M, N = run["inputs"][0]["shape"][0], run["inputs"][1]["shape"][1]
+            tiles = max(((M + 31) // 32) * ((N + 31) // 32), 1)
+            size = tiles + extra[0] + 64  # margin: tile numbers a loop past num_tiles reaches
+            records = (torch.zeros(size, dtype=torch.int32, device=device),
+                       torch.full((size,), -1, dtype=torch.int32, device=device))
+            extra += list(records)
+        result = {"error": None, "returned_tensor": False}
+        try:
+            returned = launch(*[t for _b, t in ins], out, *extra)
+            if device != "cpu":
+                torch.cuda.synchronize()
+            result["returned_tensor"] = isinstance(returned, torch.Tensor)
+        except Exception as exc:  # noqa: BLE001 - anything the student's kernel raises is feedback
+            etype = type(exc).__name__
+            text = str(exc).strip().splitlines()
+            if etype == "NotImplementedError" or "NotImplementedError" in repr(exc):
+                result["error"] = "아직 구현하지 않았습니다 (NotImplementedError). 커널을 완성하세요."
+            else:
+                result["error"] = f"실행 중 오류가 났습니다: {etype}: {text[-1][:300] if text else ''}"
+        result["out"] = obuf.float().cpu().tolist()
+        result["inputs_after"] = [b.float().cpu().tolist() for b, _t in ins]
+        if records is not None:
+            result["visits"] = records[0].cpu().tolist()
+            result["owner"] = records[1].cpu().tolist()
+        results.append(result)
+    return results
+
+
+def execute(exercise, kernel_obj, runs, dtype, name, ownership=False) -> dict:
+    """genuine kernel -> static checks -> cross-compile -> launch every run through the grader's launcher.
+
+    Runs where the kernel lives (the student's machine, or the grader's sandboxed worker holding only the
+    kernel's source). Raises AssertionError (Korean) when the kernel is refused before it runs."""
     py = launchers.genuine(kernel_obj, exercise, name)
     arg_names = launchers.check_arguments(py, exercise, name)
     try:
@@ -239,8 +153,9 @@ def _check(exercise, kernel_obj, cases, extras, seed, dtype, name, hint, after_f
     if found:
         raise REAL_ASSERTION_ERROR(f"❌ {name}: {kernel_static.describe(found, py.__name__)}")
     ex = launchers.EXERCISES[exercise]
-    all_extras = [e for case in cases for e in extras(case)]
-    constexpr_sets = ex["constexprs"](cases, [e[0] for e in all_extras if e])
+    extras = [r["extra"][0] for r in runs if r["extra"]]
+    view_cases = [{"inputs": [_ShapeOnly(i["shape"]) for i in r["inputs"]]} for r in runs]
+    constexpr_sets = ex["constexprs"](view_cases, extras)
     runtime_ints = launchers.runtime_params(py, exercise)
     if runtime_ints:  # compiled as Triton compiles them on a GPU: plain i32 arguments
         constexpr_sets = [{k: v for k, v in c.items() if k not in runtime_ints} for c in constexpr_sets[-1:]]
@@ -249,74 +164,200 @@ def _check(exercise, kernel_obj, cases, extras, seed, dtype, name, hint, after_f
                                     lambda: launchers.rebuild(py, exercise, "compile"), sig, constexpr_sets)
     runner = launchers.rebuild(py, exercise, "run")
     launch_copy = ex["launch"]
-    after = after_factory() if after_factory is not None else None
-    if after is not None:
-        def launch(*args):
-            return launch_copy(runner, *args, *after.tensors(args))
-    else:
-        def launch(*args):
-            return launch_copy(runner, *args)
-    runs = _run_cases(name, launch, cases, extras, seed, dtype, hint, after.check if after is not None else None)
-    _trusted.guard(name)
-    what = f"{len(cases)}개 경우" if runs == len(cases) else f"{len(cases)}개 경우 × 실행 {runs}번"
-    print(f"✅ {name}: {what} 모두 통과 (여백 오염·미기록 원소 없음, 기준값과 일치); {compiled}")
+
+    def launch(*args):
+        return launch_copy(runner, *args)
+
+    return {"compiled": compiled, "results": _launch_runs(exercise, launch, runs, ownership)}
+
+
+class _ShapeOnly:
+    def __init__(self, shape):
+        self.shape = tuple(shape)
+
+
+# --------------------------------------------------------------------------- judging them (grader)
+
+
+def _judge(case, run, result):
+    """None when the run is right, else the Korean reason."""
+    if result.get("error"):
+        return result["error"]
+    in_views, out_view = case["inputs"], case["output"]
+    for v, spec, after in zip(in_views, run["inputs"], result["inputs_after"], strict=True):
+        if not _same_list(after, spec["flat"]):
+            return f"입력 {v.name}을(를) 덮어썼습니다: 커널은 출력에만 써야 합니다 (포인터/마스크를 확인하세요)."
+    out_all = result["out"]
+    if len(out_all) != out_view.size:
+        return "출력 버퍼를 읽지 못했습니다."
+    inside = set(out_view.positions)
+    first_in, last_in = min(out_view.positions, default=0), max(out_view.positions, default=0)
+    for p, val in enumerate(out_all):
+        if p not in inside and not (val == SENTINEL):
+            if first_in < p < last_in:
+                return ("출력 행 사이의 여백(margin)에 값이 써졌습니다: 열 마스크(열 < 크기)가 빠졌거나 "
+                        "출력의 stride(out.stride(0))를 쓰지 않은 것 같습니다.")
+            where = f"마지막 원소 뒤 {p - last_in}칸" if p > last_in else f"첫 원소 앞 {first_in - p}칸"
+            return ("마스크가 빠진 것 같습니다: 출력 바깥 여백(margin)에 값이 써졌습니다 "
+                    f"({where}). tl.store의 mask(행·열 모두 < 크기)를 확인하세요.")
+    got = [out_all[p] for p in out_view.positions]
+    ref = run["_ref"]
+    unwritten = [k for k, g in enumerate(got) if g == SENTINEL]
+    if got and len(unwritten) == len(got):
+        msg = "결과가 전혀 쓰이지 않았습니다. tl.store가 있는지, 주어진 출력 텐서에 쓰는지 확인하세요."
+        if result.get("returned_tensor"):
+            msg += " (launch가 새 텐서를 반환했지만, 채점은 인자로 받은 출력에 쓴 값을 봅니다.)"
+        return msg
+    if unwritten:
+        first = unwritten[0]
+        return (f"출력 {len(unwritten)}개가 쓰이지 않았습니다 (처음: {_idx(out_view, first)}). "
+                + case.get("unwritten_hint", "그리드 크기(cdiv로 올림했는지)나 마지막 블록·타일 처리를 확인하세요."))
+    rel, abs_tol = TOLERANCES[run["out_dtype"]]
+    bad, max_err, nan_first = [], 0.0, None
+    for k, (g, r) in enumerate(zip(got, ref, strict=True)):
+        if g != g or g in (float("inf"), float("-inf")):
+            if nan_first is None:
+                nan_first = k
+            continue
+        d = abs(g - r)
+        max_err = max(max_err, d)
+        if d > rel * abs(r) + abs_tol:
+            bad.append(k)
+    if nan_first is not None:
+        return (f"결과에 NaN/inf가 있습니다 (처음: {_idx(out_view, nan_first)}): 범위 밖 입력(NaN으로 채운 여백)을 "
+                "마스크 없이 읽은 것 같습니다. " + case["nan_hint"])
+    if not bad:
+        return None
+    first = bad[0]
+    facts = (f"처음 틀린 원소 {_idx(out_view, first)}: {_fmt(got[first])} (기대 {_fmt(ref[first])}), "
+             f"틀린 원소 {len(bad)}/{len(got)}개, 최대 오차 {format(max_err, '.3g')}")
+    return f"값이 다릅니다 — {facts}. " + case["diagnose"](got, ref, bad, run["_reads"])
+
+
+def _ownership(run, result):
+    """Every tile computed once, by program tile % P, and no tile number past the last one."""
+    M, N = run["inputs"][0]["shape"][0], run["inputs"][1]["shape"][1]
+    if M == 0 or N == 0:
+        return None
+    v, o = result.get("visits") or [], result.get("owner") or []
+    P = run["extra"][0]
+    tiles = max(((M + 31) // 32) * ((N + 31) // 32), 1)
+    past = [t for t in range(tiles, len(v)) if v[t] != 0 or o[t] != -1]
+    if past:
+        return (f"tile 번호 {past[0]}까지 계산했습니다 (tile은 0–{tiles - 1}번, {tiles}개; program {P}개): "
+                "persistent 루프가 num_tiles를 넘었습니다. range(pid, num_tiles, NUM_PROGRAMS)처럼 끝을 "
+                "num_tiles로(포함하지 않음) 두세요.")
+    if all(v[t] == 0 for t in range(min(tiles, len(v)))):
+        return ("값은 맞지만 채점용 기록이 없습니다: persistent 루프 안에서 tile 하나를 저장한 뒤 "
+                "record_tile(tile_id, visits_ptr, owner_ptr)을 호출하세요.")
+    for t in range(tiles):
+        if v[t] != 1:
+            what = "계산되지 않았습니다" if v[t] == 0 else f"{int(v[t])}번 계산되었습니다"
+            return (f"tile {t}이(가) {what} (tile {tiles}개, program {P}개): 모든 tile을 정확히 한 번씩 "
+                    "계산해야 합니다. 루프가 pid에서 시작해 NUM_PROGRAMS씩 건너뛰며 num_tiles 직전까지 도는지 "
+                    "확인하세요.")
+        if o[t] != t % P:
+            return (f"tile {t}을(를) program {int(o[t])}이(가) 계산했습니다 (기대: program {t % P}): program pid는 "
+                    "tile pid, pid + NUM_PROGRAMS, pid + 2·NUM_PROGRAMS, …를 계산해야 합니다.")
     return None
 
 
-class _Ownership:
-    """The persistent launcher's visits/owner records (written by the notebook's given ``record_tile``, the
-    grader's copy): every tile computed once, by program tile % P, and no tile number past the last one. The
-    records have a margin after the last tile, so a loop that runs past ``num_tiles`` records there (checked
-    with ``ownership=True``) instead of writing outside the tensors."""
+def _kinds(case) -> list[str]:
+    """The report's case kinds: what a case exercises beyond the plain packed tile multiple."""
+    kinds = []
+    layouts = {v.layout for v in case["inputs"] + [case["output"]]}
+    shape = case["output"].shape
+    if len(case["inputs"]) == 2 and len(case["inputs"][0].shape) == 2:
+        M, K = case["inputs"][0].shape
+        N = case["inputs"][1].shape[1]
+        if K % 16:
+            kinds.append("k_tail")
+        if M % 16 or N % 16:
+            kinds.append("edge_tile")
+        if min(M, N, K) < 16:
+            kinds.append("tiny")
+    elif any(d % 16 for d in shape):
+        kinds.append("edge_tile")
+    if layouts - {"packed"}:
+        kinds.append("noncontiguous" if "transposed" in layouts else "poisoned_margin")
+    return kinds or ["packed"]
 
-    def __init__(self, strict: bool):
-        self.strict = strict
-        self.current = None
 
-    def tensors(self, args):
-        torch, tb = _torch()
-        a, b, c, num_programs = args
-        M = tb.size(a)[0]
-        N = tb.size(b)[1]
-        tiles = max(((M + 31) // 32) * ((N + 31) // 32), 1)
-        size = tiles + num_programs + 64  # margin: tile numbers a loop past num_tiles reaches
-        device = _device(torch)
-        visits = torch.tensor([0] * size, dtype=torch.int32)
-        owner = torch.tensor([-1] * size, dtype=torch.int32)
-        if not (_same_list(tb.tolist(visits), [0] * size) and _same_list(tb.tolist(owner), [-1] * size)):
-            raise REAL_ASSERTION_ERROR("❌ 채점 환경이 바뀌었습니다: torch.tensor가 준 값과 다른 텐서를 만듭니다.")
-        if device != "cpu":
-            visits, owner = tb.to(visits, device), tb.to(owner, device)
-        self.current = (visits, owner, tiles, num_programs, M, N)
-        return visits, owner
+def _check(exercise, kernel_obj, cases, extra_for, seed, dtype, name, hint, ownership=False):
+    """Prepare the runs, have them run where the kernel lives, judge them here; ✅ line or AssertionError."""
+    from . import remote
 
-    def check(self, case, extra):
-        if not self.strict or self.current is None:
-            return None
-        torch, tb = _torch()
-        visits, owner, tiles, P, M, N = self.current
-        v = _read(tb, visits)
-        o = _read(tb, owner)
-        if M == 0 or N == 0:
-            return None
-        past = [t for t in range(tiles, len(v)) if v[t] != 0 or o[t] != -1]
-        if past:
-            return (f"tile 번호 {past[0]}까지 계산했습니다 (tile은 0–{tiles - 1}번, {tiles}개; program {P}개): "
-                    "persistent 루프가 num_tiles를 넘었습니다. range(pid, num_tiles, NUM_PROGRAMS)처럼 끝을 "
-                    "num_tiles로(포함하지 않음) 두세요.")
-        if all(v[t] == 0 for t in range(tiles)):
-            return ("값은 맞지만 채점용 기록이 없습니다: persistent 루프 안에서 tile 하나를 저장한 뒤 "
-                    "record_tile(tile_id, visits_ptr, owner_ptr)을 호출하세요.")
-        for t in range(tiles):
-            if v[t] != 1:
-                what = "계산되지 않았습니다" if v[t] == 0 else f"{int(v[t])}번 계산되었습니다"
-                return (f"tile {t}이(가) {what} (tile {tiles}개, program {P}개): 모든 tile을 정확히 한 번씩 "
-                        "계산해야 합니다. 루프가 pid에서 시작해 NUM_PROGRAMS씩 건너뛰며 num_tiles 직전까지 도는지 "
-                        "확인하세요.")
-            if o[t] != t % P:
-                return (f"tile {t}을(를) program {int(o[t])}이(가) 계산했습니다 (기대: program {t % P}): program pid는 "
-                        "tile pid, pid + NUM_PROGRAMS, pid + 2·NUM_PROGRAMS, …를 계산해야 합니다.")
+    if dtype not in TOLERANCES:
+        raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
+    if record.dry():
         return None
+    runs = _prepare(cases, extra_for, seed, dtype)
+    entry = {"exercise": exercise, "refused": None, "compile": None, "cases": []}
+    record.add({"check": launchers.EXERCISES[exercise]["check"], "name": name, "claimed": None,
+                "expected": None, "ok": False, "message": "", "kernel": entry})
+    try:
+        if isinstance(kernel_obj, remote.KernelSource):
+            outcome = kernel_obj.execute(exercise, _payload(runs), dtype, name, exercise == "persistent")
+        else:
+            outcome = execute(exercise, kernel_obj, _payload(runs), dtype, name, exercise == "persistent")
+    except AssertionError as exc:
+        entry["refused"] = str(exc)
+        record.finish(False, str(exc))
+        raise
+    entry["compile"] = {"ok": True, "message": outcome["compiled"]}
+    user_hint = hint
+    passed_layouts = set()
+    for run, result in zip(runs, outcome["results"], strict=True):
+        case = cases[run["case"]]
+        reason = _judge(case, run, result)
+        if reason is None and ownership:
+            reason = _ownership(run, result)
+        where = ", ".join(v.where() for v in case["inputs"] + [case["output"]])
+        if run["extra"]:
+            where += f", num_programs={run['extra'][0]}"
+        entry["cases"].append({"kind": ",".join(_kinds(case)), "where": where, "ok": reason is None,
+                               "reason": reason})
+        if reason is not None:
+            extra_hint = ""
+            layouts = {v.layout for v in case["inputs"] + [case["output"]]}
+            if reason.startswith(("값이 다릅니다", "결과에 NaN", "출력 행 사이")) and (
+                "packed" in passed_layouts and layouts - {"packed"}
+            ):
+                extra_hint = (" 연속 배치(contiguous)에서는 맞았습니다: stride를 직접 계산하지 말고 "
+                              "x.stride(0), x.stride(1)을 커널에 넘기세요.")
+            if user_hint:
+                extra_hint += f" (힌트: {user_hint})"
+            msg = f"❌ {name} (경우 {run['case'] + 1}/{len(cases)}: {where}): {reason}{extra_hint}"
+            record.finish(False, msg)
+            raise REAL_ASSERTION_ERROR(msg)
+        if all(v.layout == "packed" for v in case["inputs"] + [case["output"]]):
+            passed_layouts.add("packed")
+    n_runs = len(runs)
+    what = f"{len(cases)}개 경우" if n_runs == len(cases) else f"{len(cases)}개 경우 × 실행 {n_runs}번"
+    msg = f"✅ {name}: {what} 모두 통과 (여백 오염·미기록 원소 없음, 기준값과 일치); {outcome['compiled']}"
+    record.finish(True, msg)
+    print(msg)
+    return None
+
+
+def _graded_extra(kernel, kind: str, seed: int):
+    """Shapes a grader adds to every check of a kernel held as source: drawn per run, so a kernel written
+    for the shapes a test cell names fails them."""
+    from . import remote
+
+    if not isinstance(kernel, remote.KernelSource):
+        return (), seed
+    rng = _Rand(kernel.run_seed ^ (seed * 7919))
+    run_seed = kernel.run_seed ^ seed
+
+    def d(lo, hi):
+        return lo + rng.next() % (hi - lo + 1)
+
+    if kind == "vector":
+        return (d(2, 3000), d(129, 5000)), run_seed
+    if kind == "softmax":
+        return ((d(1, 12), d(2, 200)), (d(2, 30), d(17, 130))), run_seed
+    return ((d(17, 90), d(17, 90), d(17, 90)), (d(1, 40), d(33, 100), d(2, 70))), run_seed
 
 
 # --------------------------------------------------------------------------- public checks
@@ -332,7 +373,8 @@ def check_matmul(kernel, *, hidden=False, noncontiguous=True, dtype="float16", s
     """
     if dtype not in TOLERANCES:
         raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
-    cases = kernel_cases.matmul_cases(hidden, noncontiguous, shapes, aligned)
+    more, seed = _graded_extra(kernel, "matmul", seed)
+    cases = kernel_cases.matmul_cases(hidden, noncontiguous, tuple(shapes) + more, aligned)
     return _check("matmul", kernel, cases, lambda case: [()], seed, dtype, name, hint)
 
 
@@ -349,22 +391,23 @@ def check_persistent(kernel, *, hidden=False, noncontiguous=True, dtype="float16
         raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
     counts = list(num_programs) if num_programs is not None else [1, 3, 1000]
     for p in counts:
-        if _TYPE(p) is not (0).__class__ or p < 1:
+        if type(p) is not int or p < 1:
             raise ValueError(f"num_programs must be positive ints, got {p!r}")
-    cases = kernel_cases.persistent_cases(hidden, noncontiguous, aligned)
+    more, seed = _graded_extra(kernel, "matmul", seed)
+    cases = kernel_cases.persistent_cases(hidden, noncontiguous, aligned, extra_shapes=more)
 
     def extra_for(case):
         return [(p,) for p in counts]
 
-    return _check("persistent", kernel, cases, extra_for, seed, dtype, name, hint,
-                  after_factory=lambda: _Ownership(ownership))
+    return _check("persistent", kernel, cases, extra_for, seed, dtype, name, hint, ownership=ownership)
 
 
 def check_vector_add(kernel, *, hidden=False, dtype="float32", sizes=(), seed=0, name="vector_add", hint=None):
     """Check week 6's ``add_kernel`` (out = x + y) through the locked launcher's copy (BLOCK_SIZE=128)."""
     if dtype not in TOLERANCES:
         raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
-    cases = kernel_cases.vector_add_cases(hidden, sizes)
+    more, seed = _graded_extra(kernel, "vector", seed)
+    cases = kernel_cases.vector_add_cases(hidden, tuple(sizes) + more)
     return _check("vector_add", kernel, cases, lambda case: [()], seed, dtype, name, hint)
 
 
@@ -373,13 +416,6 @@ def check_softmax(kernel, *, hidden=False, dtype="float32", shapes=(), seed=0, n
     per row, BLOCK_SIZE = next_power_of_2(n_cols)). Rows are padded in memory (row stride > n_cols)."""
     if dtype not in TOLERANCES:
         raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
-    cases = kernel_cases.softmax_cases(hidden, shapes)
+    more, seed = _graded_extra(kernel, "softmax", seed)
+    cases = kernel_cases.softmax_cases(hidden, tuple(shapes) + more)
     return _check("softmax", kernel, cases, lambda case: [()], seed, dtype, name, hint)
-
-
-# The namespaces whose bindings must not change while a student's kernel runs.
-_NAMESPACES = (globals(), _trusted.__dict__, _trusted.GENUINE, kernel_cases.__dict__, launchers.__dict__,
-               kernel_compile.__dict__, kernel_static.__dict__)
-
-
-_seal.seal(__name__)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import types
 
-from . import _seal, given_kernels
+from . import given_kernels
 from .feedback import REAL_ASSERTION_ERROR
 
 __all__ = ["EXERCISES", "genuine", "rebuild", "fingerprint", "student_functions", "check_arguments",
@@ -347,6 +347,3 @@ def _names_in(src: str) -> set:
     except SyntaxError:
         return set()
     return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
-
-
-_seal.seal(__name__)

@@ -7,7 +7,3 @@
 This is a subpackage so that ``fresh()``, which reloads every module of ``gemm_lab.grading`` for each
 test cell, does not compile this code each time (``_loader`` loads the package's own ``*.py`` files only).
 """
-
-from .. import _seal
-
-_seal.seal(__name__)

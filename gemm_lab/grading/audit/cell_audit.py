@@ -27,7 +27,6 @@ import builtins
 import symtable
 import textwrap
 
-from .. import _seal
 from .scan import locked_names
 
 __all__ = ["audit_test_cell", "answer_names", "audit_notebook", "is_test_cell", "is_solution_cell",
@@ -375,6 +374,3 @@ def audit_notebook(nb) -> list[tuple[str, list[str]]]:
             if problems:
                 out.append((_nbgrader(cell).get("grade_id") or f"cell {i}", problems))
     return out
-
-
-_seal.seal(__name__)

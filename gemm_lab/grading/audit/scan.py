@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import os
 
-from .. import _seal
 from ..integrity import FLAG_TEXT
 from .scan_rebind import RebindScanner, default_protected, history_magic, merge_protected, protected_names
 
@@ -488,6 +487,3 @@ def scan_notebook(notebook) -> list[str]:
         found = scan_source(_cell_source(cell), locked_names(cells, before=i))
         out.extend(f"{label}: {finding}" for finding in found)
     return out
-
-
-_seal.seal(__name__)

@@ -25,7 +25,6 @@ from __future__ import annotations
 import ast
 import re
 
-from .. import _seal
 
 __all__ = ["default_protected", "protected_names", "merge_protected", "RebindScanner", "history_magic",
            "HISTORY_NAMES"]
@@ -382,6 +381,3 @@ class RebindScanner(ast.NodeVisitor):
     def visit_Constant(self, node):
         if isinstance(node.value, str) and "history.sqlite" in node.value:
             self._flag("INPUT_HISTORY", node, "history.sqlite")
-
-
-_seal.seal(__name__)
