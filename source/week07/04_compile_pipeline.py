@@ -282,8 +282,9 @@ display(marker_counts.xs("ttgir", axis=1, level="stage").rename(columns=lambda t
 #   PTX의 `mma.sync.aligned.m16n8k16`이 됩니다.
 # * **sm_90 (Hopper)**: `versionMajor = 3`, `tt.dot`이 `ttng.warp_group_dot`으로 바뀌고 PTX에 `wgmma.mma_async`가
 #   나옵니다. wgmma는 피연산자를 Shared Memory(`#nvmma_shared`)에서 직접 읽으므로 `#dot_op`이 없습니다.
-# * **sm_75 (Turing, Colab/Kaggle의 T4)**: triton 3.7에서는 `tl.dot`이 Tensor Core를 쓰지 않고 FP32 FMA 명령(`fma.rn.f32`)으로
-#   대체되고, 비동기 복사(`cp.async`)와 파이프라이닝도 없습니다. Triton은 compute capability 8.0 이상을 지원 대상으로 둡니다.
+# * **sm_75 (Turing, Colab/Kaggle의 T4)**: `tl.dot`이 Tensor Core를 쓰지 않고 FP32 FMA 명령(`fma.rn.f32`)으로 대체되고,
+#   비동기 복사(`cp.async`)와 파이프라이닝도 없습니다. 이 과정이 확인한 triton 3.6.0, 3.7.1(과정의 고정 버전), 3.8.0,
+#   3.9.0에서 모두 그렇습니다(위 표는 지금 설치된 버전으로 센 값입니다). Triton은 compute capability 8.0 이상을 지원 대상으로 둡니다.
 #
 # ### 4.1 `cp.async` vs TMA
 #

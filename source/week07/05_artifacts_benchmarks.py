@@ -20,11 +20,12 @@
 # 3. 왜 6주차 Softmax는 GB/s로, 7주차 MatMul은 TFLOP/s로 재는지: 4주차 Roofline의 산술 강도로 설명하기 (참고자료 7.3절)
 # 4. `gemm_lab.kernels.best_matmul`이 모양마다 고르는 커널과 그 이유(`best_matmul.explain(...).reason`: 작은 타일, split-K,
 #    TMA persistent)를 읽고, `triton.testing.do_bench`로 `torch.matmul`과 비교하기 (GPU가 있을 때; 없으면 H200에서 측정해
-#    커밋한 결과를 읽습니다). FP8 행렬곱은 왜 Hopper(sm_90)에서만 되고 T4(sm_75)에서는 안 되는지
+#    커밋한 결과를 읽습니다). FP8 행렬곱에 무엇이 필요한지: FP8 Tensor Core(sm_89, Ada부터)와 TMA(sm_90, Hopper부터), 그래서
+#    T4(sm_75)에서는 안 되고 Ada에서는 TMA 없이 돈다는 것
 # 5. FP16 결과를 올바르게 검사하는 법: 교재의 `torch.allclose(..., atol=1e-2, rtol=0)`가 500 × 600 × 300에서 왜 실패하는지,
 #    그리고 FP32 기준값에 대한 **상대** 오차로 검사하기 (채점: 직접 작성한 검사 함수를 숨겨진 사례로 시험합니다)
 #
-# **GPU가 필요한 부분:** 4절의 측정(do_bench; 4.2절의 FP8은 Hopper GPU)과 1.2절의 `n_regs`/`n_spills`, 2.3절의
+# **GPU가 필요한 부분:** 4절의 측정(do_bench; 4.2절의 FP8 측정은 Hopper GPU)과 1.2절의 `n_regs`/`n_spills`, 2.3절의
 # `TRITON_PRINT_AUTOTUNING` 출력만 GPU에서 실행됩니다(`best_matmul.explain`은 아무것도 실행하지 않으므로 CPU에서도
 # 됩니다). GPU가 없으면 산출물은 교차 컴파일로 얻고, 측정값은 `results/`에 커밋된 H200 결과를 읽어 보여 줍니다(숫자를 손으로
 # 옮겨 적지 않습니다). 5절의 행렬곱은 CPU 해석기에서 실행됩니다.
@@ -644,11 +645,11 @@ else:
 # 이름, compute capability, 버전, Config — `best_matmul`에서는 `.kernel`과 `.reason`).
 #
 # **세대 주의:** 위 TFLOP/s는 표 위에 적힌 GPU와 compute capability에서 잰 값입니다. sm_90(H100/H200)의 Tensor Core 명령은
-# `wgmma`이고, T4(sm_75)는 triton 3.7에서 FMA로 대체되며(04 노트북 4절), A100(sm_80)은 `mma.sync`입니다. `best_matmul`의 선택도
+# `wgmma`이고, T4(sm_75)는 FMA로 대체되며(확인한 triton 3.6–3.9 모두, 04 노트북 4절), A100(sm_80)은 `mma.sync`입니다. `best_matmul`의 선택도
 # GPU마다 다릅니다(4절의 explain 표: TMA persistent는 sm_90 이상에서만).
 # 그래서 다른 세대의 GPU에서는 절대값도, 순위도 달라질 수 있습니다: 비교는 같은 GPU에서 잰 `ratio_to_torch`로 하세요.
 #
-# ### 4.2 FP8(e4m3) 행렬곱: Hopper에서만
+# ### 4.2 FP8(e4m3) 행렬곱: FP8 Tensor Core는 Ada(sm_89)부터, TMA는 Hopper(sm_90)부터
 #
 # `gemm_lab.kernels.fp8_matmul`은 위의 TMA persistent 커널에 FP8(`torch.float8_e4m3fn`, 부호 1 + 지수 4 + 가수 3비트) 타일을
 # 넣습니다. `tl.dot`은 FP32로 누산하고(Hopper에서는 FP8 입력의 `wgmma`), 결과를 FP16으로 저장합니다. 비교 대상은 PyTorch의
@@ -661,6 +662,15 @@ else:
 # T4(sm_75, Turing)에는 **둘 다 없습니다.** T4의 Tensor Core는 FP16(과 INT8/INT4) 입력만 받으므로 FP8 값을 곱하는 명령이 없고,
 # TMA도 없습니다. 그래서 `fp8_matmul`은 sm_89보다 오래된 GPU에서 `RuntimeError`로 멈춥니다. FP8을 FP16으로 바꿔 FP16 Tensor
 # Core로 곱할 수는 있지만, 그러면 FP8의 이점(같은 Tensor Core에서 FP16의 두 배 처리율, 절반의 메모리와 이동량)이 사라집니다.
+#
+# **Ada(sm_89: L4, RTX 4090 등)는 그 사이입니다.** `fp8_matmul`의 검사는 sm_89 미만만 막으므로 Ada에서는 **실행됩니다**: FP8
+# Tensor Core는 있으니 `tl.dot`은 FP8 입력의 `mma.sync`(Ampere식 워프 단위 행렬곱)가 되고, TMA가 없으니 Triton은 텐서
+# 디스크립터의 load를 보통의 전역 메모리 load(`ld.global`)로 내립니다. triton 3.7.1로 이 커널을 sm_89용으로 교차 컴파일한
+# PTX에는 `mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32`와 `ld.global`만 있고 TMA 복사(`cp.async.bulk.tensor`)도
+# `wgmma`도 없습니다(sm_90용에는 둘 다 있습니다). 그러니 Ada에서는 FP8 Tensor Core의 이점은 얻지만 TMA의 비동기 복사와
+# 파이프라이닝은 없어, Hopper용으로 고른 타일 설정이 Ada에서도 빠르다는 보장은 없습니다. 이 과정은 Ada GPU에서 재 보지
+# 않았으므로 아래 셀도 Ada에서는 재지 않습니다.
+#
 # Hopper GPU가 있으면 아래 셀이 `fp8_matmul`과 `torch._scaled_mm`을 같은 입력으로 재고, 없으면 그 이유와 커밋된 결과
 # (`results/fp8_matmul.csv`, 있을 때)를 보여 줍니다. CPU 해석기에서는 작은 크기로 **정확도만** 확인합니다(해석기가 FP8 값과
 # 텐서 디스크립터를 NumPy로 흉내 냅니다).
@@ -688,7 +698,8 @@ else:
     elif cap < (8, 9):
         print(f"{where}: FP8 Tensor Core(sm_89 이상)도 TMA(sm_90 이상)도 없어 FP8 커널을 잴 수 없습니다.")
     else:
-        print(f"{where}: FP8 Tensor Core는 있지만 TMA(sm_90 이상)가 없어, 이 TMA persistent FP8 커널은 재지 않습니다.")
+        print(f"{where}: FP8 Tensor Core는 있고 TMA(sm_90 이상)는 없습니다. fp8_matmul은 TMA 대신 보통의 load로 돌지만, "
+              "이 과정이 이런 GPU에서 재 보지 않아 여기서는 재지 않습니다.")
     fp8_csv = results.load_csv("fp8_matmul.csv")
     if fp8_csv is None:
         print("커밋된 FP8 결과(results/fp8_matmul.csv)가 아직 없습니다: Hopper GPU에서 "
