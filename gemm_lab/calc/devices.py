@@ -120,13 +120,13 @@ DEVICES: dict[str, Device] = {
     ),
     "rtx5090": Device(
         name="GeForce RTX 5090", arch="sm_120", sms=170, smem_per_block_optin=99 * KIB, regs_per_sm=65536,
-        l2_bytes=96 * MIB, fp16_tflops=209.5, fp32_tflops=104.8, bandwidth_gbs=1792.0,
+        l2_bytes=96 * MIB, fp16_tflops=None, fp32_tflops=104.8, bandwidth_gbs=1792.0,
         source=("https://www.nvidia.com/en-us/geforce/graphics-cards/50-series/rtx-5090/ and the NVIDIA RTX "
-                "Blackwell GPU architecture whitepaper (170 SMs, 96 MB L2, 1,792 GB/s, FP16 tensor with FP32 "
-                "accumulate 209.5 dense / 419 sparse); " + CUDA_GUIDE_URL + " (cc 12.0: 99 KB/block)"),
-        notes="209.5 = half of the 419 dense FP16-accumulate rate (GeForce parts run FP32 accumulation at half "
-              "rate); recalled from the whitepaper, not re-checked against it. The seed blog measured 219 TFLOP/s "
-              "with cuBLAS (real boost clocks run above the 2.41 GHz spec).",
+                "Blackwell GPU architecture whitepaper (170 SMs, 96 MB L2, 1,792 GB/s); " + CUDA_GUIDE_URL +
+                " (cc 12.0: 99 KB/block)"),
+        notes="fp16_tflops left out: the FP16 tensor peak with FP32 accumulation could not be checked against "
+              "NVIDIA's own whitepaper or spec page, so the course quotes none. fp32_tflops = 21,760 CUDA cores x "
+              "2 FLOP x the 2.41 GHz boost clock. The seed blog measured 219 TFLOP/s with cuBLAS.",
     ),
     "virtual": VIRTUAL_DEVICE,
     "virtual-fp32": VIRTUAL_DEVICE_FP32,
