@@ -11,16 +11,24 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 STAMP := $(VENV)/.installed
 JOBS ?= 2
 ASSIGNMENTS := $(notdir $(wildcard source/week*))
-FROM ?= autograder/samples
+# make collect: no default FROM (the demo passes its own samples); PATTERN reaches collect.py from the environment
+FROM ?=
 ASSIGNMENT ?=
+PATTERN ?=
+export PATTERN
+LMS ?=
 # Where the course is published. Empty: keep the setting in gemm_lab/__init__.py (COURSE_URL, COURSE_REF).
 # make release COURSE_URL=https://github.com/<org>/<repo> COURSE_REF=<tag or commit> stamps it there and
 # into the Colab badges, the set-up cell's install line and the results refresh URL.
 COURSE_URL ?=
 COURSE_REF ?=
 COURSE_ARGS := $(if $(COURSE_URL),--course-url $(COURSE_URL)) $(if $(COURSE_REF),--course-ref $(COURSE_REF))
-# triton versions `make compat` checks beside torch 2.13.0 (CPU build), each in its own venv
-COMPAT_TRITON ?= 3.4.0 3.5.1 3.6.0 3.7.1
+# version sets `make compat` checks, each in its own venv beside torch 2.13.0 (CPU build): Colab's pairing,
+# the course pins, the newest triton 3.8 and the newest triton in the package index (specifiers resolved
+# when it runs; NAME[:REQ,...], tools/compat_sets.py); the table goes into COMPAT_README (empty: nowhere)
+COMPAT_SETS ?= colab:triton==3.6.*,numpy==2.1.*,ipywidgets==7.7.1 pinned 3.8:triton==3.8.* newest:triton
+COMPAT_OUT ?= build/compat
+COMPAT_README ?= README.md
 
 .DEFAULT_GOAL := help
 .PHONY: help setup sandbox-deps browser-deps demo test test-fast lint notebooks release check-release \
@@ -72,8 +80,8 @@ release: notebooks ## source/ → release/ (nbgrader); COURSE_URL=https://github
 check-release: setup ## fail when release/ is stale, holds a solution, or a notebook has outputs
 	$(PY) tools/release.py --check $(ASSIGNMENTS)
 
-collect: setup ## import hand-ins: make collect [ASSIGNMENT=week07] FROM=<LMS zip or folder>
-	$(PY) autograder/collect.py $(ASSIGNMENT) $(FROM)
+collect: setup ## import hand-ins: make collect FROM=<LMS download zip or folder> [ASSIGNMENT=week07] [PATTERN=regex]
+	@$(PY) autograder/collect.py $(ASSIGNMENT) "$(FROM)"
 
 autograde: setup ## grade every collected hand-in (sandboxed, in parallel)
 	GEMM_LAB_SCHEDULER=$(SCHEDULER) $(PY) autograder/autograde.py $(if $(GRADE_JOBS),--jobs $(GRADE_JOBS))  # GRADE_JOBS default: CPUs + 1; SCHEDULER=tcp://host:8786: Dask
@@ -81,8 +89,8 @@ autograde: setup ## grade every collected hand-in (sandboxed, in parallel)
 feedback: setup ## HTML feedback per student under autograder/feedback/
 	$(PY) autograder/feedback.py
 
-grades: setup ## grades CSV: one row per student, a column per notebook and the total
-	$(PY) autograder/grades.py
+grades: setup ## grade table + autograder/grades.csv; LMS=canvas|moodle|blackboard|csv: the file that LMS imports
+	@$(PY) autograder/grades.py $(if $(LMS),--lms "$(LMS)")
 
 leaderboard: setup ## GPU host: time each graded week07 matmul kernel beside torch.matmul (ungraded); results/leaderboard_*
 	$(PY) autograder/leaderboard.py --assignment $(or $(ASSIGNMENT),week07) --out results
@@ -100,8 +108,9 @@ lab: setup ## open JupyterLab on the students' notebooks (release/); instructors
 wheel: setup ## build dist/gemm_lab-*.whl (carries results/*.csv as package data)
 	$(PY) -m pip wheel --no-deps --no-build-isolation -w dist .
 
-compat: setup ## maintainers: calc, kernels, cross-compiles, a notebook per week under each COMPAT_TRITON
-	$(PY) tools/compat.py $(COMPAT_TRITON)
+compat: setup ## maintainers: notebooks, calc, kernels, cross-compile markers, new warnings per COMPAT_SETS
+	$(PY) tools/compat.py --out '$(COMPAT_OUT)' $(if $(COMPAT_README),--readme '$(COMPAT_README)') \
+	  $(foreach s,$(COMPAT_SETS),'$(s)')
 
 clean: ## remove caches and grading outputs (keeps .venv)
 	rm -rf .pytest_cache .ruff_cache .hypothesis autograder/submitted autograder/autograded \

@@ -34,7 +34,7 @@ import pandas as pd
 from gemm_lab import compile as gcompile
 from gemm_lab.calc import smem
 from gemm_lab.calc.roofline import BLOG_CONFIG, SEED_CONFIGS, TileConfig
-from gemm_lab.viz import pipeline
+from gemm_lab.viz import live, pipeline
 
 try:
     import ipywidgets as widgets
@@ -133,7 +133,8 @@ else:
     w_aligned = widgets.Checkbox(value=True, description="aligned (16B)")
     w_stage = widgets.ToggleButtons(options=STAGES, value="ttgir", description="stage")
     ui = widgets.VBox([widgets.HBox([w_kernel, w_target, w_aligned]), w_config, w_stage])
-    out = widgets.Output()
+    # an HTML widget, not widgets.Output: the classic notebook with ipywidgets 7.7 cannot render Output
+    out = live.output_area()
 
     def on_change(change=None):
         # runs only when a control changes: the cell itself compiles nothing and returns at once

@@ -58,19 +58,22 @@ def run(notebook: Path, timeout: int = 600) -> dict:
         status = f"{type(exc).__name__}: {str(exc)[-500:]}"
     seconds = time.perf_counter() - start
     errors = []
+    stderr = []  # what the student sees in red: warnings among it (make compat diffs them across versions)
     code_cells = 0
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
         code_cells += 1
         for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream" and out.get("name") == "stderr":
+                stderr.append({"cell": index, "text": str(out.get("text", ""))[:4000]})
             if out.get("output_type") == "error":
                 errors.append({"cell": index, "role": cell_role(cell), "ename": out.get("ename", ""),
                                "evalue": str(out.get("evalue", ""))[:300],
                                "source": cell.source[:120]})
     unfinished = sorted(set(started) - set(cell_seconds))
     return {"notebook": str(notebook), "seconds": round(seconds, 2), "status": status,
-            "code_cells": code_cells, "errors": errors, "cell_seconds": cell_seconds,
+            "code_cells": code_cells, "errors": errors, "stderr": stderr, "cell_seconds": cell_seconds,
             "stuck_at": {"cell": unfinished[0], "source": nb.cells[unfinished[0]].source[:300]} if unfinished else None}
 
 

@@ -84,24 +84,23 @@ def group_m_widget(num_pid_m: int, num_pid_n: int, *, window: int | None = None,
     """An ipywidgets slider over GROUP_M that redraws the grouped heat map.
 
     Returns the widget (display it), or None when ipywidgets is not installed. Building it draws
-    the first picture once; it runs headless (nbclient) without error.
+    the first picture once; it runs headless (nbclient) without error. The picture sits in an HTML
+    widget (``gemm_lab.viz.live``), not an ``Output``, which the classic notebook with ipywidgets 7.7
+    cannot render.
     """
     try:
         import ipywidgets as widgets
-        from IPython.display import display
     except ImportError:  # pragma: no cover - ipywidgets is in the course environment
         return None
+    from gemm_lab.viz import live
+
     _check_grid(num_pid_m, num_pid_n, 1)
     max_group = max_group or num_pid_m
     slider = widgets.IntSlider(value=min(3, max_group), min=1, max=max_group, step=1, description="GROUP_M")
-    out = widgets.Output()
+    out = live.output_area()
 
     def redraw(change=None) -> None:
-        with out:
-            out.clear_output(wait=True)
-            fig = order_heatmap(num_pid_m, num_pid_n, slider.value, window=window)
-            display(fig)
-            plt.close(fig)
+        out.show(order_heatmap(num_pid_m, num_pid_n, slider.value, window=window))
 
     slider.observe(redraw, names="value")
     redraw()
