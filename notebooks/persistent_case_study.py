@@ -17,8 +17,8 @@
 #
 # ## 이번 노트북에서 배우는 것
 #
-# 1. **naive tiled** 커널(tile 하나 = program 하나)과 **naive persistent** 커널(SM 수만큼의 program이
-#    여러 tile을 순회)의 차이와, 둘 다 `torch.matmul`과 같은 답을 내는지 확인하는 법
+# 1. **naive tiled** 커널(타일(tile) 하나 = 프로그램(program) 하나)과 **naive persistent** 커널(SM 수만큼의 프로그램이
+#    여러 타일을 순회)의 차이와, 둘 다 `torch.matmul`과 같은 답을 내는지 확인하는 법
 # 2. 컴파일된 커널의 **레지스터 수(`n_regs`)·spill(`n_spills`)·shared memory**를 읽는 법
 # 3. 그 숫자들로 **점유율(Occupancy)** 을 직접 계산하기: 자원별 block limit(registers, shared memory,
 #    warps), SM당 block 슬롯, **Waves Per SM**
@@ -41,8 +41,8 @@
 # ## 동기: 왜 persistent 커널인가
 #
 # 최신 GEMM 구현(Triton Tutorial 09의 persistent matmul, CUTLASS의 persistent/Stream-K 커널)은 대부분
-# persistent 커널입니다. program이 tile 하나를 끝내고 사라지는 대신 SM에 머물며 다음 tile로 넘어가면,
-# tile 순서를 커널이 정하고, 한 tile의 저장과 다음 tile의 load를 겹치고, tile을 SM에 고르게 나눌 수 있습니다.
+# persistent 커널입니다. 프로그램이 타일 하나를 끝내고 사라지는 대신 SM에 머물며 다음 타일로 넘어가면,
+# 타일 순서를 커널이 정하고, 한 타일의 저장과 다음 타일의 load를 겹치고, 타일을 SM에 고르게 나눌 수 있습니다.
 # 그러니 "grid만 SM 수로 바꾸면 빨라지겠지"라고 기대하기 쉽습니다. 블로그는 바로 그 기대를 재 보았고, 결과는
 # 반대였습니다. 1부에서는 그 이유를 숫자로 따라가고, 2부에서는 persistent 구조가 값을 하게 만드는 기법을
 # 하나씩 더해 `torch.matmul`(cuBLAS)까지 가 봅니다.
@@ -131,13 +131,13 @@ def rows_of(df, kernel, size=None, config=None):
 #
 # ## 1.1 두 커널: naive tiled와 naive persistent
 #
-# **naive tiled matmul**은 출력 C의 `BLOCK_M × BLOCK_N` tile 하나를 program 하나가 계산합니다.
-# grid는 tile 수와 같고(`cdiv(M, BLOCK_M) × cdiv(N, BLOCK_N)`), 어느 program을 어느 SM에 올릴지는
-# 하드웨어 스케줄러(block scheduler)가 정합니다. 블로그의 커널은 tile을 행 우선(row-major) 순서로
+# **naive tiled matmul**은 출력 C의 `BLOCK_M × BLOCK_N` 타일 하나를 프로그램 하나가 계산합니다.
+# grid는 타일 수와 같고(`cdiv(M, BLOCK_M) × cdiv(N, BLOCK_N)`), 어느 프로그램을 어느 SM에 올릴지는
+# 하드웨어 스케줄러(block scheduler)가 정합니다. 블로그의 커널은 타일을 행 우선(row-major) 순서로
 # 배정합니다 — Tutorial 03 커널(`gemm_lab.kernels.matmul`)의 `GROUP_M=1`과 같은 순서입니다.
 #
-# **naive persistent matmul**은 SM 수만큼만 program을 띄우고, 각 program이 `NUM_PROGRAMS` 간격으로
-# 여러 tile을 순회합니다. tile 배정을 하드웨어 대신 커널이 직접 쥐는 것이고, 그 위에 cross-tile
+# **naive persistent matmul**은 SM 수만큼만 프로그램을 띄우고, 각 프로그램이 `NUM_PROGRAMS` 간격으로
+# 여러 타일을 순회합니다. 타일 배정을 하드웨어 대신 커널이 직접 쥐는 것이고, 그 위에 cross-tile
 # pipelining이나 Stream-K 같은 기법을 얹을 수 있습니다. 본문은 tiled 커널과 같고, 바깥에 루프 하나가
 # 더 있을 뿐입니다(블로그의 TODO 4 — week 7 과제 `06_persistent_loop`에서 직접 써 봅니다).
 #
@@ -153,21 +153,21 @@ print("\n".join(difflib.unified_diff(tiled_src, persistent_src, "tiled_matmul_ke
                                      "persistent_matmul_kernel", lineterm="", n=1)))
 
 # %% [markdown]
-# `+`로 시작하는 줄이 persistent 커널에 더해진 것입니다: `NUM_PROGRAMS`, tile 수 계산, 그리고
+# `+`로 시작하는 줄이 persistent 커널에 더해진 것입니다: `NUM_PROGRAMS`, 타일 수 계산, 그리고
 # `for tile_id in tl.range(start_tile, num_tiles, NUM_PROGRAMS)` 루프. 나머지(pointer, mask, K 루프,
 # 저장)는 한 단계 들여쓰기 되었을 뿐 그대로입니다.
 
 # %% [markdown]
 # ## 1.2 torch와 같은 답을 내는가
 #
-# 속도를 재기 전에 답부터 확인합니다. tile 크기의 배수가 아닌 작은 행렬(가장자리 tile에 mask가 필요한
-# 크기)에서 naive tiled와 naive persistent(program 1개가 모든 tile을 도는 경우, `programs_per_sm=1`, `2`)를
-# 실행해 fp32 참값(`kernels.reference_matmul`)과 비교합니다. CPU에서는 인터프리터가 program을 하나씩 차례로
+# 속도를 재기 전에 답부터 확인합니다. 타일 크기의 배수가 아닌 작은 행렬(가장자리 타일에 mask가 필요한
+# 크기)에서 naive tiled와 naive persistent(프로그램 1개가 모든 타일을 도는 경우, `programs_per_sm=1`, `2`)를
+# 실행해 fp32 참값(`kernels.reference_matmul`)과 비교합니다. CPU에서는 인터프리터가 프로그램을 하나씩 차례로
 # 실행하고, SM이 없으니 SM 수를 작은 값(`kernels.persistent.INTERPRETER_NUM_SMS`)으로 봅니다.
 
 # %%
 DEVICE = runtime.device()
-M_T, N_T, K_T = (1000, 1096, 520) if ON_GPU else (200, 136, 72)  # tile(128×64×32)의 배수가 아님
+M_T, N_T, K_T = (1000, 1096, 520) if ON_GPU else (200, 136, 72)  # 타일(128×64×32)의 배수가 아님
 torch.manual_seed(0)
 a = torch.randn(M_T, K_T, device=DEVICE, dtype=torch.float16)
 b = torch.randn(K_T, N_T, device=DEVICE, dtype=torch.float16)
@@ -175,7 +175,7 @@ ref = kernels.reference_matmul(a, b)  # fp32 참값
 
 tile_info = tiling.tile_grid(M_T, N_T, K_T, BLOG_CONFIG.BLOCK_M, BLOG_CONFIG.BLOCK_N, BLOG_CONFIG.BLOCK_K)
 sms_here = runtime.num_sms() if ON_GPU else kernels.persistent.INTERPRETER_NUM_SMS
-print(f"{M_T}×{N_T}×{K_T}: tile {tile_info.num_pid_m}×{tile_info.num_pid_n} = {tile_info.grid}개, SM {sms_here}개로 계산")
+print(f"{M_T}×{N_T}×{K_T}: 타일 {tile_info.num_pid_m}×{tile_info.num_pid_n} = {tile_info.grid}개, SM {sms_here}개로 계산")
 
 runs = {
     "naive tiled": lambda: kernels.naive_tiled_matmul(a, b),
@@ -193,10 +193,10 @@ for name, run in runs.items():
         print(f"❌ {name}: {exc}")
 
 # %% [markdown]
-# ## 1.3 grid: tile 수 대 program 수
+# ## 1.3 grid: 타일 수 대 프로그램 수
 #
 # 블로그의 측정 조건은 `M = N = K = 4096`, `BLOCK_M=128, BLOCK_N=64, BLOCK_K=32, num_stages=4`
-# (`BLOG_CONFIG`)입니다. tile은 몇 개이고, SM이 170개인 RTX 5090에서 persistent 커널은 program을 몇 개
+# (`BLOG_CONFIG`)입니다. 타일은 몇 개이고, SM이 170개인 RTX 5090에서 persistent 커널은 프로그램을 몇 개
 # 띄울까요? grid는 블로그와 같이 `num_programs = min(num_sms × programs_per_sm, num_tiles)`입니다.
 
 # %%
@@ -206,16 +206,16 @@ blog_grid = tiling.tile_grid(M, N, K, BLOG_CONFIG.BLOCK_M, BLOG_CONFIG.BLOCK_N, 
 num_tiles = blog_grid.grid
 P1 = occupancy.persistent_grid(RTX5090.sms, 1, num_tiles)
 split1 = occupancy.tiles_per_program(num_tiles, P1)
-print(f"tile 수: {blog_grid.num_pid_m} × {blog_grid.num_pid_n} = {num_tiles:,}")
-print(f"naive tiled의 grid: {num_tiles:,} programs (tile마다 하나)")
+print(f"타일 수: {blog_grid.num_pid_m} × {blog_grid.num_pid_n} = {num_tiles:,}")
+print(f"naive tiled의 grid: 프로그램 {num_tiles:,}개 (타일마다 하나)")
 print(f"naive persistent의 grid ({RTX5090.name}, SM {RTX5090.sms}개): {P1} programs, "
-      f"program마다 tile {split1.min_tiles}~{split1.max_tiles}개 ({split1.max_tiles}개인 program {split1.programs_with_max}개)")
+      f"프로그램마다 타일 {split1.min_tiles}~{split1.max_tiles}개 ({split1.max_tiles}개인 프로그램 {split1.programs_with_max}개)")
 
 # %% [markdown]
 # ## 1.4 측정 전 기대, 그리고 블로그의 측정
 #
 # 블로그의 기대는 이랬습니다. *"naive persistent는 naive tiled와 비슷하거나 미세하게 빠를 것이다 —
-# block scheduling과 prologue 비용을 조금 줄여 주니까. tile이 SM에 배정되어 계산되는 시간은 대략
+# block scheduling과 prologue 비용을 조금 줄여 주니까. 타일이 SM에 배정되어 계산되는 시간은 대략
 # `ceil(num_tiles / NUM_SMS)`로 비슷할 것이다."*
 #
 # 결과는 반대였습니다. 아래 표는 블로그가 RTX 5090(torch 2.13.0+cu130, triton 3.7.1)에서 잰 시간이고
@@ -297,7 +297,7 @@ for name, art in ARTS_5090.items():
 # %% [markdown]
 # ### shared memory는 왜 36,864 B인가 (그리고 H200에서는 왜 다른가)
 #
-# 한 단계(stage)의 입력 tile은 `2 × (BLOCK_M·BLOCK_K + BLOCK_K·BLOCK_N)` = `2 × (128·32 + 32·64)` B입니다.
+# 한 단계(stage)의 입력 타일은 `2 × (BLOCK_M·BLOCK_K + BLOCK_K·BLOCK_N)` = `2 × (128·32 + 32·64)` B입니다.
 # 블로그는 36,864 B가 그 딱 3배라는 것을 보고 "num_stages=4를 줬지만 3단계 스테이징이 되었다"고 읽었습니다.
 # 이것은 아키텍처에 따라 다릅니다: mma.sync 경로(Ampere, Ada, consumer Blackwell — RTX 5090은 sm_120)는
 # `num_stages − 1`개의 버퍼를, Hopper의 wgmma 경로는 `num_stages`개의 버퍼를 잡습니다.
@@ -324,7 +324,7 @@ smem_table
 # ## 1.6 Waves Per SM: 왜 1이 아니라 0.50인가
 #
 # ncu는 persistent 커널(grid 170)의 **Waves Per SM**을 0.50으로, naive tiled(grid 2,048)를 6.02로
-# 보고했습니다. 블로그의 처음 생각은 "SM당 program 하나니까 1이어야 한다"였습니다. 하지만 Waves Per SM은
+# 보고했습니다. 블로그의 처음 생각은 "SM당 프로그램 하나니까 1이어야 한다"였습니다. 하지만 Waves Per SM은
 # **SM당 block 슬롯** 기준입니다:
 #
 # $$\text{waves} = \frac{\text{grid}}{\text{SM 수} \times \text{SM당 block 슬롯}}$$
@@ -377,7 +377,7 @@ occ_viz.compare_block_limits(occ_5090, title="RTX 5090 (sm_120), blog's kernels:
 
 # %%
 slots = occ_5090["naive persistent (174 regs)"].blocks
-for name, programs in [("naive persistent (grid = SM 수)", P1), ("naive tiled (grid = tile 수)", num_tiles)]:
+for name, programs in [("naive persistent (grid = SM 수)", P1), ("naive tiled (grid = 타일 수)", num_tiles)]:
     waves = occupancy.waves_per_sm(programs, RTX5090.sms, slots)
     print(f"{name}: grid {programs:,} / ({RTX5090.sms} SMs × {slots} 슬롯) = Waves Per SM {waves:.2f}")
 print(f"persistent의 점유율: SM당 block 1개 × {BLOG_NCU['num_warps']} warps / {SM_5090.max_warps_per_sm} warps = "
@@ -428,13 +428,13 @@ if occ_mine:
                                  "SM당 block 슬롯": o.blocks, "한계 자원": o.limiter}
                           for name, o in occ_mine.items()}))
     occ_viz.compare_block_limits(occ_mine, title=f"{MY_NAME} ({MY_ARCH}): block limits per SM")
-    my_tiles = num_tiles  # 같은 4096³, 128×64 tile
+    my_tiles = num_tiles  # 같은 4096³, 128×64 타일
     slots_p = occ_mine.get("naive persistent", next(iter(occ_mine.values()))).blocks
     for pps in range(1, slots_p + 2):
         P = occupancy.persistent_grid(MY_SMS, pps, my_tiles)
         sp = occupancy.tiles_per_program(my_tiles, P)
         print(f"programs_per_sm={pps}: grid {P}, Waves Per SM {occupancy.waves_per_sm(P, MY_SMS, slots_p):.2f}, "
-              f"program마다 tile {sp.min_tiles}~{sp.max_tiles}개")
+              f"프로그램마다 타일 {sp.min_tiles}~{sp.max_tiles}개")
 
 # %% [markdown]
 # 표에서 이 GPU의 SM당 슬롯 수와 그것을 정하는 자원이 블로그의 RTX 5090과 같은지 보세요(레지스터 수는
@@ -443,16 +443,16 @@ if occ_mine:
 #
 # ## 1.9 grid 크기 조정: `programs_per_sm`
 #
-# 슬롯이 2개라면 program도 SM당 2개를 띄워야 합니다. 블로그는 grid 계산에 `programs_per_sm`을 곱했습니다:
+# 슬롯이 2개라면 프로그램도 SM당 2개를 띄워야 합니다. 블로그는 grid 계산에 `programs_per_sm`을 곱했습니다:
 #
 # ```python
 # num_programs = min(num_sms * programs_per_sm, num_tiles)  # programs_per_sm=2
 # ```
 #
 # 그러자 Waves Per SM이 1이 되었고 persistent 커널이 빨라졌지만, 여전히 naive tiled보다 조금 느렸습니다.
-# 이때 grid는 340이고 tile은 2,048개이니, 대부분의 program은 6개를, 일부는 7개를 처리합니다.
+# 이때 grid는 340이고 타일은 2,048개이니, 대부분의 프로그램은 6개를, 일부는 7개를 처리합니다.
 # 블로그는 이때 ncu의 **Achieved Occupancy가 15.11%**(블로그의 값)로 이론 점유율 16.67%(슬롯 2 × 4 warps / 48)에 가까워졌고,
-# 남은 차이는 6개/7개 tile 불균형 때문으로 추정했습니다.
+# 남은 차이는 6개/7개 타일 불균형 때문으로 추정했습니다.
 
 # %%
 BLOG_MS_X2 = 0.6655  # 블로그가 programs_per_sm=2로 잰 시간 (ms) — seed 글의 측정값
@@ -462,8 +462,8 @@ print(f"블로그, programs_per_sm=2: {autotune.tflops(M, N, K, BLOG_MS_X2):.2f}
 P2 = occupancy.persistent_grid(RTX5090.sms, 2, num_tiles)
 split2 = occupancy.tiles_per_program(num_tiles, P2)
 print(f"RTX 5090, programs_per_sm=2: grid {P2}, Waves Per SM {occupancy.waves_per_sm(P2, RTX5090.sms, slots):.2f}")
-print(f"program마다 tile {split2.min_tiles}개, 그중 {split2.programs_with_max}개 program은 {split2.max_tiles}개"
-      f" → 마지막 tile을 도는 동안 {P2 - split2.programs_with_max}개 program의 슬롯이 논다")
+print(f"프로그램마다 타일 {split2.min_tiles}개, 그중 {split2.programs_with_max}개 프로그램은 {split2.max_tiles}개"
+      f" → 마지막 타일을 도는 동안 {P2 - split2.programs_with_max}개 프로그램의 슬롯이 논다")
 
 # %% [markdown]
 # 이제 `programs_per_sm`을 1, 2, 3, 4로 늘려 가며 잰 결과를 봅시다. GPU가 있으면 `gemm_lab.bench`로 지금 재고
@@ -515,16 +515,16 @@ else:
 
 # %% [markdown]
 # **읽는 법.** `programs_per_sm`이 SM당 block 슬롯 수(1.8절의 계산)에 이를 때까지는 빈 슬롯이 채워지며 빨라집니다.
-# 슬롯보다 많이 띄우면 넘치는 program들은 처음부터 SM에 올라가지 못하고, 앞선 program이 **모든** tile을 끝낸
+# 슬롯보다 많이 띄우면 넘치는 프로그램들은 처음부터 SM에 올라가지 못하고, 앞선 프로그램이 **모든** 타일을 끝낸
 # 뒤에야 시작합니다 — persistent 커널에서는 이것이 두 번째 wave가 되어 오히려 느려집니다. 그래서 persistent
 # 커널의 grid는 "SM 수"가 아니라 "SM 수 × SM당 슬롯 수"여야 하고, 슬롯 수는 컴파일된 커널의 자원에서 계산할
-# 수 있습니다(블로그: "warmup으로 얻은 사용량으로 SM별 최대 program 수를 미리 구해 grid에 넣을 수도 있다").
+# 수 있습니다(블로그: "warmup으로 얻은 사용량으로 SM별 최대 프로그램 수를 미리 구해 grid에 넣을 수도 있다").
 #
 # ## 1.10 나머지 몇 %: 명령어 오버헤드
 #
 # programs_per_sm을 늘려도 naive tiled를 완전히 따라잡지는 못합니다. 블로그는 두 가설을 검증했습니다.
 #
-# **가설 1: program 간 종료 시간 불균형(load imbalance).** ncu의 SpeedOfLight에서 SM Active Cycles /
+# **가설 1: 프로그램 간 종료 시간 불균형(load imbalance).** ncu의 SpeedOfLight에서 SM Active Cycles /
 # Elapsed Cycles를 비교하면 persistent 91.61%, tiled 92.45%로 0.84%p 차이뿐이라 3.1%를 설명하지 못합니다.
 # tiled도 wave 사이의 불균형은 똑같이 겪습니다.
 #
@@ -542,8 +542,8 @@ BLOG_SOL
 # Duration은 2.5% 길고 Compute Throughput은 2.5% 낮은데, IPC와 issue slot은 오히려 6~7% **높습니다**: 같은 연산을 하면서
 # 명령어를 더 많이 발행한다는 뜻입니다.
 #
-# **가설 2: persistent 커널 자체의 명령어 오버헤드.** tile마다 `tile_id // num_n_tiles`,
-# `tile_id % num_n_tiles`(정수 나눗셈 2회), offset 재계산, `acc` 초기화, mask 재계산이 program당 6~7번
+# **가설 2: persistent 커널 자체의 명령어 오버헤드.** 타일마다 `tile_id // num_n_tiles`,
+# `tile_id % num_n_tiles`(정수 나눗셈 2회), offset 재계산, `acc` 초기화, mask 재계산이 프로그램당 6~7번
 # 반복되면서 issue slot을 차지하고, 그동안 tensor core가 쉽니다. 블로그가 ncu로 발행된 명령어를 파이프별로
 # 센 표(블로그의 측정값)를 봅시다.
 
@@ -562,7 +562,7 @@ BLOG_INST
 # %% [markdown]
 # tensor(HMMA)·async copy(ldgsts)·shared load·global store는 한 개도 다르지 않습니다 — 연산과 데이터 이동은
 # 같습니다. 늘어난 것은 **alu**(정수 산술·논리: offset과 mask 계산)와 **uniform**(warp 안의 모든 thread가
-# 같은 값을 다루는 scalar 연산: tile 인덱스 계산)입니다. tile 인덱스·offset·mask 계산이 루프 변수
+# 같은 값을 다루는 scalar 연산: 타일 인덱스 계산)입니다. 타일 인덱스·offset·mask 계산이 루프 변수
 # `tile_id`에 의존하게 되면서 컴파일 결과가 달라졌고, 그만큼 issue slot을 더 쓰면서 실행 시간이 늘었습니다.
 #
 # 우리도 같은 차이를 컴파일러 산출물에서 볼 수 있습니다. 두 커널을 sm_90용으로 컴파일한 PTX에서 명령어를
@@ -609,7 +609,7 @@ else:
 # 정적 개수는 "코드에 몇 줄 있는가"이고, ncu의 수는 "몇 번 실행되었는가"입니다. 그래도 방향은 같습니다:
 # tensor core 명령어와 메모리 명령어는 그대로이고, 정수 곱셈-덧셈(IMAD, fma 파이프)은 줄고 정수 산술·비교
 # (alu)와 uniform 명령어가 늘어납니다(✅/❌ 줄이 이 노트북의 triton으로 확인한 결과입니다). 루프 안에 있는
-# 명령어는 program마다 tile 수(6~7번)만큼 실행되니, 몇 줄의 차이가 수백만 번의 실행 차이가 됩니다.
+# 명령어는 프로그램마다 타일 수(6~7번)만큼 실행되니, 몇 줄의 차이가 수백만 번의 실행 차이가 됩니다.
 #
 # ## 1.11 H200에서도 재현되는가
 #
@@ -643,26 +643,26 @@ else:
 # H200에서도 SM당 슬롯이 여러 개이니, `programs_per_sm=1`은 그 슬롯의 일부만 씁니다.
 
 # %% [markdown]
-# **1부 정리.** naive persistent 커널은 tile 배정을 하드웨어 스케줄러에서 커널 루프로 가져왔지만, 그 대가로
+# **1부 정리.** naive persistent 커널은 타일 배정을 하드웨어 스케줄러에서 커널 루프로 가져왔지만, 그 대가로
 # 더 나은 정책을 하나도 추가하지 않았습니다. 남은 것은 비용뿐입니다:
 #
 # 1. grid를 SM 수로 맞추면 SM당 block 슬롯(점유율)의 절반을 버린다 → `programs_per_sm`으로 채운다.
-# 2. 슬롯을 채워도 tile 인덱스·offset·mask 계산이 루프 안에서 반복되어 명령어가 늘어난다.
+# 2. 슬롯을 채워도 타일 인덱스·offset·mask 계산이 루프 안에서 반복되어 명령어가 늘어난다.
 #
 # 그렇다면 persistent 커널은 언제, 무엇으로 빨라질까요? 그것이 2부입니다.
 
 # %% [markdown]
 # # 2부. persistent 커널을 빠르게 만드는 것
 #
-# 1부의 결론을 뒤집어 읽으면 persistent 커널이 이기려면 무엇이 필요한지가 보입니다. program이 여러 tile을
+# 1부의 결론을 뒤집어 읽으면 persistent 커널이 이기려면 무엇이 필요한지가 보입니다. 프로그램이 여러 타일을
 # 순회한다는 구조 덕분에 **커널이 직접 정할 수 있게 된 것**을 써야 합니다.
 #
 # | 1부에서 본 비용 | 그것을 갚는 기법 | 어디서 |
 # | --- | --- | --- |
-# | tile 배정이 하드웨어 순서(행 우선)와 같아 L2 재사용이 없다 | 루프 안에서 **grouped 순서**로 tile 배정 | Tutorial 03의 `GROUP_SIZE_M`, Tutorial 09 |
-# | tile마다 offset·mask를 정수 연산으로 다시 계산 | **tensor descriptor(TMA)**: 주소 생성과 경계 처리를 하드웨어(TMA 유닛)에 맡긴다 | Hopper(sm_90)+, Tutorial 09 |
-# | 한 tile의 저장(epilogue)이 끝나야 다음 tile의 load가 시작 | **epilogue subtiling**, 루프 평탄화(`tl.range(..., flatten=True)`)로 다음 tile의 load와 겹치기 | Tutorial 09 |
-# | 작은 tile(128×64)은 tensor core에 비해 산술 강도가 낮다 | 더 큰 tile(예: 128×256×64) — TMA와 wgmma가 레지스터·shared memory 부담을 덜어 줌 | Hopper |
+# | 타일 배정이 하드웨어 순서(행 우선)와 같아 L2 재사용이 없다 | 루프 안에서 **grouped 순서**로 타일 배정 | Tutorial 03의 `GROUP_SIZE_M`, Tutorial 09 |
+# | 타일마다 offset·mask를 정수 연산으로 다시 계산 | **tensor descriptor(TMA)**: 주소 생성과 경계 처리를 하드웨어(TMA 유닛)에 맡긴다 | Hopper(sm_90)+, Tutorial 09 |
+# | 한 타일의 저장(epilogue)이 끝나야 다음 타일의 load가 시작 | **epilogue subtiling**, 루프 평탄화(`tl.range(..., flatten=True)`)로 다음 타일의 load와 겹치기 | Tutorial 09 |
+# | 작은 타일(128×64)은 tensor core에 비해 산술 강도가 낮다 | 더 큰 타일(예: 128×256×64) — TMA와 wgmma가 레지스터·shared memory 부담을 덜어 줌 | Hopper |
 #
 # 각 변형마다 **측정 전에 예측을 적고**, 그다음에 측정값을 봅니다. 예측이 틀리는 것도 결과입니다 —
 # 왜 틀렸는지가 다음 질문이 됩니다.
@@ -694,20 +694,20 @@ else:
 # ## 2.1 변형 1: persistent 루프 안의 grouped 순서
 #
 # naive persistent는 `tile_id`를 행 우선으로 `(tile_m, tile_n)`에 대응시킵니다. 같은 순간 GPU 위에서
-# 돌고 있는 tile들은 `tile_id`가 연속한 tile들 — 즉 C의 한두 행 전체 — 이고, 이 tile들은 A의 행 블록 한두
+# 돌고 있는 타일들은 `tile_id`가 연속한 타일들 — 즉 C의 한두 행 전체 — 이고, 이 타일들은 A의 행 블록 한두
 # 개를 공유하지만 B는 **열 블록 전부**를 필요로 합니다. Tutorial 03의 grouped 순서(`GROUP_M`행씩 묶어 열
-# 방향으로 진행)를 루프 안의 `tile_id`에 적용하면, 동시에 도는 tile들이 A와 B 양쪽을 나눠 쓰는 정사각형에
+# 방향으로 진행)를 루프 안의 `tile_id`에 적용하면, 동시에 도는 타일들이 A와 B 양쪽을 나눠 쓰는 정사각형에
 # 가까운 영역이 되어 L2 적중률이 올라갑니다(7주차 ②의 9×9 예: 아래 첫 줄).
 #
 # > **예측 (측정 전에 적음).**
 # > 1. grouped persistent는 naive persistent(같은 `programs_per_sm`)보다 빠르다. L2에 다 들어가지 않는
 # >    큰 행렬(8192³: A와 B가 각각 128 MiB, H200의 L2는 60 MiB)에서 차이가 더 크다.
-# > 2. 그러나 tile 인덱스 계산은 오히려 늘어나므로(grouped 순서에는 나눗셈이 더 있다) 1부의 명령어 오버헤드는
+# > 2. 그러나 타일 인덱스 계산은 오히려 늘어나므로(grouped 순서에는 나눗셈이 더 있다) 1부의 명령어 오버헤드는
 # >    그대로다. pointer 기반 load를 쓰는 한 `torch.matmul`의 0.8배에는 못 미친다.
 
 # %%
 seed_cmp = ordering.compare_orders(9, 9, 9, 3, 9)
-print(f"7주차 ②: 9×9 tile, GROUP_M=3, 처음 9개 program이 읽는 입력 tile {seed_cmp.row_major} (행 우선) → "
+print(f"7주차 ②: 9×9 타일, GROUP_M=3, 처음 9개 프로그램이 읽는 입력 타일 {seed_cmp.row_major} (행 우선) → "
       f"{seed_cmp.grouped} (grouped)")
 gain = {}
 if VAR is not None:
@@ -737,15 +737,15 @@ if VAR is not None:
                 + ("" if best is None else f" (최고 {best:.2f}×)"), None if best is None else best < 0.8)
 
 # %% [markdown]
-# **읽는 법.** grouped 순서는 같은 순간 돌고 있는 tile들이 A·B 블록을 더 많이 나눠 쓰게 해서 HBM → L2 읽기를
-# 줄입니다. tile 크기(128×64×32)와 program 수(2 × SM)가 naive persistent와 같은 변형끼리 비교한 위의
+# **읽는 법.** grouped 순서는 같은 순간 돌고 있는 타일들이 A·B 블록을 더 많이 나눠 쓰게 해서 HBM → L2 읽기를
+# 줄입니다. 타일 크기(128×64×32)와 프로그램 수(2 × SM)가 naive persistent와 같은 변형끼리 비교한 위의
 # grouped/naive 비율이 **순서만의 효과**입니다. 그리고 이것이 블로그 결론의 뒷면입니다: persistent 커널에
-# 하드웨어 스케줄러에 없던 **정책**(tile 순서)을 하나 더하면, 그때부터 persistence가 값을 하기 시작합니다
-# (아래 줄: 같은 tile의 naive tiled와 비교).
-# 그래도 tile마다 인덱스·offset·mask를 계산하는 명령어 오버헤드는 그대로(grouped 순서는 나눗셈이 더 많습니다)
-# 이므로, 더 크게 뛰려면 tile을 키워야 합니다: 128×128×64 변형은 tile 하나가 HBM에서 읽은 데이터로 더 많은
-# 연산을 하고(산술 강도), tile당 정수 명령어의 비중도 줄어듭니다. 반대로 128×256×64 + flatten 변형이 느리다면
-# (추측) pointer 기반 load로 큰 tile을 다루느라 레지스터가 모자라기 때문일 수 있습니다 —
+# 하드웨어 스케줄러에 없던 **정책**(타일 순서)을 하나 더하면, 그때부터 persistence가 값을 하기 시작합니다
+# (아래 줄: 같은 타일의 naive tiled와 비교).
+# 그래도 타일마다 인덱스·offset·mask를 계산하는 명령어 오버헤드는 그대로(grouped 순서는 나눗셈이 더 많습니다)
+# 이므로, 더 크게 뛰려면 타일을 키워야 합니다: 128×128×64 변형은 타일 하나가 HBM에서 읽은 데이터로 더 많은
+# 연산을 하고(산술 강도), 타일당 정수 명령어의 비중도 줄어듭니다. 반대로 128×256×64 + flatten 변형이 느리다면
+# (추측) pointer 기반 load로 큰 타일을 다루느라 레지스터가 모자라기 때문일 수 있습니다 —
 # `gcompile.compile_artifacts("grouped_persistent", config, target=None)`의 `n_regs`·`n_spills`로 확인해 보세요.
 
 # %%
@@ -758,22 +758,22 @@ if VAR is not None:
         g, t = float(grouped_x2["ratio_to_torch"].iloc[0]), float(tiled["ratio_to_torch"].iloc[0])
         where = ("넘는다" if g > t * (1 + NOISE) else f"비슷하다(잡음 {NOISE:.0%} 안쪽)" if g >= t * (1 - NOISE)
                  else "못 미친다")
-        print(f"{size}³: grouped persistent(128×64×32, 2 × SM) {g:.2f}× 대 naive tiled(같은 tile, 행 우선) "
+        print(f"{size}³: grouped persistent(128×64×32, 2 × SM) {g:.2f}× 대 naive tiled(같은 타일, 행 우선) "
               f"{t:.2f}× → 정책을 더한 persistent가 하드웨어 스케줄러를 {where}")
 #
 # ## 2.2 변형 2: tensor descriptor(TMA) — Hopper의 답
 #
 # Hopper(sm_90)에는 TMA(Tensor Memory Accelerator)가 있습니다. 커널이 행렬의 모양과 stride를 담은
 # **tensor descriptor**를 한 번 만들어 두면(`TensorDescriptor.from_tensor` 또는 `tl.make_tensor_descriptor`),
-# tile을 읽을 때는 `desc.load([m, k])`처럼 **좌표만** 넘깁니다. 주소 계산, 경계 밖 원소의 0 채우기(mask),
+# 타일을 읽을 때는 `desc.load([m, k])`처럼 **좌표만** 넘깁니다. 주소 계산, 경계 밖 원소의 0 채우기(mask),
 # global → shared 복사를 TMA 유닛이 합니다. 1.10에서 늘어났던 alu/uniform 명령어 — offset과 mask 계산 —
-# 가 바로 이 일이었습니다. 또 wgmma와 함께 큰 tile(128×256×64)을 레지스터 spill 없이 쓸 수 있습니다.
+# 가 바로 이 일이었습니다. 또 wgmma와 함께 큰 타일(128×256×64)을 레지스터 spill 없이 쓸 수 있습니다.
 #
 # > **예측 (측정 전에 적음).**
 # > 1. TMA persistent는 지금까지의 모든 pointer 기반 변형보다 확실히(10% 이상) 빠르다.
 # > 2. `torch.matmul`의 0.9배 이상에 도달하고, 큰 행렬(8192³)에서는 `torch.matmul`과 비슷하다(0.95배 이상).
-# > 3. 같은 TMA·tile 설정의 **non-persistent**(tiled) 커널과 비교하면 persistent의 이득은 작다(5% 미만) —
-# >    빨라진 이유는 persistence가 아니라 TMA와 큰 tile이다.
+# > 3. 같은 TMA·타일 설정의 **non-persistent**(tiled) 커널과 비교하면 persistent의 이득은 작다(5% 미만) —
+# >    빨라진 이유는 persistence가 아니라 TMA와 큰 타일이다.
 
 # %%
 if VAR is not None:
@@ -806,16 +806,16 @@ if VAR is not None:
 
 # %% [markdown]
 # **읽는 법.** TMA 변형은 1부에서 찾은 두 비용을 한꺼번에 없앱니다. 주소·mask 계산이 TMA 유닛으로 넘어가
-# 정수 명령어가 줄고, wgmma와 큰 tile(128×256×64, 8 warps)로 SM 하나가 block 하나만으로도 tensor core를
+# 정수 명령어가 줄고, wgmma와 큰 타일(128×256×64, 8 warps)로 SM 하나가 block 하나만으로도 tensor core를
 # 채웁니다 — SM당 슬롯이 하나여도 되는 커널이 된 것입니다. "persistent여서" 빨라진 것인지는 맨 끝의 연습 문제 5로
 # 확인해 보세요.
 #
 # ## 2.3 변형 3: Tutorial 09의 나머지 기법 (epilogue subtiling 등)
 #
-# TMA persistent 커널의 C tile(128×256, fp16이면 64 KiB)을 한 번에 저장하려면 shared memory에 그만큼의
-# 버퍼가 필요합니다. **epilogue subtiling**은 C tile을 두 개의 128×128 반쪽으로 나눠 저장해 버퍼를 줄이고,
-# 저장과 다음 tile의 load를 더 잘 겹치게 합니다. `tl.range(..., flatten=True)`는 tile 루프와 K 루프를 하나로
-# 평탄화해 소프트웨어 파이프라인이 tile 경계를 넘어 이어지게 합니다.
+# TMA persistent 커널의 C 타일(128×256, fp16이면 64 KiB)을 한 번에 저장하려면 shared memory에 그만큼의
+# 버퍼가 필요합니다. **epilogue subtiling**은 C 타일을 두 개의 128×128 반쪽으로 나눠 저장해 버퍼를 줄이고,
+# 저장과 다음 타일의 load를 더 잘 겹치게 합니다. `tl.range(..., flatten=True)`는 타일 루프와 K 루프를 하나로
+# 평탄화해 소프트웨어 파이프라인이 타일 경계를 넘어 이어지게 합니다.
 #
 # > **예측 (측정 전에 적음).** 이 기법들은 이미 빠른 커널의 마지막 몇 %를 다룬다. epilogue subtiling을 켜고
 # > 끈 TMA persistent의 차이는 잡음 수준(±5%)이다.
@@ -848,7 +848,7 @@ if VAR is not None:
 # 예측이 빗나간 크기가 있다면 먼저 잡음을 의심하세요: `torch.matmul` 자신도 같은 실행 안에서 몇 % 흔들리고
 # (`results/README.md`), 커널이 짧을수록 launcher의 CPU 시간(`host_us` 열: 입력 검사와 Triton의 launch — host에서
 # tensor descriptor 세 개를 만드는 것은 그중 작은 부분입니다, `results/host_overhead.csv`)이 측정에 섞이기 쉽습니다.
-# 8192³처럼 커널이 긴 크기를 더 믿으세요. 그다음 이유를 추측해 보세요. 힌트: subtiling이 없으면 128×256 fp16 C tile 전체(64 KiB)를
+# 8192³처럼 커널이 긴 크기를 더 믿으세요. 그다음 이유를 추측해 보세요. 힌트: subtiling이 없으면 128×256 fp16 C 타일 전체(64 KiB)를
 # shared memory에 한 번에 쌓아 저장하고, subtiling이 있으면 그 절반씩 두 번 저장합니다. 파이프라인 버퍼
 # (`smem.textbook_smem`으로 128×256×64, 3 stages를 계산해 보세요)와 합치면 shared memory 한계(227 KiB)에 얼마나
 # 가까운가요? 저장이 두 번으로 나뉘면 첫 절반의 저장과 둘째 절반의 변환(fp32 → fp16)이 겹칠 수 있습니다.
@@ -872,12 +872,12 @@ else:
 # %% [markdown]
 # # 정리
 #
-# 1. **persistent 커널은 그 자체로 빠르지 않다.** naive persistent는 tile 배정을 커널로 가져왔지만 새로운
-#    정책 없이 비용(빈 block 슬롯, 늘어난 정수 명령어)만 더했다. 정책(grouped 순서)을 하나 더하면 같은 tile의
+# 1. **persistent 커널은 그 자체로 빠르지 않다.** naive persistent는 타일 배정을 커널로 가져왔지만 새로운
+#    정책 없이 비용(빈 block 슬롯, 늘어난 정수 명령어)만 더했다. 정책(grouped 순서)을 하나 더하면 같은 타일의
 #    naive tiled와 견줄 만해진다(2.1의 측정).
 # 2. **점유율은 계산할 수 있다.** `n_regs`, shared memory, `num_warps`와 SM 한계로 block limit을 구하고,
 #    `programs_per_sm`을 그 슬롯 수에 맞춘다. Waves Per SM은 SM당 *슬롯* 기준이다.
-# 3. **persistence가 이기려면 그 구조로만 가능한 것을 써야 한다**: 루프 안의 tile 순서(L2), tile 사이의
+# 3. **persistence가 이기려면 그 구조로만 가능한 것을 써야 한다**: 루프 안의 타일 순서(L2), 타일 사이의
 #    겹치기(epilogue, flatten), 그리고 Hopper에서는 TMA — 1부에서 찾은 바로 그 주소·mask 계산을
 #    하드웨어로 넘기는 것.
 #
@@ -914,12 +914,12 @@ if VAR is not None:
 #
 # 1. RTX 5090에서 persistent 커널이 `n_regs=174` 대신 128개만 썼다면(tiled와 같게), SM당 block 슬롯은
 #    몇 개가 될까요? `occupancy.blocks_per_sm`으로 확인하고, 이때 어떤 자원이 한계가 되는지 말해 보세요.
-# 2. H200에서 `programs_per_sm=2`일 때 4096³ · 128×64 tile이면 program마다 tile을 몇 개씩 처리합니까?
+# 2. H200에서 `programs_per_sm=2`일 때 4096³ · 128×64 타일이면 프로그램마다 타일을 몇 개씩 처리합니까?
 #    (`occupancy.tiles_per_program`) 8192³이면?
 # 3. 1.10의 명령어 표에서 fma 파이프 명령어는 오히려 **줄었습니다**. 어떤 계산이 fma에서 alu/uniform으로
 #    옮겨 갔을지 추측해 보세요. (힌트: 주소 계산 `offsets_m[:, None] * stride_am`은 곱셈-덧셈입니다.)
 # 4. GPU가 있다면 2.1의 grouped 변형을 `GROUP_M`을 바꿔 가며 8192³에서 재 보세요. 예측을 먼저 적으세요.
 # 5. (GPU, Hopper) TMA 커널에서 persistence만 빼 봅시다: `kernels.tma_persistent_matmul(a, b, programs_per_sm=P)`에
-#    program마다 tile이 하나씩만 돌아가도록 큰 `P`를 주면(`occupancy.persistent_grid`로 확인) grid = tile 수인
+#    프로그램마다 타일이 하나씩만 돌아가도록 큰 `P`를 주면(`occupancy.persistent_grid`로 확인) grid = 타일 수인
 #    보통의 tiled 커널이 됩니다. `gemm_lab.bench.do_bench_ms`로 둘을 재어 비교하고, 차이가 잡음(5%) 안쪽인지
 #    보세요. 먼저 예측을 적으세요.

@@ -804,5 +804,8 @@ g.check_value("paper_stage", {k: paper_stage.get(k) for k in _expected}, _expect
 # * **PTX**: `cp.async`(또는 TMA의 `cp.async.bulk.tensor`, 정렬이 없으면 `ld.global`), `ldmatrix`, `mma.sync` / `wgmma`, `st.global`.
 # * **CUBIN**: `ptxas`가 레지스터 수와 스필을 확정합니다(GPU에서 실행해야 보입니다).
 #
+# **핵심 용어 3개:** 낮추기(Lowering, AST → TTIR → TTGIR → LLIR → PTX → CUBIN), 레이아웃 인코딩(Layout Encoding:
+# `#blocked`, `#shared`, `#mma`, `#dot_op`), 교차 컴파일(Cross-compile, `GPUTarget`으로 GPU 없이 타깃 지정)
+#
 # 다음 노트북(⑤)에서는 이 산출물을 파일로 덤프하고(`TRITON_KERNEL_DUMP`, `TRITON_CACHE_DIR`), 행렬곱을 TFLOP/s로 재는
 # 이유와 FP16 결과를 올바르게 검사하는 법을 다룹니다.

@@ -900,5 +900,9 @@ for (M, N, K, scale) in ((64, 96, 2048, 1.0), (33, 17, 300, 4.0), (128, 64, 4096
 # * 산술 강도가 분기점보다 작은 Softmax는 GB/s로, 큰 행렬곱은 TFLOP/s로 잽니다.
 # * `best_matmul.explain(M, N, K, dtype)`은 선택과 한 줄 이유를 알려 줍니다: 작은 출력은 작은 타일, 타일이 적고 K가 길면 split-K,
 #   Hopper의 큰 출력은 TMA persistent 커널. 측정값은 GPU·버전·날짜와 함께, 같은 실행에서 잰 `torch.matmul` 대비 비율로 읽습니다.
-# * FP8 행렬곱에는 FP8 Tensor Core(sm_89+)와, 이 커널의 경우 TMA(sm_90+)가 필요합니다: T4(sm_75)에는 둘 다 없습니다.
+# * FP8 행렬곱에는 FP8 Tensor Core(sm_89+)가 필요하고, 이 커널은 TMA(sm_90+)로 타일을 옮깁니다: T4(sm_75)에는 둘 다 없고,
+#   Ada(sm_89)에서는 TMA 대신 보통의 load로 돕니다.
 # * FP16 결과는 FP32 기준값에 대한 **상대** 오차로 검사합니다. 고정 `atol`은 값이 큰 원소에서 올바른 결과를 거부합니다.
+#
+# **핵심 용어 3개:** 컴파일 산출물(`.asm`, `.metadata`), 달성 연산 처리율(Achieved TFLOP/s, `2MNK / 시간`),
+# 상대 오차(Relative Error, FP32 기준값 대비)

@@ -9,21 +9,21 @@
 # %% [markdown] nbgrader={"grade": false, "grade_id": "intro", "locked": true, "schema_version": 3, "solution": false, "task": false}
 # # 7주차 ⑥ Persistent 루프 — 블로그의 TODO 4
 #
-# > program 하나가 tile 하나가 아니라 **여러 tile**을 계산하게 하려면 커널에 무엇을 더해야 할까?
+# > 프로그램(program) 하나가 타일(tile) 하나가 아니라 **여러 타일**을 계산하게 하려면 커널에 무엇을 더해야 할까?
 #
 # 사례 연구 노트북 `notebooks/persistent_case_study`(블로그 「persistent kernel은 그 자체로 빠르지 않다」)의
-# naive persistent 커널은 SM 수만큼의 program만 띄우고, 각 program이 일정한 간격으로 여러 C tile을 순회합니다.
-# 이 과제에서는 블로그의 TODO 4를 그대로 풉니다: **persistent 루프**와 그 본문 — tile 번호에서 `(tile_m, tile_n)`을
-# 구하고, 포인터·마스크와 누산기(accumulator)를 tile마다 새로 만들고, K 루프를 돌고, C tile을 저장하는 것 — 을 모두
+# naive persistent 커널은 SM 수만큼의 프로그램만 띄우고, 각 프로그램이 일정한 간격으로 여러 C 타일을 순회합니다.
+# 이 과제에서는 블로그의 TODO 4를 그대로 풉니다: **persistent 루프**와 그 본문 — 타일 번호에서 `(tile_m, tile_n)`을
+# 구하고, 포인터·마스크와 누산기(accumulator)를 타일마다 새로 만들고, K 루프를 돌고, C 타일을 저장하는 것 — 을 모두
 # 직접 씁니다. 주어지는 것은 채점용 기록 helper(`record_tile`) 하나뿐입니다.
 #
 # ## 이번 노트북에서 배우는 것
 # 1. persistent grid: `num_programs = min(num_sms × programs_per_sm, num_tiles)`
-# 2. program `pid`가 맡는 tile: `pid, pid + num_programs, pid + 2·num_programs, …` — program마다 tile 몇 개?
-# 3. `for tile_id in tl.range(pid, num_tiles, NUM_PROGRAMS)` 루프 안에 tile GEMM 본문(블로그의 TODO 4)을 옮겨
-#    커널을 완성하기: 누산기는 tile마다 0에서 다시 시작해야 합니다
-# 4. program 수가 1개일 때, 3개일 때, tile보다 많을 때 모두 torch와 같은 답을 내는지 확인하기 — program 하나가
-#    tile을 2개 이상 맡아야(program 수 < tile 수) 누산기를 초기화하지 않은 실수가 드러납니다
+# 2. 프로그램 `pid`가 맡는 타일: `pid, pid + num_programs, pid + 2·num_programs, …` — 프로그램마다 타일 몇 개?
+# 3. `for tile_id in tl.range(pid, num_tiles, NUM_PROGRAMS)` 루프 안에 타일 GEMM 본문(블로그의 TODO 4)을 옮겨
+#    커널을 완성하기: 누산기는 타일마다 0에서 다시 시작해야 합니다
+# 4. 프로그램 수가 1개일 때, 3개일 때, 타일보다 많을 때 모두 torch와 같은 답을 내는지 확인하기 — 프로그램 하나가
+#    타일을 2개 이상 맡아야(프로그램 수 < 타일 수) 누산기를 초기화하지 않은 실수가 드러납니다
 #
 # ## GPU가 필요한 부분
 # **없습니다.** GPU가 없으면 커널은 CPU 해석기(`TRITON_INTERPRET=1`)로 돌고, GPU가 있으면 GPU에서 돕니다.
@@ -63,23 +63,23 @@ DEVICE = runtime.device()
 print("커널을 실행할 장치:", DEVICE, "(해석기)" if runtime.INTERPRET else "")
 
 # %% [markdown]
-# ## 1. program 하나가 tile 여러 개: 몇 개씩?
+# ## 1. 프로그램 하나가 타일 여러 개: 몇 개씩?
 #
-# naive tiled 커널은 tile 수만큼 program을 띄웁니다(`grid = cdiv(M, BLOCK_M) × cdiv(N, BLOCK_N)`).
-# persistent 커널은 program을 `num_programs = min(num_sms × programs_per_sm, num_tiles)`개만 띄우고,
-# program `pid`는 tile 번호 `pid, pid + num_programs, pid + 2·num_programs, …`(`num_tiles` 미만)을 차례로
+# naive tiled 커널은 타일 수만큼 프로그램을 띄웁니다(`grid = cdiv(M, BLOCK_M) × cdiv(N, BLOCK_N)`).
+# persistent 커널은 프로그램을 `num_programs = min(num_sms × programs_per_sm, num_tiles)`개만 띄우고,
+# 프로그램 `pid`는 타일 번호 `pid, pid + num_programs, pid + 2·num_programs, …`(`num_tiles` 미만)을 차례로
 # 계산합니다.
 #
-# 예를 들어 tile이 10개이고 program이 4개면:
+# 예를 들어 타일이 10개이고 프로그램이 4개면:
 #
-# | program | 계산하는 tile |
+# | 프로그램 | 계산하는 타일 |
 # | --- | --- |
 # | 0 | 0, 4, 8 |
 # | 1 | 1, 5, 9 |
 # | 2 | 2, 6 |
 # | 3 | 3, 7 |
 #
-# program마다 tile이 2개 또는 3개이고, 3개를 맡는 program은 2개입니다.
+# 프로그램마다 타일이 2개 또는 3개이고, 3개를 맡는 프로그램은 2개입니다.
 
 # %%
 ex_tiles, ex_programs = 10, 4
@@ -92,10 +92,10 @@ for pid in range(ex_programs):
 # 블로그의 설정: `M = N = K = 4096`, `BLOCK_M = 128`, `BLOCK_N = 64`, RTX 5090(SM 170개),
 # `programs_per_sm = 2`. 다음 값을 구해 변수에 넣으세요(숫자로 적어도, 계산식으로 적어도 됩니다).
 #
-# * `num_tiles_4096`: C tile의 개수
-# * `num_programs_blog`: persistent 커널이 띄우는 program 수
-# * `tiles_min`, `tiles_max`: program 하나가 계산하는 tile 수의 최솟값과 최댓값
-# * `programs_with_max`: `tiles_max`개를 계산하는 program의 수
+# * `num_tiles_4096`: C 타일의 개수
+# * `num_programs_blog`: persistent 커널이 띄우는 프로그램 수
+# * `tiles_min`, `tiles_max`: 프로그램 하나가 계산하는 타일 수의 최솟값과 최댓값
+# * `programs_with_max`: `tiles_max`개를 계산하는 프로그램의 수
 
 # %% nbgrader={"grade": false, "grade_id": "ex1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 ### BEGIN SOLUTION
@@ -123,12 +123,12 @@ g.check_value("programs_with_max", programs_with_max, _split.programs_with_max)
 # ## 2. 코딩 문제: persistent 루프 — 블로그의 TODO 4 (8점)
 #
 # 블로그의 naive persistent 커널은 naive tiled 커널의 본문(TODO 1–3: 포인터와 M/N/K 마스크, K 루프, 저장)을
-# persistent 루프 안으로 옮긴 것입니다(TODO 4). 블로그의 주석 그대로, **누산기와 포인터는 tile마다 새로
-# 초기화해야 합니다** (acc와 pointer는 tile마다 새로 초기화해야 한다). tile 하나만 계산하던 커널에서는 드러나지
-# 않던 실수입니다: 누산기를 루프 밖에서 한 번만 만들면, program의 두 번째 tile부터 앞 tile의 합이 더해집니다.
+# persistent 루프 안으로 옮긴 것입니다(TODO 4). 블로그의 주석 그대로, **누산기와 포인터는 타일마다 새로
+# 초기화해야 합니다** (acc와 pointer는 tile마다 새로 초기화해야 한다). 타일 하나만 계산하던 커널에서는 드러나지
+# 않던 실수입니다: 누산기를 루프 밖에서 한 번만 만들면, 프로그램의 두 번째 타일부터 앞 타일의 합이 더해집니다.
 #
-# 채점을 위해 주어지는 것은 아래 `record_tile` 하나입니다. 수정하지 마세요. tile 하나를 계산하고 나서 호출하면
-# `visits[tile_id]`에 1을 더하고(그 tile이 몇 번 계산되었나), `owner[tile_id]`에 자기 `program_id`를 적습니다.
+# 채점을 위해 주어지는 것은 아래 `record_tile` 하나입니다. 수정하지 마세요. 타일 하나를 계산하고 나서 호출하면
+# `visits[tile_id]`에 1을 더하고(그 타일이 몇 번 계산되었나), `owner[tile_id]`에 자기 `program_id`를 적습니다.
 
 # %% nbgrader={"grade": false, "grade_id": "given_record_tile", "locked": true, "schema_version": 3, "solution": false, "task": false}
 @triton.jit
@@ -141,22 +141,22 @@ def record_tile(tile_id, visits_ptr, owner_ptr):
 # %% [markdown]
 # 이제 커널을 완성하세요. 할 일은 다음과 같습니다(블로그의 `_persistent_matmul_kernel`과 같은 순서).
 #
-# 1. 내 program 번호 `pid`(`tl.program_id(0)`), N축 tile 수 `num_n_tiles`, tile 개수 `num_tiles`
-#    (`tl.cdiv`로 M축·N축 tile 수를 곱한 값)
+# 1. 내 프로그램 번호 `pid`(`tl.program_id(0)`), N축 타일 수 `num_n_tiles`, 타일 개수 `num_tiles`
+#    (`tl.cdiv`로 M축·N축 타일 수를 곱한 값)
 # 2. **persistent 루프**: `pid`에서 시작해 `NUM_PROGRAMS`씩 건너뛰며 `num_tiles` 미만의 모든 `tile_id`를 순회
 #    (`range` 또는 `tl.range`)
-# 3. 루프 안에서 tile 하나를 계산 (TODO 4):
-#    * tile 좌표: `tile_m = tile_id // num_n_tiles`, `tile_n = tile_id % num_n_tiles` (row-major tile 순서)
-#    * 포인터와 M/N 마스크: `tile_m * BLOCK_M + tl.arange(0, BLOCK_M)` 등으로 tile마다 새로 만들기
-#    * FP32 누산기를 **tile마다** `tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)`로 초기화하고, K축을 `BLOCK_K`씩
+# 3. 루프 안에서 타일 하나를 계산 (TODO 4):
+#    * 타일 좌표: `tile_m = tile_id // num_n_tiles`, `tile_n = tile_id % num_n_tiles` (row-major 타일 순서)
+#    * 포인터와 M/N 마스크: `tile_m * BLOCK_M + tl.arange(0, BLOCK_M)` 등으로 타일마다 새로 만들기
+#    * FP32 누산기를 **타일마다** `tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)`로 초기화하고, K축을 `BLOCK_K`씩
 #      돌며 K 마스크를 준 `tl.load`(`other=0.0`)와 `tl.dot`으로 누적하기
-#    * C tile을 출력 dtype으로 바꿔(`acc.to(c_ptr.dtype.element_ty)`) 마스크와 함께 `tl.store`
+#    * C 타일을 출력 dtype으로 바꿔(`acc.to(c_ptr.dtype.element_ty)`) 마스크와 함께 `tl.store`
 #    * 마지막으로 채점용 기록: `record_tile(tile_id, visits_ptr, owner_ptr)`
 #
 # 채점은 아래의 `launch(a, b, c, num_programs=...)`와 같은 실행기로 커널을 실제로 실행해 torch와 비교합니다.
-# program 수는 1개(program 하나가 모든 tile을 계산), 3개(tile이 고르게 나뉘지 않음), tile 수보다 많은 경우까지
-# 바꿔 가며, 크기는 tile의 배수가 아니고, 입력·출력은 독 값으로 채운 버퍼 속의 뷰입니다. 그리고 **모든 tile이
-# 정확히 한 번씩**, 올바른 program에 의해 계산되었는지도 봅니다(`record_tile`의 기록).
+# 프로그램 수는 1개(프로그램 하나가 모든 타일을 계산), 3개(타일이 고르게 나뉘지 않음), 타일 수보다 많은 경우까지
+# 바꿔 가며, 크기는 타일의 배수가 아니고, 입력·출력은 독 값으로 채운 버퍼 속의 뷰입니다. 그리고 **모든 타일이
+# 정확히 한 번씩**, 올바른 프로그램에 의해 계산되었는지도 봅니다(`record_tile`의 기록).
 #
 # **점수 조건:** 커널 테스트(3점 + 3점 + 2점)는 (1) 해석기 실행 결과가 맞고 (2) 커널이 sm_75/sm_80/sm_90용으로
 # **실제 컴파일**될 때만 점수를 받습니다. 채점기는 `student_persistent_kernel`을 자기 사본의 실행기(아래 `launch`와
@@ -171,13 +171,13 @@ def student_persistent_kernel(
     M, N, K,
     # stride
     stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-    # 메타파라미터: 띄운 program 수와 tile 크기
+    # 메타파라미터: 띄운 프로그램 수와 타일 크기
     NUM_PROGRAMS: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
 ):
     """C[M, N] = A[M, K] @ B[K, N]; program pid computes tiles pid, pid + NUM_PROGRAMS, ..."""
-    # TODO 4: pid와 tile 개수, persistent 루프, 그리고 루프 안의 tile GEMM 본문(tile 좌표, 포인터와 마스크,
-    # tile마다 새 FP32 누산기와 K 루프, 저장, record_tile)을 쓰세요.
+    # TODO 4: pid와 타일 개수, persistent 루프, 그리고 루프 안의 타일 GEMM 본문(타일 좌표, 포인터와 마스크,
+    # 타일마다 새 FP32 누산기와 K 루프, 저장, record_tile)을 쓰세요.
     ### BEGIN SOLUTION
     pid = tl.program_id(0)
     num_n_tiles = tl.cdiv(N, BLOCK_N)
@@ -186,7 +186,7 @@ def student_persistent_kernel(
         tile_m = tile_id // num_n_tiles
         tile_n = tile_id % num_n_tiles
 
-        # 포인터와 M/N 마스크: tile마다 새로 만든다
+        # 포인터와 M/N 마스크: 타일마다 새로 만든다
         offsets_m = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
         offsets_n = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
         a_row = a_ptr + offsets_m[:, None] * stride_am
@@ -194,7 +194,7 @@ def student_persistent_kernel(
         mask_m = offsets_m[:, None] < M
         mask_n = offsets_n[None, :] < N
 
-        # K 루프: FP32 누산기도 tile마다 0에서 다시 시작한다
+        # K 루프: FP32 누산기도 타일마다 0에서 다시 시작한다
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
         for k in range(0, K, BLOCK_K):
             offsets_k = k + tl.arange(0, BLOCK_K)
@@ -204,7 +204,7 @@ def student_persistent_kernel(
             b_tile = tl.load(b_col + offsets_k[:, None] * stride_bk, mask=mask_b, other=0.0)
             acc = tl.dot(a_tile, b_tile, acc)
 
-        # C tile 저장, 그리고 채점용 기록
+        # C 타일 저장, 그리고 채점용 기록
         c = acc.to(c_ptr.dtype.element_ty)
         tl.store(c_ptr + offsets_m[:, None] * stride_cm + offsets_n[None, :] * stride_cn, c, mask=mask_m & mask_n)
         record_tile(tile_id, visits_ptr, owner_ptr)
@@ -242,9 +242,9 @@ def launch(a, b, c, num_programs=None, *, programs_per_sm=1, visits=None, owner=
 
 
 # %% [markdown]
-# 먼저 직접 확인해 보세요 (채점하지 않는 셀): `80×80`인 C를 32×32 tile로 나누면 3 × 3 = 9개 tile입니다.
-# program 1개, 3개, 20개(tile보다 많음)로 계산해 torch와 비교하고, tile마다 몇 번, 어느 program이 계산했는지
-# 봅니다. 20개일 때만 맞고 1개·3개일 때 틀린다면 program이 맡은 두 번째 tile부터 틀린 것이니, 누산기를 tile마다
+# 먼저 직접 확인해 보세요 (채점하지 않는 셀): `80×80`인 C를 32×32 타일로 나누면 3 × 3 = 9개 타일입니다.
+# 프로그램 1개, 3개, 20개(타일보다 많음)로 계산해 torch와 비교하고, 타일마다 몇 번, 어느 프로그램이 계산했는지
+# 봅니다. 20개일 때만 맞고 1개·3개일 때 틀린다면 프로그램이 맡은 두 번째 타일부터 틀린 것이니, 누산기를 타일마다
 # 새로 만들었는지 보세요.
 
 # %%
@@ -263,8 +263,8 @@ else:
             owner_try = torch.full((n_tiles_try,), -1, dtype=torch.int32, device=DEVICE)
             launch(a_try, b_try, c_try, num_programs=P, visits=visits_try, owner=owner_try)
             rel = ((c_try.float() - ref_try).norm() / ref_try.norm()).item()
-            print(("✅" if rel < 1e-3 else "❌"), f"program {P}개: 상대 오차 {rel:.2e},",
-                  f"tile별 계산 횟수 {visits_try.tolist()}, 계산한 program {owner_try.tolist()}")
+            print(("✅" if rel < 1e-3 else "❌"), f"프로그램 {P}개: 상대 오차 {rel:.2e},",
+                  f"타일별 계산 횟수 {visits_try.tolist()}, 계산한 프로그램 {owner_try.tolist()}")
     except Exception as exc:  # 해석기는 TODO의 NotImplementedError를 InterpreterError로 감싸서 올립니다
         if "NotImplementedError" not in repr(exc):
             raise
@@ -321,19 +321,22 @@ print(f"이론 점유율 {blog_occ.occupancy:.1%} (SM당 warp {blog_occ.warps_pe
 # 레지스터(⌊65,536 / (176 × 128)⌋ = 2)와 shared memory(⌊100 KB / (36,864 B + 1 KB)⌋ = 2)가 SM당 block을 2개까지
 # 허용하는데 grid가 SM 수(170)뿐이라 SM마다 슬롯 하나가 비고(Waves Per SM = 170 / (170 × 2) = 0.50, 점유율
 # 16.7% 대신 8.3%), 한 block이 메모리를 기다리는 동안 지연을 숨겨 줄 다른 block이 없다. `programs_per_sm = 2`로
-# 두 슬롯을 다 채우면(Waves 1.0) 5% 남짓 빨라지지만, tile마다 루프 안에서 tile 인덱스(정수 나눗셈)·offset·
-# mask를 다시 계산하는 정수/uniform 명령어가 늘어난 만큼의 오버헤드(와 program마다 6개/7개 tile의 불균형)는
+# 두 슬롯을 다 채우면(Waves 1.0) 5% 남짓 빨라지지만, 타일마다 루프 안에서 타일 인덱스(정수 나눗셈)·offset·
+# mask를 다시 계산하는 정수/uniform 명령어가 늘어난 만큼의 오버헤드(와 프로그램마다 6개/7개 타일의 불균형)는
 # 남아 naive tiled보다 약간 느리다.
 # ### END SOLUTION
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "summary", "locked": true, "schema_version": 3, "solution": false, "task": false}
 # ## 정리
 #
-# * persistent 커널은 tile 수가 아니라 `min(num_sms × programs_per_sm, num_tiles)`개의 program을 띄우고,
-#   program `pid`가 `range(pid, num_tiles, NUM_PROGRAMS)`의 tile을 차례로 계산합니다. program마다 tile은
-#   `⌊T / P⌋`개 또는 `⌈T / P⌉`개이고, `T mod P`개의 program이 하나를 더 계산합니다.
-# * tile 본문(포인터·mask·누산기)은 tile마다 새로 만들어야 합니다. 누산기를 루프 밖에서 한 번만 만들면 program의
-#   두 번째 tile부터 답이 틀리는데, program이 tile을 하나씩만 맡는 grid(program 수 ≥ tile 수)에서는 드러나지
-#   않습니다. tile마다 다시 하는 이 계산(tile 좌표의 정수 나눗셈, offset, mask)이 블로그가 찾은 명령어 오버헤드입니다.
+# * persistent 커널은 타일 수가 아니라 `min(num_sms × programs_per_sm, num_tiles)`개의 프로그램을 띄우고,
+#   프로그램 `pid`가 `range(pid, num_tiles, NUM_PROGRAMS)`의 타일을 차례로 계산합니다. 프로그램마다 타일은
+#   `⌊T / P⌋`개 또는 `⌈T / P⌉`개이고, `T mod P`개의 프로그램이 하나를 더 계산합니다.
+# * 타일 본문(포인터·mask·누산기)은 타일마다 새로 만들어야 합니다. 누산기를 루프 밖에서 한 번만 만들면 프로그램의
+#   두 번째 타일부터 답이 틀리는데, 프로그램이 타일을 하나씩만 맡는 grid(프로그램 수 ≥ 타일 수)에서는 드러나지
+#   않습니다. 타일마다 다시 하는 이 계산(타일 좌표의 정수 나눗셈, offset, mask)이 블로그가 찾은 명령어 오버헤드입니다.
 # * 이 루프를 가진 커널이 왜 그 자체로는 빠르지 않은지(SM당 block 슬롯과 Waves Per SM), 그리고 무엇을 더해야
 #   빨라지는지(grouped 순서, TMA)는 사례 연구 노트북 `notebooks/persistent_case_study`에서 측정값과 함께 봅니다.
+#
+# **핵심 용어 3개:** 영속 커널(Persistent Kernel, `NUM_PROGRAMS`개만 띄우는 grid), 타일 순회(Tile Loop,
+# `range(pid, num_tiles, NUM_PROGRAMS)`), 타일마다 누산기 초기화(Per-tile Accumulator Reset)
