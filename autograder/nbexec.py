@@ -10,7 +10,12 @@ nbgrader_config.py). Differences from nbgrader's Execute:
 * a kernel killed by a signal (OOM killer, an admin's kill -9; the exit status of the sandbox says which)
   is reported as "killed by signal N" and the notebook is flagged for manual grading by grade.py; a
   kernel that exited by itself (the student's ``os._exit``) is reported with its exit code;
-* before each student cell the kernel silently forgets the hidden tests it ran (autograder/kernel_scrub.py);
+* a test cell (nbgrader ``grade: true`` code cell) is not judged in the student's kernel: the kernel runs
+  its hand-out (``gemm_lab.grading.handout``: the values the cell reads, as data), then the cell's own
+  source runs here, in the grader's process (``gemm_lab.grading.replay``), with kernels and function
+  answers taken from the notebook's source and run in a fresh sandboxed worker
+  (``autograder/worker_sandbox.py``); the cell's outputs become the grader's ✅/❌ lines and its metadata
+  ``gemm_lab.verdict`` records the verdict;
 * outputs are capped in bytes per cell and per notebook (autograder/output_limits.py);
 * the kernel is started by :class:`autograder.sandbox.SandboxKernelManager` (bwrap) when the driver set
   ``GEMM_LAB_SANDBOX``; without it only an explicit ``GEMM_LAB_UNSANDBOXED=1`` lets the kernel run.
@@ -20,18 +25,20 @@ from __future__ import annotations
 
 import math
 import os
+import secrets
 import signal
 import time
 from time import monotonic
 
-from jupyter_core.utils import ensure_async, run_sync
+import nbformat
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.notebooknode import NotebookNode
 from nbformat.v4 import output_from_msg
 from nbgrader.preprocessors import Execute
 from traitlets import Integer
 
-from .kernel_scrub import SCRUB_CODE
+from gemm_lab.grading import handout, remote, replay
+
 from .output_limits import DEFAULT_CELL_BYTES, DEFAULT_NOTEBOOK_BYTES, OutputBudget, notice, output_bytes
 from .sandbox import ENV_SPEC, PlainIpcKernelManager, SandboxKernelManager
 
@@ -66,6 +73,19 @@ def is_student_cell(cell) -> bool:
     return bool(meta.get("solution")) or not (meta.get("grade") or meta.get("locked"))
 
 
+def is_test_cell(cell) -> bool:
+    """An auto-graded test cell (its source is the course's, restored by nbgrader)."""
+    meta = cell.get("metadata", {}).get("nbgrader") or {}
+    return cell.get("cell_type") == "code" and bool(meta.get("grade")) and not meta.get("solution")
+
+
+def _handout_error(outputs) -> str | None:
+    for out in outputs or []:
+        if out.get("output_type") == "error":
+            return f"{out.get('ename', '')}: {str(out.get('evalue', ''))[:200]}"
+    return None
+
+
 def _stop_output(reason_ko: str) -> NotebookNode:
     return NotebookNode(output_type="error", ename=STOP_ENAME, evalue=reason_ko,
                         traceback=[f"{STOP_ENAME}: {reason_ko}"])
@@ -93,6 +113,8 @@ class GuardedExecute(Execute):
     def preprocess(self, nb, resources=None, km=None):
         self._deadline = monotonic() + self.notebook_timeout
         self._stop_reason = None
+        self._run_seed = secrets.randbits(31)
+        self._install_worker_runner()
         self._budget = OutputBudget(self.max_cell_output_bytes, self.max_notebook_output_bytes)
         nb, resources = super().preprocess(nb, resources, km=km)
         resources.setdefault("gemm_lab", {})["stop_reason"] = self._stop_reason
@@ -124,8 +146,8 @@ class GuardedExecute(Execute):
         if budget is not None:
             budget.start_cell()
         try:
-            if is_student_cell(cell):
-                run_sync(self._scrub_history)()
+            if is_test_cell(cell):
+                return self._grade_test_cell(cell, resources, index)
             cell, resources = super().preprocess_cell(cell, resources, index)
             if budget is not None:
                 before = list(cell.get("outputs", []))
@@ -197,11 +219,38 @@ class GuardedExecute(Execute):
                     outputs[i]["data"] = data
                     outputs[i]["metadata"] = meta
 
-    async def _scrub_history(self) -> None:
-        """Run autograder/kernel_scrub.py's code silently (no history, no outputs kept)."""
-        msg_id = await ensure_async(self.kc.execute(SCRUB_CODE, silent=True, store_history=False,
-                                                    allow_stdin=False))
-        await self.async_wait_for_reply(msg_id)
+    def _install_worker_runner(self) -> None:
+        timeout = float(self.timeout or 60) * 4
+        spec = os.environ.get(ENV_SPEC)
+        if spec:
+            from .worker_sandbox import SandboxRunner
+
+            remote.set_runner(SandboxRunner(spec, timeout))
+        else:
+            remote.set_runner(remote.SubprocessRunner(timeout))
+
+    def _grade_test_cell(self, cell, resources, index):
+        """Hand-out in the kernel, verdict here (see the module docstring)."""
+        source = cell.source
+        cell.source = handout.handout_source(handout.read_names(source))
+        try:
+            cell, resources = super().preprocess_cell(cell, resources, index)
+        finally:
+            cell.source = source
+        payload = handout.claims_from_outputs(cell.get("outputs", []))
+        before = [c.source for c in self.nb.cells[:index]
+                  if c.get("cell_type") == "code" and not is_test_cell(c)]
+        t0 = monotonic()
+        outputs, verdict = replay.grade_cell(source, payload, before, self._run_seed,
+                                             None if payload else _handout_error(cell.get("outputs")))
+        meta = cell.metadata.get("nbgrader") or {}
+        verdict.update(grade_id=meta.get("grade_id"), max_points=meta.get("points"),
+                       seconds=round(monotonic() - t0, 2))
+        self.log.info("graded %s in the grader: %s (%.1fs)", meta.get("grade_id"), verdict["status"],
+                      verdict["seconds"])
+        cell.outputs = [nbformat.from_dict(o) for o in outputs]
+        cell.metadata.setdefault("gemm_lab", {})["verdict"] = verdict
+        return cell, resources
 
     def _sandbox_limits(self) -> str:
         """The sandbox's limit hits (autograder/limits.py codes ``LIMIT_*``), '' when none or unknown."""

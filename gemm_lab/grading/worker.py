@@ -79,6 +79,8 @@ def _calls(job: dict) -> dict:
 
 
 def main() -> int:
+    from gemm_lab import runtime  # noqa: F401 - decides TRITON_INTERPRET before triton is imported
+
     job = json.loads(Path("job.json").read_text())
     try:
         result = _kernel(job) if job["op"] == "kernel" else _calls(job)
