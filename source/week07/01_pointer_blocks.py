@@ -343,7 +343,7 @@ g.check_value("col_start", col_start, _edge.col_start)
 g.check_value("col_end", col_end, _edge.col_end)
 ### END HIDDEN TESTS
 
-# %% nbgrader={"grade": true, "grade_id": "ex1_2_rows_out_12_cols_out_40", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "ex1_2_rows_and_cols_out", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 """1.2: rows and columns of the corner tile past M and N (the ones c_mask blocks)."""
 from gemm_lab.grading import fresh
 g = fresh()
