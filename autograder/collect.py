@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +36,7 @@ from autograder.collect_report import CollectReport, known_raw_ids, save  # noqa
 from autograder.collect_sources import Entry, walk_folder  # noqa: E402
 from autograder.collect_zip import ZipLimits, open_zip, zip_entries  # noqa: E402
 from autograder.course import Course, grade_ids, read_notebook  # noqa: E402
+from autograder.lock import clean_stale_stages, stage_dir  # noqa: E402
 from autograder.roster import record_students  # noqa: E402
 
 __all__ = ["CollectError", "CollectReport", "collect", "identify_notebook", "sanitize_student_id", "cli"]
@@ -346,8 +346,8 @@ def collect(course: Course, assignment: str, source: str | os.PathLike,
     source = Path(source)
     if not source.exists():
         raise FileNotFoundError(f"source: {source} does not exist")
-    course.work.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=f"collect-{assignment}-", dir=course.work))
+    clean_stale_stages(course.work)  # a killed collect's staging (its process is gone)
+    stage = stage_dir(course.work, "collect", assignment)
     try:
         run = _Run(course, assignment, source, stage, pattern)
         with ExitStack() as stack:
@@ -363,8 +363,7 @@ def collect(course: Course, assignment: str, source: str | os.PathLike,
     return run.report
 
 
-USAGE = ("usage: make collect FROM=<LMS download .zip or folder> [ASSIGNMENT=week07] [PATTERN=<regex>]  "
-         "(python autograder/collect.py [ASSIGNMENT] FROM [--pattern REGEX])")
+USAGE = "make collect FROM=<LMS download .zip or folder> [ASSIGNMENT=week07] [PATTERN=<regex>]"
 
 
 def cli(course: Course, args: list[str]) -> int:
@@ -376,14 +375,14 @@ def cli(course: Course, args: list[str]) -> int:
     if "--pattern" in args:
         i = args.index("--pattern")
         if i + 1 >= len(args):
-            print(f"error: --pattern needs a regular expression\n{USAGE}", file=sys.stderr)
+            print(f"error: --pattern needs a regular expression: {USAGE}", file=sys.stderr)
             return 2
         pattern = args[i + 1]
         del args[i:i + 2]
     args = [a for a in args if a.strip()]
     if not args or len(args) > 2:
-        print(f"error: say where the hand-ins are: FROM is {'missing' if not args else 'given twice'}\n{USAGE}",
-              file=sys.stderr)
+        print(f"error: say where the hand-ins are ({'FROM is missing' if not args else 'FROM given twice'}): "
+              f"{USAGE}", file=sys.stderr)
         return 2
     src = Path(args[-1])
     if not src.exists():

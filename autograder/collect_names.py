@@ -39,6 +39,7 @@ def sanitize_student_id(raw: str, hash_len: int = _HASH_LEN) -> str:
         raise TypeError(f"raw: expected a str student id, got {type(raw).__name__}")
     if not isinstance(hash_len, int) or not 6 <= hash_len <= 40:
         raise ValueError(f"hash_len: expected an int in [6, 40], got {hash_len!r}")
+    raw = unicodedata.normalize("NFC", raw)  # a macOS (NFD) name is the same student as its NFC twin
     text = unicodedata.normalize("NFKC", raw).strip()
     safe = _SAFE.sub("_", text).strip("._-")
     if safe and safe == raw and len(safe) <= MAX_ID_LEN:
@@ -88,7 +89,7 @@ def parse_lms_name(name: str, assignment: str) -> LmsName | None:
     return LmsName(prefix, student, stamp, m["file_id"])
 
 
-_COPY_NOISE = [re.compile(p) for p in (r"^copy of ", r"^사본 - ", r"\.ipynb의 사본$", r"의 사본$",
+_COPY_NOISE = [re.compile(p) for p in (r"^copy of ", r"^copy_of_", r"^사본 - ", r"\.ipynb의 사본$", r"의 사본$",
                                        r" \(\d+\)$", r"-\d+$", r"_copy$")]
 
 

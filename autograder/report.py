@@ -1,4 +1,9 @@
-"""Grades CSV, the printed grade table, and HTML feedback (nbgrader generate_feedback)."""
+"""Grades CSV, the printed grade table, and HTML feedback (nbgrader generate_feedback).
+
+grades.csv is the course's own table (a column per notebook, ``total``, ``review``, a ``max`` row), what
+``make demo`` prints; the files an LMS imports are written by gradebook_export.py (``make grades LMS=...``).
+Points awaiting manual grading are named in the review column.
+"""
 
 from __future__ import annotations
 
@@ -46,6 +51,13 @@ def scores(course: Course, assignments: list[str] | None = None) -> tuple[list[s
 def review_flags(course: Course) -> dict[str, list[str]]:
     """student -> short review notes (collect's notes, tampering findings, zeroed cells, grader incidents)."""
     out: dict[str, list[str]] = review_notes(course)[0]
+    from .gradebook_export import read_gradebook
+
+    for ag in read_gradebook(course):  # written answers nobody graded yet: say so, never a silent 0
+        for student, cells in sorted(ag.pending_cells.items()):
+            if cells:
+                out.setdefault(student, []).append(
+                    f"{ag.name}: {_fmt(ag.pending[student])} pts await manual grading (formgrader), not counted")
     if not course.review_json.exists():
         return {k: v for k, v in out.items() if v}
     data = json.loads(course.review_json.read_text())
