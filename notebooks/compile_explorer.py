@@ -63,7 +63,7 @@ print("타깃:", TARGETS)
 # `explore(kernel, config, target, aligned, stage)`는 한 조합을 컴파일해
 #
 # * 요약 한 줄(`Artifacts.summary()`: shared, 워프, 단계, 주요 PTX 명령의 줄 수, 행렬곱 명령의 종류),
-# * 교재 공식과 `gemm_lab`의 컴파일러 규칙(`smem.textbook_smem`, `smem.compiler_smem`)과의 비교(행렬곱 커널만),
+# * 교과서 공식과 `gemm_lab`의 컴파일러 규칙(`smem.textbook_smem`, `smem.compiler_smem`)과의 비교(행렬곱 커널만),
 # * 파이프라인 그림(각 단계의 실제 한 줄),
 # * 고른 단계의 "눈여겨볼 줄"(`Artifacts.highlights(stage)`)
 #
@@ -97,7 +97,7 @@ def explore(kernel="matmul", config_name=next(iter(CONFIGS)), target="sm_80", al
             rule = smem.compiler_smem(cfg, art.target, aligned=aligned)
         except ValueError:
             rule = None
-        print(f"Shared Memory: 컴파일러 {art.shared:,} B | 교재 공식 {smem.textbook_smem(cfg):,} B | "
+        print(f"Shared Memory: 컴파일러 {art.shared:,} B | 교과서 공식 {smem.textbook_smem(cfg):,} B | "
               f"gemm_lab 규칙(Tutorial 03 커널) {rule if rule is None else f'{rule:,} B'}")
     fig = pipeline.draw_pipeline(art, title=f"{kernel} on {art.target}")
     plt.show()

@@ -19,7 +19,7 @@
 # 3. `matmul_kernel`의 한 줄이 단계마다 어떻게 바뀌는지 (6.2절 표): `tt.dot` → `#mma`·`#dot_op`·`local_alloc` →
 #    `cp.async`·`mma.sync`·`st.global`
 # 4. 세대별 차이: `mma.sync`(sm_80) vs `wgmma`(sm_90), `cp.async` vs TMA, sm_75의 FMA 대체 경로
-# 5. 컴파일러가 실제로 잡는 Shared Memory와 교재 공식(num_stages × 1단계 크기)의 차이
+# 5. 컴파일러가 실제로 잡는 Shared Memory와 교과서 공식(num_stages × 1단계 크기)의 차이
 # 6. `@triton.jit` 캐시 키와 `@triton.autotune`의 경계 (6.3절): 무엇이 다시 컴파일을 부르는가
 # 7. Triton 논문(2019)의 패스가 오늘의 MLIR 파이프라인 어디에 보이는지 (7절), 그리고 8주차(Legato)로 가는 질문 (8절)
 #
@@ -227,7 +227,8 @@ ROWS = {
     "tl.load(a_ptrs, mask=...)": {"ttir": "tt.load", "ttgir": "async_copy_global_to_local", "llir": "cp.async", "ptx": "cp.async.cg"},
     "for k in range(...)  (K 루프)": {"ttir": "scf.for", "ttgir": "local_alloc", "llir": "cp.async.wait.group", "ptx": "cp.async.wait_group"},
     "tl.dot(a, b, acc)": {"ttir": "tt.dot", "ttgir": "tt.dot", "llir": "mma.sync", "ptx": "mma.sync"},
-    "c.to(fp16); tl.store(c_ptrs, ...)": {"ttir": "tt.store", "ttgir": "convert_layout", "llir": "st.global", "ptx": "st.global"},
+    "c = acc.to(tl.float16)  (형변환)": {"ttir": "arith.truncf", "ttgir": "arith.truncf", "llir": "fptrunc", "ptx": "cvt.rn.f16"},
+    "tl.store(c_ptrs, c, mask=...)": {"ttir": "tt.store", "ttgir": "convert_layout", "llir": "st.global", "ptx": "st.global"},
 }
 
 
@@ -258,6 +259,9 @@ display(line_table(arts["sm_80"]))
 #   `cp.async.wait_group`과 `bar.sync`가 들어갑니다.
 # * **`tl.dot`** 은 TTIR의 `tt.dot`이 TTGIR에서 `#dot_op`/`#mma` 레이아웃을 갖는 `tt.dot`이 되고, PTX에서는
 #   `ldmatrix` + `mma.sync.aligned.m16n8k16...`입니다.
+# * **형변환** `acc.to(tl.float16)`은 TTIR·TTGIR의 `arith.truncf`(TTGIR에서는 `#mma` 레지스터 배치 그대로), LLIR의 `fptrunc`,
+#   PTX의 `cvt.rn.f16...`입니다. 참고자료 표의 `cvt.rn.f16.f32`(원소 하나씩) 대신, 표에서 보듯 두 원소를 한 번에 바꾸는
+#   `cvt.rn.f16x2.f32`가 나올 수 있습니다(FP32 두 개 → FP16 두 개를 32비트 레지스터 하나에).
 # * **저장**은 `#mma` 레지스터 배치를 `ttg.convert_layout`으로 저장용 `#blocked` 배치로 바꾼 뒤 `st.global`입니다.
 #
 # 하나 눈여겨볼 점: LLIR 칸에도 `cp.async`, `mma.sync`, `st.global`이 보입니다. Triton의 NVIDIA 백엔드는 이런 명령을
@@ -474,12 +478,12 @@ g.check_choice("tensor_core_targets", tensor_core_targets,
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 연습 4. 컴파일러가 잡은 Shared Memory vs 교재 공식 (3점)
+# ## 연습 4. 컴파일러가 잡은 Shared Memory vs 교과서 공식 (3점)
 #
-# 참고자료 5.2절의 교재 공식은 파이프라인 입력 버퍼 = `num_stages × 2 × (BM×BK + BK×BN)` 바이트입니다
+# 참고자료 5.2절의 교과서 공식은 파이프라인 입력 버퍼 = `num_stages × 2 × (BM×BK + BK×BN)` 바이트입니다
 # (`smem.textbook_smem(CONFIG)`). 컴파일러가 실제로 잡은 양은 `arts[t].metadata["shared"]`입니다.
 #
-# * `textbook_bytes`: 후보 2(`CONFIG`)의 교재 공식 값 (바이트)
+# * `textbook_bytes`: 후보 2(`CONFIG`)의 교과서 공식 값 (바이트)
 # * `compiler_buffers`: sm_80과 sm_90에서 컴파일러가 잡은 Shared Memory가 **1단계(A·B 한 벌) 크기의 몇 배**인지,
 #   `{"sm_80": ..., "sm_90": ...}` (1단계 크기는 `smem.stage_bytes(CONFIG)`; 소수 둘째 자리까지 맞으면 정답)
 
@@ -508,26 +512,26 @@ g.check_value("compiler_buffers", {t: compiler_buffers[t] for t in _expected}, _
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# 결과를 교재 공식과 나란히 놓으면 (`smem.compiler_smem`은 여러 설정을 교차 컴파일해 얻은 규칙입니다):
+# 결과를 교과서 공식과 나란히 놓으면 (`smem.compiler_smem`은 여러 설정을 교차 컴파일해 얻은 규칙입니다):
 
 # %%
 smem_table = pd.DataFrame.from_dict({
     t: {"metadata['shared'] (B)": arts[t].metadata["shared"],
         "1단계 크기의 몇 배": arts[t].metadata["shared"] / smem.stage_bytes(CONFIG),
-        "교재 공식 (B)": smem.textbook_smem(CONFIG),
+        "교과서 공식 (B)": smem.textbook_smem(CONFIG),
         "gemm_lab 규칙 compiler_smem (B)": smem.compiler_smem(CONFIG, t)}
     for t in TARGETS
 }, orient="index")
 display(smem_table)
 
 # %% [markdown]
-# * **sm_90 (wgmma 경로)**: 버퍼가 `num_stages`개 — 교재 공식과 정확히 같습니다.
+# * **sm_90 (wgmma 경로)**: 버퍼가 `num_stages`개 — 교과서 공식과 정확히 같습니다.
 # * **sm_80 (mma.sync 경로)**: 버퍼가 `num_stages − 1`개입니다. 파이프라인이 `num_stages − 1`개의 타일을 미리 요청해 두고,
 #   지금 계산할 타일은 Shared Memory에서 레지스터(`#dot_op`)로 올린 뒤 그 버퍼를 다음 요청에 재사용하기 때문입니다.
 #   TTGIR의 `ttg.local_alloc : memdesc<3x128x32xf16, ...>`에서 맨 앞의 3이 그 버퍼 수입니다.
 # * **sm_75**: 파이프라이닝이 없고, 잡힌 양은 FMA 경로의 레이아웃 변환용 임시 공간입니다.
 #
-# 그래서 교재의 "64 KiB 한계" 판정(연습문제 2.2)은 sm_80에서는 한 단계 여유가 있고, sm_90에서는 정확합니다.
+# 그래서 교과서 공식의 "64 KiB 한계" 판정(연습문제 2.2)은 sm_80에서는 한 단계 여유가 있고, sm_90에서는 정확합니다.
 # (GPU에서 실제로 실행한 커널의 `metadata.shared`도 같습니다: 6절, 그리고 H200의 `results/compiled_kernels.csv`.)
 
 # %% [markdown]
@@ -616,7 +620,7 @@ display(pd.DataFrame.from_dict(rows, orient="index"))
 # * 행렬 크기 `M, N, K`는 `tl.constexpr`가 아니므로 **값 자체**는 키에 없습니다. 4096 → 2048은 둘 다 16의 배수라
 #   특수화(`("i32", "D")`)가 같아서 재사용합니다 — 참고자료 6.3절의 설명 그대로입니다.
 # * 그러나 500 × 600 × 300은 16의 배수가 아니라 특수화가 `("i32", "")`로 바뀌어 **다시 컴파일**됩니다.
-#   (교재는 "M, N, K가 바뀌어도 재컴파일하지 않는다"고 했지만, 정확히는 "16의 배수 여부가 같으면"입니다. 4.2절에서 본
+#   (참고자료는 "M, N, K가 바뀌어도 재컴파일하지 않는다"고 했지만, 정확히는 "16의 배수 여부가 같으면"입니다. 4.2절에서 본
 #   것처럼 이 정렬 정보가 `cp.async` 사용 여부까지 바꾸므로 Triton이 따로 컴파일하는 것입니다.)
 # * `BLOCK_SIZE_M`, `ACTIVATION`은 `tl.constexpr` 값이라 특수화가, `num_warps`는 옵션 해시가, 타깃은 타깃이 달라 새로 컴파일됩니다.
 #

@@ -22,7 +22,7 @@
 #    TMA persistent)를 읽고, `triton.testing.do_bench`로 `torch.matmul`과 비교하기 (GPU가 있을 때; 없으면 H200에서 측정해
 #    커밋한 결과를 읽습니다). FP8 행렬곱에 무엇이 필요한지: FP8 Tensor Core(sm_89, Ada부터)와 TMA(sm_90, Hopper부터), 그래서
 #    T4(sm_75)에서는 안 되고 Ada에서는 TMA 없이 돈다는 것
-# 5. FP16 결과를 올바르게 검사하는 법: 교재의 `torch.allclose(..., atol=1e-2, rtol=0)`가 500 × 600 × 300에서 왜 실패하는지,
+# 5. FP16 결과를 올바르게 검사하는 법: 참고자료의 `torch.allclose(..., atol=1e-2, rtol=0)`가 500 × 600 × 300에서 왜 실패하는지,
 #    그리고 FP32 기준값에 대한 **상대** 오차로 검사하기 (채점: 직접 작성한 검사 함수를 숨겨진 사례로 시험합니다)
 #
 # **GPU가 필요한 부분:** 4절의 측정(do_bench; 4.2절의 FP8 측정은 Hopper GPU)과 1.2절의 `n_regs`/`n_spills`, 2.3절의
@@ -138,11 +138,11 @@ g.check_value("shared_ratio", shared_ratio, _s90 / _s80, digits=2)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# 교재 공식(`num_stages × 1단계 크기`)과 비교하면 sm_90은 같고 sm_80은 한 단계치가 적습니다(04 노트북 연습 4).
+# 교과서 공식(`num_stages × 1단계 크기`)과 비교하면 sm_90은 같고 sm_80은 한 단계치가 적습니다(04 노트북 연습 4).
 # 컴파일러의 답은 언제나 `.metadata["shared"]`에서 확인하세요.
 
 # %%
-print(f"교재 공식 {smem.textbook_smem(CONFIG):,} B | sm_80 {arts['sm_80'].metadata['shared']:,} B | "
+print(f"교과서 공식 {smem.textbook_smem(CONFIG):,} B | sm_80 {arts['sm_80'].metadata['shared']:,} B | "
       f"sm_90 {arts['sm_90'].metadata['shared']:,} B")
 
 # %% [markdown]
@@ -396,7 +396,7 @@ g.check_value("metric", {k: metric.get(k) for k in _metric}, _metric,
 # %% [markdown]
 # 두 커널을 같은 Roofline 위에 놓으면 차이가 한눈에 보입니다(가상 하드웨어와 H200). Softmax 점은 분기점보다 두 자릿수
 # 왼쪽에, 행렬곱 후보들은 분기점 근처에 있습니다. H200은 분기점이 훨씬 오른쪽이라(대역폭에 비해 연산이 매우 빠름), 출력
-# 타일 사이의 L2 재사용이 없다고 보는 교재 모델로는 세 후보 모두 분기점 왼쪽에 놓입니다. 실제 GPU에서는 L2 캐시가 같은 입력
+# 타일 사이의 L2 재사용이 없다고 보는 교과서 모델로는 세 후보 모두 분기점 왼쪽에 놓입니다. 실제 GPU에서는 L2 캐시가 같은 입력
 # 타일을 여러 프로그램에 나눠 주므로(02 노트북의 grouped ordering) HBM 이동량이 모델보다 훨씬 작아, 큰 타일의 행렬곱은
 # 연산 병목 쪽에서 동작합니다 — 그래서 여전히 TFLOP/s로 잽니다.
 
@@ -736,12 +736,12 @@ print(f"Triton matmul {M5}×{N5}×{K5}: {time.perf_counter() - t0:.2f} s ({'GPU'
 torch_out = torch.matmul(a5, b5)                  # torch의 FP16 행렬곱
 ref32 = a5.float() @ b5.float()                    # FP32 기준값
 seed_check = torch.allclose(c5, torch_out, atol=1e-2, rtol=0)
-print("교재의 검사 torch.allclose(c, torch_out, atol=1e-2, rtol=0):", "✅ 통과" if seed_check else "❌ 실패")
+print("참고자료의 검사 torch.allclose(c, torch_out, atol=1e-2, rtol=0):", "✅ 통과" if seed_check else "❌ 실패")
 print(f"  최대 |c - torch_out| = {(c5.float() - torch_out.float()).abs().max().item():.5f}")
 print(f"  최대 |c - FP32 기준값| = {(c5.float() - ref32).abs().max().item():.5f}, 최대 |기준값| = {ref32.abs().max().item():.1f}")
 
 # %% [markdown]
-# 교재의 검사가 **틀린 결과가 아닌데도** 실패합니다. 이유는 FP16의 간격(ulp)입니다. FP16은 가수부가 10비트라 크기가
+# 참고자료의 검사가 **틀린 결과가 아닌데도** 실패합니다. 이유는 FP16의 간격(ulp)입니다. FP16은 가수부가 10비트라 크기가
 # `[2^e, 2^(e+1))`인 수의 간격이 `2^(e−10)`입니다:
 
 # %%
@@ -784,7 +784,7 @@ for name, out in {"올바른 결과 c": c5, "other=1.0 버그": bug_other_1, "�
 # * 틀린 결과: 원소 하나라도 ulp 수준을 훨씬 넘게 틀린 것, NaN이 섞인 것, 모양이 다른 것, 행이 뒤바뀐 것, 값이 몇 %씩 틀린 것 등.
 #
 # 채점기는 공개 사례(이 절의 `c5`, `torch_out`, 버그 결과)와 **숨겨진 사례**(다른 모양, 더 큰 K와 더 큰 값, 여러 종류의 틀린
-# 결과)로 함수를 호출합니다. 교재의 `atol=1e-2, rtol=0` 검사로는 통과할 수 없습니다.
+# 결과)로 함수를 호출합니다. 참고자료의 `atol=1e-2, rtol=0` 검사로는 통과할 수 없습니다.
 
 # %% nbgrader={"grade": false, "grade_id": "ex4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def is_correct_fp16(out, a, b):
