@@ -270,12 +270,13 @@ def _source(cell: dict) -> str:
     return "".join(src) if isinstance(src, list) else str(src)
 
 
-def notebook_leaks(master: dict, where: str = "") -> list[str]:
+def notebook_leaks(master: dict, where: str = "", also=None) -> list[str]:
     """One line per grade id of ``master`` (an nbgrader source notebook) that shows an expected answer.
 
     The expected values of every autograded test cell of the notebook count for every id in it: an id
-    must not show the answer of its neighbour either. A test cell whose values cannot be computed is a
-    problem too (the check never passes silently).
+    must not show the answer of its neighbour either. ``also``: more notebooks whose ids are checked
+    against the same answers (the committed release of this master). A test cell whose values cannot be
+    computed is a problem too (the check never passes silently).
     """
     cells = [c for c in master.get("cells", []) if isinstance(c, dict)]
     expected: list = []
@@ -288,8 +289,7 @@ def notebook_leaks(master: dict, where: str = "") -> list[str]:
             except Exception as exc:  # noqa: BLE001 - reported as a problem, named
                 problems.append(f"{where}{m.get('grade_id')}: its expected answers could not be computed "
                                 f"({type(exc).__name__}: {exc})")
-    for cell in cells:
-        gid = _meta(cell).get("grade_id")
-        if isinstance(gid, str):
-            problems += [f"{where}grade id {gid} carries an answer: {why}" for why in id_leaks(gid, expected)]
+    ids = [_meta(c).get("grade_id") for nb in [master, *(also or [])] for c in nb.get("cells", [])]
+    for gid in dict.fromkeys(g for g in ids if isinstance(g, str)):
+        problems += [f"{where}grade id {gid} carries an answer: {why}" for why in id_leaks(gid, expected)]
     return problems

@@ -9,6 +9,9 @@ nbgrader 0.9.6 crashes (and the whole notebook then scores zero as "grader error
 * a changed grade_id: the cell loses its id, its test is re-added elsewhere or lost;
 * metadata that is not a dict (``"metadata": []``, ``"nbgrader": "x"``): ``AttributeError``.
 
+A hand-in of an earlier release may carry a grade id that was renamed since (ids that showed an answer:
+``autograder/grade_ids.py``); it is renamed first ("renamed old grade id X -> Y"), so it keeps its points.
+
 :func:`normalize` fixes each, in this order: cell and metadata shapes, altered grade_ids (a cell with an
 unknown id takes the id of the first missing release cell of the same kind after its predecessor),
 nbgrader metadata of known cells (the release's flags and points), duplicates of test/locked cells (a test
@@ -23,6 +26,8 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
+
+from .grade_ids import renames
 
 CELL_TYPES = ("code", "markdown", "raw")
 
@@ -98,6 +103,14 @@ def _fix_shapes(cells, repairs: list[str]) -> list[dict]:
             cell.pop("execution_count", None)
         out.append(cell)
     return out
+
+
+def _rename_old_ids(cells: list[dict], old_to_new: dict[str, str], repairs: list[str]) -> None:
+    for cell in cells:
+        gid = _gid(cell)
+        if gid in old_to_new:
+            cell["metadata"]["nbgrader"]["grade_id"] = old_to_new[gid]
+            repairs.append(f"renamed old grade id {gid} -> {old_to_new[gid]}")
 
 
 def _restore_ids(cells: list[dict], rel_ids: list[str], rel_by_id: dict, repairs: list[str]) -> None:
@@ -181,8 +194,11 @@ def _restore_missing(cells: list[dict], rel_cells: list[dict], rel_ids: list[str
     return cells
 
 
-def normalize(nb, release_nb: dict) -> tuple[dict, list[str]]:
-    """Return (repaired notebook, repairs). ``nb`` is not modified; an unusable one is replaced by the release."""
+def normalize(nb, release_nb: dict, notebook: str | None = None) -> tuple[dict, list[str]]:
+    """Return (repaired notebook, repairs). ``nb`` is not modified; an unusable one is replaced by the release.
+
+    ``notebook`` (``<assignment>/<notebook stem>``) picks that notebook's table of renamed grade ids.
+    """
     repairs: list[str] = []
     rel_cells = [c for c in release_nb.get("cells", []) if isinstance(c, dict)]
     rel_by_id = {g: c for c in rel_cells if (g := _gid(c))}
@@ -194,6 +210,7 @@ def normalize(nb, release_nb: dict) -> tuple[dict, list[str]]:
         repairs.append("notebook metadata was not a dict")
         nb["metadata"] = copy.deepcopy(release_nb.get("metadata", {}))
     cells = _fix_shapes(nb["cells"], repairs)
+    _rename_old_ids(cells, renames(notebook, rel_by_id), repairs)
     _restore_ids(cells, rel_ids, rel_by_id, repairs)
     _restore_metadata(cells, rel_by_id, repairs)
     cells = _drop_duplicates(cells, repairs)
@@ -233,7 +250,8 @@ def normalize_file(path: Path, release_path: Path) -> list[str]:
         nb, repairs = _fresh_release(release_nb), [f"notebook unreadable ({type(exc).__name__}): graded as "
                                                   "the blank release"]
     else:
-        nb, repairs = normalize(nb, release_nb)
+        release_path = Path(release_path)
+        nb, repairs = normalize(nb, release_nb, notebook=f"{release_path.parent.name}/{release_path.stem}")
     if repairs:
         Path(path).write_text(json.dumps(nb, ensure_ascii=False, indent=1), encoding="utf-8")
     return repairs

@@ -5,7 +5,9 @@
 
 The check regenerates every assignment into a scratch copy of the course and compares it with the
 committed ``release/``; it also fails when a release notebook still holds a solution or hidden-test
-marker, or when any committed notebook carries outputs.
+marker, when any committed notebook carries outputs, or when a grade id shows an answer: each master's
+test cells are run with recording checks to get the values they expect, and an id that writes one of
+them (``ex3_2_break_even_986``) fails (``autograder/grade_ids.py`` says how a number or word matches).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # run as a script: the repository's packages (autograder, gemm_lab)
+    sys.path.insert(0, str(ROOT))
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS",
            "BEGIN MARK SCHEME")
 
@@ -59,6 +63,20 @@ def with_outputs(root: Path = ROOT) -> list[str]:
     return bad
 
 
+def answer_ids(source: Path, release: Path) -> list[str]:
+    """Grade ids that show an answer their notebook's test cells expect (masters and committed release)."""
+    from autograder.grade_ids import notebook_leaks
+
+    problems = []
+    for master in sorted(source.glob("*.ipynb")):
+        print(f"grade ids: {source.name}/{master.name}", file=sys.stderr, flush=True)
+        shipped = release / master.name
+        also = [json.loads(shipped.read_text(encoding="utf-8"))] if shipped.is_file() else []
+        problems += notebook_leaks(json.loads(master.read_text(encoding="utf-8")),
+                                   f"{source.name}/{master.name}: ", also=also)
+    return problems
+
+
 def check(assignments: list[str]) -> list[str]:
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -81,6 +99,7 @@ def check(assignments: list[str]) -> list[str]:
                         else a_path.read_bytes() == b_path.read_bytes())
                 if not same:
                     problems.append(f"release/{a}/{rel}: stale (run `make release`)")
+            problems += answer_ids(course / "source" / a, committed)
     problems += leaks(ROOT / "release")
     problems += [f"{f}: has outputs" for f in with_outputs()]
     return problems
