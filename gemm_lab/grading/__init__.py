@@ -27,11 +27,10 @@ whose source the student reads anyway, may pass ``reveal=True``. ``integrity.sca
 constructs that try to subvert a checker, for the instructor's review.
 """
 
+from .. import calc  # test cells compute every expected value from g.calc
 from .answers import check_choice, check_pairs, check_table, check_value, normalize_text
 from .integrity import fresh, scan_notebook, scan_source
 from .kernels import check_matmul, check_persistent, check_softmax, check_vector_add
-
-from .. import calc  # noqa: E402 - test cells compute every expected value from g.calc
 
 __all__ = [
     "calc",

@@ -6,7 +6,6 @@ Everything a check prints or raises goes through here: ``ok(name, value)`` print
 
 from __future__ import annotations
 
-
 __all__ = ["REAL_ASSERTION_ERROR", "fail", "ok", "fmt", "describe_type", "tolerance_text"]
 
 

@@ -14,7 +14,6 @@ for importing triton: the helpers are made by ``helpers(exercise)`` on first use
 
 from __future__ import annotations
 
-
 __all__ = ["helpers"]
 
 _MADE: dict = {}

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from types import MappingProxyType as _MappingProxy
 
-
 __all__ = ["SENTINEL", "TOLERANCES", "vector_add_cases", "softmax_cases", "matmul_cases", "persistent_cases"]
 
 SENTINEL = -7776.0  # exactly representable in fp16/bf16/fp32, never a result of these inputs

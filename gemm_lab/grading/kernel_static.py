@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ast
 
-
 __all__ = ["unmasked_loads", "unfinished", "recursion", "describe"]
 
 _TYPE = (0).__class__.__class__

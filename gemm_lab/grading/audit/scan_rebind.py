@@ -25,7 +25,6 @@ from __future__ import annotations
 import ast
 import re
 
-
 __all__ = ["default_protected", "protected_names", "merge_protected", "RebindScanner", "history_magic",
            "HISTORY_NAMES"]
 
