@@ -77,7 +77,7 @@ notebooks: setup ## build every .ipynb from its jupytext master (source/, notebo
 release: notebooks ## source/ → release/ (nbgrader); COURSE_URL=https://github.com/<org>/<repo> COURSE_REF=<tag>
 	$(PY) tools/release.py $(ASSIGNMENTS)
 
-check-release: setup ## fail when release/ is stale, holds a solution, or a notebook has outputs
+check-release: setup ## fail when release/ is stale, holds a solution, a notebook has outputs, or a grade id shows an answer
 	$(PY) tools/release.py --check $(ASSIGNMENTS)
 
 collect: setup ## import hand-ins: make collect FROM=<LMS download zip or folder> [ASSIGNMENT=week07] [PATTERN=regex]
