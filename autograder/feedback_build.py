@@ -19,9 +19,8 @@ from .safe_feedback import active_content, sanitize_html_document, sanitize_note
 
 _CONFIG = SCRATCH_COURSE_CONFIG + """\
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
-from nbgrader.preprocessors import GetGrades
-from autograder.safe_feedback import TestCellsClearHiddenTests
-c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, TestCellsClearHiddenTests]
+from autograder.safe_feedback import PendingGetGrades, TestCellsClearHiddenTests
+c.GenerateFeedback.preprocessors = [PendingGetGrades, CSSHTMLHeaderPreprocessor, TestCellsClearHiddenTests]
 c.TestCellsClearHiddenTests.enforce_metadata = False
 """
 

@@ -59,7 +59,7 @@ def read_gradebook(course: Course, assignments: list[str] | None = None) -> list
                 earned = pending = 0.0
                 for snb in sub.notebooks:
                     for g in snb.grades:
-                        if g.needs_manual_grade:
+                        if g.needs_manual_grade and g.manual_score is None:  # nobody graded it yet
                             pending += float(g.max_score or 0)
                             ag.pending_cells.setdefault(sid, []).append(f"{snb.name}/{g.name}")
                         else:

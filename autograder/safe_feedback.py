@@ -7,12 +7,17 @@ Two steps, both on notebook JSON, plus a final one on the feedback HTML:
    quote the cell's source with its hidden tests; instructor paths (course root, home, Python/venv, /tmp
    scratch) are replaced in every traceback and stream; any output that quotes a hidden-test line (e.g.
    printed from IPython history by a student cell) is replaced by a notice and reported for review.
-2. :func:`sanitize_notebook` (run by report.feedback on a scratch copy): every student output and
-   student markdown cell goes through nh3 (script, event handlers, iframes, objects, forms, external
-   loads, ``javascript:`` URLs removed; images kept only as ``data:`` URIs); JavaScript, SVG and widget
-   outputs are dropped.
-3. :func:`sanitize_html_document` rebuilds the nbconvert page from its own CSS (external ``url()`` and
-   ``@import`` removed) and the nh3-cleaned body: the page has no script at all.
+2. :func:`sanitize_notebook` (run by report.feedback on a scratch copy): every student output goes
+   through nh3 (script, event handlers, iframes, objects, forms, external loads, ``javascript:`` URLs
+   removed; images kept only as ``data:`` URIs); JavaScript, SVG and widget outputs are dropped. Markdown
+   cells stay markdown: escaping their source before it is rendered would show ``>`` and ``&gt;``
+   literally; they are rendered by nbconvert and cleaned with the rest of the page in step 3.
+3. :func:`sanitize_html_document` rebuilds the nbconvert page from the CSS of its head (external
+   ``url()`` and ``@import`` removed; a ``<style>`` in student text never reaches it) and the nh3-cleaned
+   body: the page has no script at all. An image whose source is not an inline ``data:`` image shows its
+   alt text instead of a broken picture (the Colab badge becomes the words "Open In Colab"); ✅/❌/⚠️
+   become marks drawn with CSS (readable without an emoji font); long lines wrap at any width; a written
+   answer nobody graded yet reads "수동 채점 전" instead of a score of 0 (:class:`PendingGetGrades`).
    :func:`active_content` lists anything active left in a page (used as a last check, and by tests).
 
 :class:`TestCellsClearHiddenTests` is nbgrader's ClearHiddenTests for test cells only: a student cell
@@ -30,7 +35,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import nh3
-from nbgrader.preprocessors import ClearHiddenTests
+from nbgrader.preprocessors import ClearHiddenTests, GetGrades
 
 from .course import REPO_ROOT
 
@@ -40,7 +45,7 @@ REDACTED_KO = "[가려짐] 이 출력에 숨겨진 테스트의 내용이 들어
 MIN_HIDDEN_LINE = 12  # shorter hidden lines (")", "g = fresh()") are too common to mean a leak
 
 TAGS = set(nh3.ALLOWED_TAGS) - {"area", "map"}
-ATTRS = {"*": {"class", "title", "lang", "dir"}, "a": {"href"}, "img": {"src", "alt", "width", "height"},
+ATTRS = {"*": {"class", "title", "lang", "dir", "id"}, "a": {"href", "name"}, "img": {"src", "alt", "width", "height"},
          "td": {"colspan", "rowspan"}, "th": {"colspan", "rowspan"}, "ol": {"start"}}
 DROP_MIME = ("application/javascript", "text/javascript", "image/svg+xml",
              "application/vnd.jupyter.widget-view+json", "application/vnd.jupyter.widget-state+json")
@@ -160,7 +165,22 @@ def _attribute_filter(tag: str, attr: str, value: str) -> str | None:
     return value
 
 
+_IMG = re.compile(r"<img\b[^>]*>", re.I)
+_ATTR = re.compile(r"""([A-Za-z_:][-\w:.]*)\s*=\s*("[^"]*"|'[^']*'|[^\s"'=<>`]+)""")
+
+
+def _img_or_alt(m: re.Match) -> str:
+    """An ``<img>`` whose source is an inline data image stays; any other shows its alt text (a picture
+    from elsewhere would be a broken image in a page that loads nothing)."""
+    attrs = {k.lower(): html.unescape(v.strip("\"'")) for k, v in _ATTR.findall(m.group(0))}
+    if _DATA_IMG.match(attrs.get("src", "")):
+        return m.group(0)
+    alt = attrs.get("alt", "").strip()
+    return f'<span class="gl-img-alt">{html.escape(alt)}</span>' if alt else ""
+
+
 def clean_html(fragment: str) -> str:
+    fragment = _IMG.sub(_img_or_alt, fragment)
     return nh3.clean(fragment, tags=TAGS, attributes=ATTRS, attribute_filter=_attribute_filter,
                      url_schemes={"http", "https", "mailto", "data"}, link_rel="noopener noreferrer")
 
@@ -188,10 +208,10 @@ def _clean_data(data: dict) -> dict:
 
 
 def sanitize_notebook(nb: dict) -> dict:
-    """Make every output and every non-test markdown cell safe to render (in place; returns nb)."""
+    """Make every output safe to render (in place; returns nb). Markdown is left to be rendered first and
+    cleaned as HTML with the page (sanitize_html_document); its attachments are dropped."""
     for cell in nb.get("cells", []):
-        if cell.get("cell_type") == "markdown" and not is_test_cell(cell):
-            cell["source"] = clean_html(_src(cell))
+        if cell.get("cell_type") == "markdown":
             cell.get("metadata", {}).pop("attachments", None)
             cell.pop("attachments", None)
         for out in cell.get("outputs", []) or []:
@@ -208,13 +228,67 @@ _BODY = re.compile(r"<body[^>]*>(.*)</body>", re.S | re.I)
 _CSS_URL = re.compile(r"url\(\s*(?!['\"]?data:)[^)]*\)", re.I)
 
 
+# Appended to nbconvert's CSS: nothing wider than the window (1200 px laptops included), marks drawn
+# with CSS, the "not graded yet" label.
+PAGE_CSS = """
+html, body { max-width: 100%; overflow-x: hidden; }
+.container, #notebook-container, div#notebook { width: auto !important; max-width: 100%; }
+pre, code, .output_text, .output_stream, .highlight { white-space: pre-wrap !important;
+  overflow-wrap: anywhere; word-break: break-word; }
+div.prompt { min-width: 0 !important; }
+table { display: block; max-width: 100%; overflow-x: auto; }
+img { max-width: 100%; height: auto; }
+.rendered_html blockquote { border-left: 4px solid #d0d7de; margin: 0.5em 0; padding: 0 1em; color: #57606a; }
+.gl-img-alt { font-style: italic; }
+.gl-mark { display: inline-block; position: relative; width: 1.05em; height: 1.05em; border-radius: 0.2em;
+  vertical-align: -0.15em; margin: 0 0.1em; }
+.gl-ok { background: #1a7f37; }
+.gl-ok::after { content: ""; position: absolute; left: 0.36em; top: 0.12em; width: 0.24em; height: 0.55em;
+  border: solid #fff; border-width: 0 0.15em 0.15em 0; transform: rotate(45deg); }
+.gl-fail { background: #cf222e; }
+.gl-fail::before, .gl-fail::after { content: ""; position: absolute; left: 0.46em; top: 0.15em; width: 0.13em;
+  height: 0.75em; background: #fff; transform: rotate(45deg); }
+.gl-fail::after { transform: rotate(-45deg); }
+.gl-warn { background: #bf8700; color: #fff; font: bold 0.8em/1.3em sans-serif; text-align: center; }
+.gl-pending { color: #9a6700; font-weight: bold; }
+"""
+_MARKS = [("\u2705", "gl-ok", "통과"), ("\u2714\ufe0f", "gl-ok", "통과"), ("\u2714", "gl-ok", "통과"),
+          ("\u274c", "gl-fail", "실패"), ("\u2716\ufe0f", "gl-fail", "실패"), ("\u2716", "gl-fail", "실패"),
+          ("\u26a0\ufe0f", "gl-warn", "주의"), ("\u26a0", "gl-warn", "주의")]
+PENDING = -999.0  # PendingGetGrades' score of a cell awaiting a person (printed "-999.0" by the template)
+PENDING_KO = "수동 채점 전"
+_PENDING_SCORE = re.compile(r"Score: -999\.0 / ([0-9.]+)")
+_TOC = re.compile(r'<div id="toc">.*?</div>', re.S)
+_TOTAL = re.compile(r"(<h4>[^<]*\(Score: [0-9.]+ / [0-9.]+)\)")
+
+
+def _marks(text: str) -> str:
+    for ch, cls, label in _MARKS:
+        mark = f'<span class="gl-mark {cls}" role="img" aria-label="{label}" title="{label}">'
+        mark += "!</span>" if cls == "gl-warn" else "</span>"
+        text = text.replace(ch, mark)
+    return text
+
+
+def _pending(body: str) -> str:
+    toc = _TOC.search(body)
+    waiting = sum(float(x) for x in _PENDING_SCORE.findall(toc.group(0))) if toc else 0.0
+    body = _PENDING_SCORE.sub(lambda m: f'<span class="gl-pending">{PENDING_KO}</span> / {m.group(1)}', body)
+    if waiting:
+        body = _TOTAL.sub(lambda m: f"{m.group(1)}, <span class=\"gl-pending\">{PENDING_KO} "
+                                    f"{waiting:g}점 제외</span>)", body, count=1)
+    return body
+
+
 def sanitize_html_document(page: str) -> str:
-    """nbconvert's page rebuilt without scripts: its own CSS (no external url()/@import), a cleaned body."""
-    css = "\n".join(_STYLE.findall(page))
+    """nbconvert's page rebuilt without scripts: the CSS of its head (no external url()/@import) plus
+    PAGE_CSS, a cleaned body with CSS marks and pending labels (see the module docstring)."""
+    head = re.split(r"<body\b", page, maxsplit=1, flags=re.I)[0]
+    css = "\n".join(_STYLE.findall(head)) + PAGE_CSS
     css = _CSS_URL.sub("none", re.sub(r"@import[^;]*;", "", css)).replace("</", "<\\/")
-    title = _TITLE.search(page)
+    title = _TITLE.search(head)
     body = _BODY.search(page)
-    clean_body = clean_html(body.group(1) if body else page)
+    clean_body = _marks(clean_html(_pending(body.group(1) if body else page)))
     return ("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n"
             f"<title>{html.escape(html.unescape(title.group(1))) if title else 'feedback'}</title>\n"
             f"<style>\n{css}\n</style>\n</head>\n<body>\n{clean_body}\n</body>\n</html>\n")
@@ -251,6 +325,18 @@ def active_content(page: str) -> list[str]:
     if re.search(r"@import|url\(\s*['\"]?(?!data:)", css, re.I):
         p.found.append("CSS loads from elsewhere")
     return p.found
+
+
+class PendingGetGrades(GetGrades):
+    """nbgrader's GetGrades, except that a cell still awaiting a person (``needs_manual_grade``) gets the
+    score PENDING, which the page shows as "수동 채점 전" instead of 0."""
+
+    def _get_score(self, cell, resources):
+        super()._get_score(cell, resources)
+        grade = self.gradebook.find_grade(cell.metadata["nbgrader"]["grade_id"], self.notebook_id,
+                                          self.assignment_id, self.student_id)
+        if grade.needs_manual_grade and grade.manual_score is None:
+            cell.metadata.nbgrader["score"] = PENDING
 
 
 class TestCellsClearHiddenTests(ClearHiddenTests):

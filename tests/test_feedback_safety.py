@@ -146,11 +146,108 @@ def test_sanitize_notebook_removes_active_content_and_keeps_images():
     md = {"cell_type": "markdown", "metadata": {}, "source": "".join(PAYLOADS)}
     nb = sf.sanitize_notebook({"cells": [_code("x", outs), md], "metadata": {}})
     html = "".join(o["data"].get("text/html", "") + o["data"].get("text/markdown", "")
-                   for o in nb["cells"][0]["outputs"]) + nb["cells"][1]["source"]
+                   for o in nb["cells"][0]["outputs"])
     assert active(html) == []
     assert nb["cells"][0]["outputs"][len(PAYLOADS)]["data"]["image/png"] == png
     assert "application/javascript" not in json.dumps(nb) and "svg+xml" not in json.dumps(nb)
     assert "click" in html  # the text stays, only the active parts go
+    # markdown is rendered first and cleaned as HTML with the page: the rendered page holds none of it
+    page = sf.sanitize_html_document(_render_feedback(nb))
+    assert active(page) == [] and sf.active_content(page) == [] and "click" in page
+
+
+def _render_feedback(nb: dict, score=1.0, max_score=3.0) -> str:
+    """The page nbgrader generate_feedback writes (its feedback template), rendered in this process."""
+    import nbformat
+    import nbgrader
+    from nbconvert import HTMLExporter
+    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+
+    base = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader"
+    exporter = HTMLExporter(template_name="feedback", extra_template_basedirs=[str(base / "templates")],
+                            extra_template_paths=[str(base / "static" / "node_modules" / "bootstrap" / "dist" / "css")])
+    exporter.register_preprocessor(CSSHTMLHeaderPreprocessor, enabled=True)
+    node = nbformat.from_dict({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, **nb})
+    resources = {"nbgrader": {"notebook": "01_counts", "score": score, "max_score": max_score, "late_penalty": 0}}
+    body, _ = exporter.from_notebook_node(node, resources=resources)
+    return body
+
+
+BADGE = ("[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]"
+         "(https://colab.research.google.com/github/gemm-lab/gemm-lab/blob/v0.1.0/release/week07/x.ipynb)")
+
+
+def _feedback_page() -> str:
+    long_line = "x = " + " + ".join(f"value_{i:03d}" for i in range(120))
+    written = {"cell_type": "markdown", "source": "그룹 순서는 A 행을 재사용합니다.",
+               "metadata": {"nbgrader": {"grade": True, "solution": True, "grade_id": "explain_order",
+                                         "points": 2, "score": sf.PENDING, "schema_version": 3}}}
+    test = {"cell_type": "code", "source": "g.check_value('tiles', tiles, 54)", "execution_count": 3,
+            "metadata": {"nbgrader": {"grade": True, "solution": False, "locked": True, "grade_id": "tiles_54",
+                                      "points": 1, "score": 1.0, "schema_version": 3}},
+            "outputs": [{"output_type": "stream", "name": "stdout", "text": "✅ tiles = 54\n❌ pct: 41 ≠ 40\n⚠️ 주의\n"}]}
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": f"# 타일 순서\n\n{BADGE}\n\n"
+              "> **핵심**: 같은 A 행을 다시 씁니다.\n\n조건 `a > b` 와 `x < y`.\n"},
+             {"cell_type": "code", "source": long_line, "execution_count": 1, "metadata": {},
+              "outputs": [{"output_type": "stream", "name": "stdout", "text": long_line + "\n"}]},
+             {"cell_type": "code", "source": "print(1)", "execution_count": 2, "metadata": {},
+              "outputs": [{"output_type": "display_data", "metadata": {},
+                           "data": {"text/html": "<table><tr>" + "<td>column_value_1234567890</td>" * 60
+                                    + "</tr></table>", "text/plain": "t"}}]},
+             written, test]
+    nb = sf.sanitize_notebook({"cells": cells, "metadata": {}})
+    return sf.sanitize_html_document(_render_feedback(nb))
+
+
+def test_feedback_page_renders_markdown_marks_and_pending_answers():
+    page = _feedback_page()
+    assert "<blockquote>" in page and "&gt; <strong>" not in page and "&gt; **" not in page
+    assert "<code>a &gt; b</code>" in page and "&amp;gt;" not in page and "&amp;amp;" not in page
+    assert "colab-badge" not in page and "<img" not in page and "Open In Colab" in page  # alt text, no broken image
+    for ch in ("✅", "❌", "⚠"):
+        assert ch not in page  # drawn with CSS: no emoji font needed
+    assert page.count('class="gl-mark gl-ok"') == 1 and page.count('class="gl-mark gl-fail"') == 1
+    assert "Score: -999" not in page and "수동 채점 전" in page and "수동 채점 전 2점 제외" in page
+    assert "Score: 1.0 / 1.0" in page  # a graded test cell keeps its score
+    assert active(page) == [] and sf.active_content(page) == []
+
+
+def test_feedback_page_in_a_real_browser(tmp_path):
+    """Headless Chromium at 1200 px: no literal '>'/'&gt;', no broken image, nothing wider than the window."""
+    import shutil
+
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is pinned in pyproject: make setup")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    driver_bin = shutil.which("chromedriver")
+    if not (chromium and driver_bin):
+        pytest.skip("chromium/chromedriver missing: make browser-deps")
+    page = tmp_path / "01_counts.html"
+    page.write_text(_feedback_page(), encoding="utf-8")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,900",
+                "--disable-dev-shm-usage"):
+        options.add_argument(arg)
+    browser = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=driver_bin))
+    try:
+        browser.get(page.as_uri())
+        text = browser.execute_script("return document.body.innerText")
+        widths = browser.execute_script(
+            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth, window.innerWidth]")
+        broken = browser.execute_script(
+            "return Array.from(document.images).filter(i => !i.complete || i.naturalWidth === 0).length")
+        marks = browser.execute_script(
+            "return Array.from(document.querySelectorAll('.gl-mark')).map(e => [e.getBoundingClientRect().width,"
+            " getComputedStyle(e).backgroundColor])")
+        (tmp_path / "shot.png").write_bytes(browser.get_screenshot_as_png())
+    finally:
+        browser.quit()
+    assert "&gt;" not in text and "&lt;" not in text and "&amp;" not in text
+    assert not any(line.lstrip().startswith(">") for line in text.splitlines())
+    assert "a > b" in text and "x < y" in text and "Open In Colab" in text and "수동 채점 전" in text
+    assert broken == 0
+    assert widths[0] <= widths[1] <= 1200, widths  # no horizontal scroll at 1200 px
+    assert len(marks) == 3 and all(w > 5 and bg != "rgba(0, 0, 0, 0)" for w, bg in marks)
 
 
 def test_sanitize_html_document_drops_scripts_and_external_css():
@@ -413,9 +510,8 @@ def test_without_normalize_nbgrader_crashes_on_the_edited_handin(tmp_path, monke
 def test_kernel_scrub_forgets_hidden_tests_and_keeps_the_students_own_history(tmp_path):
     """autograder/kernel_scrub.py in a real IPython kernel: after a test cell whose hidden part ends in a
     value, nothing of it is left in In/_ih/_i*/Out/_N/_/%history/linecache; the student's inputs stay."""
-    from jupyter_client.manager import start_new_kernel
-
     from autograder.kernel_scrub import SCRUB_CODE
+    from jupyter_client.manager import start_new_kernel
 
     km, kc = start_new_kernel(kernel_name="python3", env=dict(os.environ, HOME=str(tmp_path)))
 
