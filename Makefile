@@ -32,7 +32,7 @@ COMPAT_README ?= README.md
 
 .DEFAULT_GOAL := help
 .PHONY: help setup sandbox-deps browser-deps demo test test-fast lint notebooks release check-release \
-        collect autograde feedback grades bench examples lab compat wheel clean
+        collect autograde feedback grades report bench examples lab compat wheel clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -92,6 +92,9 @@ feedback: setup ## HTML feedback per student under autograder/feedback/
 grades: setup ## grade table + autograder/grades.csv; LMS=canvas|moodle|blackboard|csv: the file that LMS imports
 	@$(PY) autograder/grades.py $(if $(LMS),--lms "$(LMS)")
 
+report: setup ## class report after autograde: autograder/report/ASSIGNMENT.html, _class.html (no ids), PNG, _items.csv [ASSIGNMENT=]
+	@$(PY) -m autograder report $(ASSIGNMENT)
+
 leaderboard: setup ## GPU host: time each graded week07 matmul kernel beside torch.matmul (ungraded); results/leaderboard_*
 	$(PY) autograder/leaderboard.py --assignment $(or $(ASSIGNMENT),week07) --out results
 
@@ -114,5 +117,5 @@ compat: setup ## maintainers: notebooks, calc, kernels, cross-compile markers, n
 
 clean: ## remove caches and grading outputs (keeps .venv)
 	rm -rf .pytest_cache .ruff_cache .hypothesis autograder/submitted autograder/autograded \
-	       autograder/feedback autograder/gradebook.db autograder/work
+	       autograder/feedback autograder/gradebook.db autograder/work autograder/report
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -5,6 +5,7 @@
     python -m autograder autograde [ASSIGNMENT ...] [--jobs N] [--cell-timeout S] [--notebook-timeout S]
     python -m autograder feedback [ASSIGNMENT ...]          HTML -> autograder/feedback/
     python -m autograder grades   [--out CSV]               grades CSV (+ prints the table)
+    python -m autograder report   [ASSIGNMENT ...] [--out DIR]  class report -> autograder/report/ (class_report.py)
     python -m autograder demo     [ASSIGNMENT]              release, collect the samples, autograde, compare
 
 Without ASSIGNMENT: every assignment in source/ (autograde/feedback: those with hand-ins).
@@ -92,6 +93,12 @@ def cmd_grades(course, args):
     print(f"wrote {path}")
 
 
+def cmd_report(course, args):
+    from .class_report import cli
+
+    return cli(course, args.assignment, args.out)
+
+
 def run_demo(assignment: str, *, repo: Course, jobs=None, cell_timeout=60, notebook_timeout=600,
              allow_unsandboxed=False, samples: Path | None = None, out=sys.stdout,
              keep: bool = False, hooks: dict | None = None) -> list[str]:
@@ -172,6 +179,10 @@ def main(argv=None) -> int:
     p = sub.add_parser("grades")
     p.add_argument("--out", default=None)
     p.set_defaults(fn=cmd_grades)
+    p = sub.add_parser("report")
+    p.add_argument("assignment", nargs="*")
+    p.add_argument("--out", default=None, help="folder (default autograder/report)")
+    p.set_defaults(fn=cmd_report)
     p = sub.add_parser("demo")
     p.add_argument("assignment", nargs="?")
     _grade_args(p)

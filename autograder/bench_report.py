@@ -1,0 +1,79 @@
+"""How long `make report` takes for a big class: a synthetic graded class, then the report command, timed.
+
+    python autograder/bench_report.py [-n 500] [--pad-kb 150] [--repeat 3] [--keep]
+
+Builds (untimed) a class of N students in a scratch course under autograder/work/ with a week-7-sized
+assignment (6 notebooks, 54 graded cells, a kernel cell and a manual cell in each, planted wrong answers;
+``autograder/synthetic_class.py``), each autograded notebook padded with ``--pad-kb`` KiB of image output
+as an executed notebook has. Then runs ``python -m autograder report`` on it ``--repeat`` times in a fresh
+interpreter each (what the instructor waits for: start-up, nbgrader's import, reading every notebook, the
+figures, both pages) and prints each wall time and the median.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from autograder.course import Course  # noqa: E402
+from autograder.synthetic_class import SPEC, make_class, scale_spec  # noqa: E402
+
+
+def week_sized_spec(n_students: int, notebooks: int = 6) -> list[dict]:
+    """``notebooks`` notebooks, each with every graded cell of SPEC (ids suffixed) and its value cells twice."""
+    base = scale_spec(SPEC, n_students)
+    cells = [c for nb in base for c in nb["cells"]]
+    extra = [dict(c, grade_id=c["grade_id"] + "_b") for c in cells if "checks" in c]
+    spec = []
+    for i in range(1, notebooks + 1):
+        spec.append({"notebook": f"{i:02d}_notebook", "cells": [
+            c if "md" in c else dict(c, grade_id=f"{c['grade_id']}_{i}") for c in cells + extra]})
+    return spec
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("-n", type=int, default=500, help="students")
+    ap.add_argument("--pad-kb", type=int, default=150, help="KiB of image output per autograded notebook")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--keep", action="store_true", help="keep the scratch course")
+    args = ap.parse_args(argv)
+    repo = Course.at()
+    repo.work.mkdir(parents=True, exist_ok=True)
+    root = Path(tempfile.mkdtemp(prefix="bench-report-", dir=repo.work))
+    try:
+        t0 = time.monotonic()
+        spec = week_sized_spec(args.n)
+        make_class(root, args.n, spec, pad_kb=args.pad_kb, progress=print)
+        size = sum(p.stat().st_size for p in (root / "autograder" / "autograded").rglob("*.ipynb"))
+        n_cells = sum(1 for nb in spec for c in nb["cells"] if "grade_id" in c)
+        print(f"class of {args.n} students, {len(spec)} notebooks, {n_cells} graded cells, "
+              f"{size / 2**20:.0f} MiB of autograded notebooks, written in {time.monotonic() - t0:.0f}s")
+        times = []
+        for i in range(args.repeat):
+            t = time.monotonic()
+            subprocess.run([sys.executable, "-m", "autograder", "--course-root", str(root), "report"],
+                           cwd=repo.root, check=True)
+            times.append(time.monotonic() - t)
+            print(f"run {i + 1}: {times[-1]:.1f}s")
+        print(f"make report, {args.n} students: median {statistics.median(times):.1f}s "
+              f"(min {min(times):.1f}s, max {max(times):.1f}s) on {Path('/proc/cpuinfo').read_text().count('processor')} CPUs")
+    finally:
+        if args.keep:
+            print(f"kept {root}")
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

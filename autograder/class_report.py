@@ -1,0 +1,660 @@
+"""`make report [ASSIGNMENT=…]`: the class picture after autograde — what to re-teach next session.
+
+Reads only what grading recorded (no notebook runs again):
+
+* the gradebook (``autograder/gradebook.db``, nbgrader's Gradebook API): every graded cell's points,
+  which need manual grading;
+* the grader's verdict in each autograded notebook's test cells
+  (``autograder/autograded/STUDENT/ASSIGNMENT/NOTEBOOK.ipynb``, ``cell.metadata["gemm_lab"]["verdict"]``):
+  each checked value the student gave, the Korean message (with the named mistake when one matched),
+  which hidden kernel cases failed;
+* ``autograder/logs/review.json`` and ``collect_ASSIGNMENT.json`` (review flags, unreadable hand-ins);
+* ``release/ASSIGNMENT/*.ipynb`` for the exercise titles (never the student's copy: its text is theirs).
+
+and writes under ``autograder/report/``: ``ASSIGNMENT.html`` (the instructor's, student ids in the
+drill-downs), ``ASSIGNMENT_class.html`` (to show the class: no student id, no value that fewer than
+:data:`MIN_SHARED` students share — rarer wrong answers are one "other" row, histogram bins are merged
+until each holds at least that many), the figures as PNG (also inside the pages as data: URIs, so a page
+opens offline) and ``ASSIGNMENT_items.csv`` (one row per graded cell, no student id). Points always come
+from the gradebook (a verdict only explains them): a verdict whose grade_id is not the graded cell's own
+is not counted.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import re
+import sqlite3
+import statistics
+import time
+from collections import Counter, defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .course import Course
+
+MIN_SHARED = 3  # the class copy shows no value given by fewer students than this
+TOP_WRONG = 5  # wrong answers listed per check (the rest: one row)
+STATUSES = ("pass", "fail", "grader_error", "not_run")
+KIND_LABELS = {
+    "k_tail": "K 꼬리 (k_tail)", "edge_tile": "가장자리 타일 (edge_tile)",
+    "noncontiguous": "비연속 입력 (noncontiguous)", "poisoned_margin": "오염된 여백 (poisoned_margin)",
+    "tiny": "아주 작은 크기 (tiny)", "packed": "빈틈없는 배치 (packed)", "time_limit": "시간 제한 (time_limit)",
+    "compile_refused": "컴파일 거부 (compile_refused)", "compile_error": "컴파일 오류 (compile_error)",
+}
+PARALLEL_FROM = 400  # autograded notebooks: read them in worker processes from this many on
+
+
+class ReportError(ValueError):
+    """Bad use of `make report` (no gradebook, unknown assignment, nothing graded): a one-line message."""
+
+
+# ---------------------------------------------------------------------------------------------- data
+
+
+@dataclass
+class CellInfo:
+    notebook: str
+    grade_id: str
+    max_points: float
+    cell_type: str  # "code" | "markdown"
+    order: int = -1
+    title: str = ""  # the nearest heading above the cell in release/ (Korean)
+    description: str = ""  # the test cell's docstring, first line
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.notebook, self.grade_id
+
+
+@dataclass
+class WrongAnswer:
+    value: object
+    students: list = field(default_factory=list)
+    messages: Counter = field(default_factory=Counter)
+
+    @property
+    def message(self) -> str:
+        return self.messages.most_common(1)[0][0] if self.messages else ""
+
+
+@dataclass
+class CheckStats:
+    name: str
+    checked: int = 0
+    correct: int = 0
+    blank: list = field(default_factory=list)  # students
+    wrong: dict = field(default_factory=dict)  # canonical key -> WrongAnswer
+    expected: Counter = field(default_factory=Counter)
+
+    def top_wrong(self, min_students: int = 1) -> tuple[list[WrongAnswer], int, int]:
+        """(the most frequent wrong answers given by >= min_students, rows left out, their students)."""
+        ranked = sorted(self.wrong.values(), key=lambda w: (-len(w.students), _key(w.value)))
+        shown = [w for w in ranked if len(w.students) >= min_students][:TOP_WRONG]
+        rest = [w for w in ranked if w not in shown]
+        return shown, len(rest), sum(len(w.students) for w in rest)
+
+    @property
+    def expected_value(self):
+        return json.loads(self.expected.most_common(1)[0][0]) if self.expected else None
+
+
+@dataclass
+class KernelStats:
+    students: int = 0  # verdicts with a kernel record
+    failed: dict = field(default_factory=lambda: defaultdict(list))  # kind -> [(student, where, reason)]
+
+    def students_by_kind(self) -> list[tuple[str, list[str]]]:
+        out = [(kind, sorted({s for s, _, _ in rows})) for kind, rows in self.failed.items()]
+        return sorted(out, key=lambda kv: (-len(kv[1]), kv[0]))
+
+
+@dataclass
+class CellStats:
+    info: CellInfo
+    handed_in: int = 0
+    points: list = field(default_factory=list)  # scores of the handed-in, graded (not pending) submissions
+    full: int = 0
+    pending: list = field(default_factory=list)  # students whose manual grade is missing
+    status: Counter = field(default_factory=Counter)
+    checks: dict = field(default_factory=dict)  # name -> CheckStats (first-seen order)
+    kernel: KernelStats | None = None
+    grader_errors: list = field(default_factory=list)  # (student, message)
+
+    @property
+    def graded(self) -> int:
+        return len(self.points)
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.full / self.graded if self.graded else None
+
+    @property
+    def mean_points(self) -> float | None:
+        return sum(self.points) / self.graded if self.graded else None
+
+    @property
+    def blank_share(self) -> float | None:
+        n = sum(c.checked for c in self.checks.values())
+        return sum(len(c.blank) for c in self.checks.values()) / n if n else None
+
+
+@dataclass
+class ClassReport:
+    assignment: str
+    students: list  # in the gradebook, sorted
+    notebooks: list  # names, sorted
+    notebook_max: dict
+    totals: dict  # student -> total points (every notebook, 0 where not handed in: as grades.csv)
+    notebook_scores: dict  # notebook -> {student: points} (handed-in only)
+    cells: list  # CellStats, hardest first
+    review: dict  # student -> [note] of this assignment
+    unreadable: list  # (student, what)
+    ignored_verdicts: list  # (student, notebook, why)
+    read_seconds: float = 0.0
+
+    @property
+    def max_total(self) -> float:
+        return sum(self.notebook_max.values())
+
+    @property
+    def pending_total(self) -> int:
+        return sum(len(c.pending) for c in self.cells)
+
+
+# ------------------------------------------------------------------------------------- reading
+
+
+def _check_gradebook(course: Course) -> None:
+    path = course.gradebook
+    if not path.is_file():
+        raise ReportError(f"no gradebook at {_rel(course, path)}: grade first (make autograde), then make report")
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        raise ReportError(f"{_rel(course, path)} is not a readable nbgrader gradebook ({exc})") from None
+    if not {"assignment", "grade", "submitted_notebook"} <= tables:
+        raise ReportError(f"{_rel(course, path)} is not an nbgrader gradebook (no grade tables): "
+                          "grade first (make autograde)")
+
+
+def _rel(course: Course, path: Path) -> str:
+    try:
+        return str(path.relative_to(course.root))
+    except ValueError:
+        return str(path)
+
+
+def graded_assignments(course: Course) -> list[str]:
+    """Assignments of the gradebook with at least one graded hand-in (sorted)."""
+    from nbgrader.api import Assignment, Gradebook, SubmittedAssignment
+
+    _check_gradebook(course)
+    with Gradebook(course.db_url, "gemm-lab") as gb:
+        rows = gb.db.query(Assignment.name).join(SubmittedAssignment).distinct().all()
+    return sorted(r[0] for r in rows)
+
+
+def _gradebook_rows(course: Course, assignment: str):
+    """(cells, {(student, notebook): [(grade_id, score, needs_manual, scored)]}, students)."""
+    from nbgrader.api import (
+        Assignment,
+        BaseCell,
+        Grade,
+        Gradebook,
+        MissingEntry,
+        Notebook,
+        Student,
+        SubmittedAssignment,
+        SubmittedNotebook,
+    )
+
+    with Gradebook(course.db_url, "gemm-lab") as gb:
+        try:
+            a = gb.find_assignment(assignment)
+        except MissingEntry:
+            known = ", ".join(sorted(x.name for x in gb.assignments)) or "none"
+            raise ReportError(f"unknown assignment {assignment!r}: the gradebook has {known} "
+                              "(make report ASSIGNMENT=NAME)") from None
+        cells = [CellInfo(nb.name, c.name, float(c.max_score), c.cell_type)
+                 for nb in a.notebooks for c in [*nb.grade_cells, *nb.task_cells]]
+        q = (gb.db.query(Student.id, Notebook.name, BaseCell.name, Grade.score, Grade.needs_manual_grade,
+                         Grade.auto_score, Grade.manual_score)
+             .select_from(Grade)
+             .join(SubmittedNotebook, Grade.notebook_id == SubmittedNotebook.id)
+             .join(SubmittedAssignment, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
+             .join(Student, SubmittedAssignment.student_id == Student.id)
+             .join(Notebook, SubmittedNotebook.notebook_id == Notebook.id)
+             .join(Assignment, Notebook.assignment_id == Assignment.id)
+             .join(BaseCell, Grade.cell_id == BaseCell.id)
+             .filter(Assignment.name == assignment))
+        grades: dict = defaultdict(list)
+        for student, nb, gid, score, manual, auto, man in q:
+            grades[(student, nb)].append((gid, float(score or 0.0), bool(manual), auto is not None or man is not None))
+        students = sorted(r[0] for r in gb.db.query(Student.id).join(SubmittedAssignment)
+                          .join(Assignment).filter(Assignment.name == assignment))
+    if not students:
+        raise ReportError(f"no graded hand-ins of {assignment} in the gradebook: run make autograde first")
+    return cells, grades, students
+
+
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.M)
+_DOCSTRING = re.compile(r'^\s*[rRuU]?(?:"""|\'\'\')\s*(.*?)\s*(?:"""|\'\'\'|$)', re.M)
+
+
+def _titles(course: Course, assignment: str, cells: list[CellInfo]) -> None:
+    """Fill order, title and description of ``cells`` from release/ (else source/) notebooks."""
+    by_nb = defaultdict(dict)
+    for c in cells:
+        by_nb[c.notebook][c.grade_id] = c
+    for nb_order, nb in enumerate(sorted(by_nb)):
+        for base in (course.release, course.source):
+            try:
+                data = json.loads((base / assignment / f"{nb}.ipynb").read_text(encoding="utf-8"))
+                nb_cells = [c for c in data["cells"] if isinstance(c, dict)]
+                break
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+        else:
+            nb_cells = []
+        heading = ""
+        for i, cell in enumerate(nb_cells):
+            src = cell.get("source", "")
+            src = "".join(src) if isinstance(src, list) else str(src)
+            gid = ((cell.get("metadata") or {}).get("nbgrader") or {}).get("grade_id")
+            info = by_nb[nb].get(gid) if isinstance(gid, str) else None
+            if info is not None:
+                info.order = nb_order * 10_000 + i
+                info.title = heading
+                m = _DOCSTRING.match(src) if cell.get("cell_type") == "code" else None
+                info.description = m.group(1).strip() if m else ""
+            if cell.get("cell_type") == "markdown":
+                found = _HEADING.findall(src)
+                if found:
+                    heading = found[-1]
+        for info in by_nb[nb].values():
+            if info.order < 0:
+                info.order = nb_order * 10_000 + 9_999
+
+
+def _str(v, default: str = "") -> str:
+    return v if isinstance(v, str) else default
+
+
+def _clean_verdict(v, gid: str) -> tuple[dict | None, str | None]:
+    """The verdict with every field of the expected type, or (None, why it is not counted)."""
+    if not isinstance(v, dict):
+        return None, "verdict is not an object"
+    if v.get("grade_id") != gid:
+        return None, f"verdict names {str(v.get('grade_id'))[:40]!r} in cell {gid!r}"
+    status = v.get("status") if v.get("status") in STATUSES else "grader_error"
+    checks = []
+    for ch in v.get("checks") if isinstance(v.get("checks"), list) else []:
+        if isinstance(ch, dict):
+            checks.append({"name": _str(ch.get("name"), "?"), "claimed": ch.get("claimed"),
+                           "expected": ch.get("expected"), "ok": ch.get("ok") is True,
+                           "message": _str(ch.get("message"))})
+    kernel = v.get("kernel")
+    if isinstance(kernel, dict):
+        comp = kernel.get("compile") if isinstance(kernel.get("compile"), dict) else {}
+        cases = [{"kind": _str(c.get("kind"), "?"), "where": _str(c.get("where")), "ok": c.get("ok") is True,
+                  "reason": _str(c.get("reason"))}
+                 for c in (kernel.get("cases") if isinstance(kernel.get("cases"), list) else [])
+                 if isinstance(c, dict)]
+        kernel = {"refused": _str(kernel.get("refused")) or None, "compile_ok": comp.get("ok", True) is True,
+                  "compile_message": _str(comp.get("message")), "cases": cases}
+    else:
+        kernel = None
+    return {"status": status, "message": _str(v.get("message")), "checks": checks, "kernel": kernel}, None
+
+
+def read_verdicts(path: Path, grade_ids: set[str]) -> tuple[dict, list[str], str | None]:
+    """({grade_id: verdict}, [why a verdict was not counted], why the file is unreadable or None).
+
+    Only a verdict in the metadata of the nbgrader grade cell it names, of a cell the gradebook knows, counts.
+    """
+    try:
+        nb = json.loads(Path(path).read_bytes())
+        cells = nb["cells"]
+        if not isinstance(cells, list):
+            raise TypeError("cells is not a list")
+    except FileNotFoundError:
+        return {}, [], None
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
+        return {}, [], f"unreadable autograded notebook ({type(exc).__name__})"
+    out, ignored = {}, []
+    for cell in cells:
+        meta = cell.get("metadata") if isinstance(cell, dict) else None
+        if not isinstance(meta, dict) or not isinstance(meta.get("gemm_lab"), dict):
+            continue
+        raw = meta["gemm_lab"].get("verdict")
+        if raw is None:
+            continue
+        nbg = meta.get("nbgrader") if isinstance(meta.get("nbgrader"), dict) else {}
+        gid = nbg.get("grade_id")
+        if not (nbg.get("grade") is True and isinstance(gid, str) and gid in grade_ids):
+            ignored.append("verdict in a cell that is not a graded cell")
+            continue
+        if gid in out:
+            ignored.append(f"second verdict for {gid!r}")
+            continue
+        verdict, why = _clean_verdict(raw, gid)
+        if verdict is None:
+            ignored.append(why)
+        else:
+            out[gid] = verdict
+    return out, ignored, None
+
+
+def _read_many(jobs: list[tuple[str, str, Path, frozenset]]) -> list[tuple[str, str, tuple]]:
+    return [(s, nb, read_verdicts(p, set(g))) for s, nb, p, g in jobs]
+
+
+def _read_all(jobs: list[tuple[str, str, Path, frozenset]]) -> list[tuple[str, str, tuple]]:
+    workers = min(os.cpu_count() or 1, 8)
+    if len(jobs) < PARALLEL_FROM or workers < 2:
+        return _read_many(jobs)
+    chunks = [jobs[i::workers * 4] for i in range(workers * 4)]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return [r for part in pool.map(_read_many, chunks) for r in part]
+
+
+# ------------------------------------------------------------------------------------- analysis
+
+
+def _canon(v, depth: int = 0):
+    """A student's value, normalised for counting: integral floats as ints, floats to 6 significant digits."""
+    if isinstance(v, bool) or v is None or isinstance(v, str):
+        return v
+    if isinstance(v, float):
+        if math.isfinite(v):
+            r = float(f"{v:.6g}")
+            return int(r) if r.is_integer() and abs(r) < 1e15 else r
+        return str(v)
+    if isinstance(v, int):
+        return v
+    if depth > 20:
+        return "…"
+    if isinstance(v, list):
+        return [_canon(x, depth + 1) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _canon(x, depth + 1) for k, x in v.items()}
+    return str(v)
+
+
+def _key(v) -> str:
+    return json.dumps(v, sort_keys=True, ensure_ascii=False)
+
+
+def _blank(v) -> bool:
+    return v is None or (isinstance(v, str) and not v.strip())
+
+
+def _review_notes(course: Course, assignment: str) -> tuple[dict, list]:
+    """({student: [note of this assignment]}, [(student, why)] of students with no readable hand-in)."""
+    from .collect_report import load, report_path
+    from .report import review_flags
+
+    notes = {}
+    for s, items in review_flags(course).items():
+        mine = [n for n in items if n.startswith((f"{assignment}/", f"{assignment}:"))]
+        if mine:
+            notes[s] = mine
+    collected = (load(report_path(course, assignment)) or {"students": {}})["students"]
+    unreadable = [(s, "; ".join(str(n) for n in e.get("notes", [])) or "no readable hand-in")
+                  for s, e in sorted(collected.items())
+                  if isinstance(e, dict) and e.get("notes") and not e.get("collected")]
+    return notes, unreadable
+
+
+def analyze(course: Course, assignment: str, progress=None) -> ClassReport:
+    """Read the gradebook, the verdicts and the review logs of ``assignment`` into a :class:`ClassReport`."""
+    t0 = time.monotonic()
+    _check_gradebook(course)
+    cells, grades, students = _gradebook_rows(course, assignment)
+    _titles(course, assignment, cells)
+    stats = {c.key: CellStats(c) for c in cells}
+    notebooks = sorted({c.notebook for c in cells})
+    nb_max = {nb: sum(c.max_points for c in cells if c.notebook == nb) for nb in notebooks}
+    gids = {nb: frozenset(c.grade_id for c in cells if c.notebook == nb) for nb in notebooks}
+
+    jobs = [(s, nb, course.autograded / s / assignment / f"{nb}.ipynb", gids[nb])
+            for s in students for nb in notebooks]
+    if progress:
+        progress(f"{assignment}: reading {len(jobs)} autograded notebooks of {len(students)} students")
+    verdicts = {}
+    unreadable, ignored = [], []
+    files = set()
+    for s, nb, (found, skipped, error) in _read_all(jobs):
+        verdicts[(s, nb)] = found
+        ignored += [(s, nb, why) for why in skipped]
+        if error:
+            unreadable.append((s, f"{nb}.ipynb: {error}"))
+            files.add((s, nb))
+        elif (course.autograded / s / assignment / f"{nb}.ipynb").is_file():
+            files.add((s, nb))
+
+    totals = {s: 0.0 for s in students}
+    nb_scores = {nb: {} for nb in notebooks}
+    for (s, nb), rows in grades.items():
+        handed_in = (s, nb) in files or any(scored for *_, scored in rows)
+        totals[s] += sum(score for _, score, _, _ in rows)
+        if not handed_in:
+            continue
+        nb_scores[nb][s] = sum(score for _, score, _, _ in rows)
+        for gid, score, manual, _ in rows:
+            st = stats.get((nb, gid))
+            if st is None:
+                continue
+            st.handed_in += 1
+            if manual:
+                st.pending.append(s)
+                continue
+            st.points.append(score)
+            st.full += score >= st.info.max_points - 1e-9
+
+    for (s, nb), found in verdicts.items():
+        for gid, v in found.items():
+            st = stats[(nb, gid)]
+            st.status[v["status"]] += 1
+            if v["status"] == "grader_error":
+                st.grader_errors.append((s, v["message"]))
+            for ch in v["checks"]:
+                cs = st.checks.setdefault(ch["name"], CheckStats(ch["name"]))
+                cs.checked += 1
+                cs.expected[_key(_canon(ch["expected"]))] += 1
+                if ch["ok"]:
+                    cs.correct += 1
+                elif _blank(ch["claimed"]):
+                    cs.blank.append(s)
+                else:
+                    value = _canon(ch["claimed"])
+                    w = cs.wrong.setdefault(_key(value), WrongAnswer(value))
+                    w.students.append(s)
+                    w.messages[ch["message"]] += 1
+            k = v["kernel"]
+            if k is not None:
+                st.kernel = st.kernel or KernelStats()
+                st.kernel.students += 1
+                if k["refused"]:
+                    st.kernel.failed["compile_refused"].append((s, "", k["refused"]))
+                elif not k["compile_ok"]:
+                    st.kernel.failed["compile_error"].append((s, "", k["compile_message"]))
+                for case in k["cases"]:
+                    if not case["ok"] and not (k["refused"] and case["kind"] == "compile_refused"):
+                        st.kernel.failed[case["kind"]].append((s, case["where"], case["reason"]))
+
+    # hardest first; a cell mostly still awaiting manual grading goes after the graded ones
+    ordered = sorted(stats.values(), key=lambda c: (
+        c.graded == 0, len(c.pending) > c.graded, c.pass_rate if c.pass_rate is not None else 2.0,
+        (c.mean_points or 0.0) / c.info.max_points if c.info.max_points else 1.0, c.info.order))
+    review, collect_unreadable = _review_notes(course, assignment)
+    return ClassReport(assignment=assignment, students=students, notebooks=notebooks, notebook_max=nb_max,
+                       totals=totals, notebook_scores=nb_scores, cells=ordered, review=review,
+                       unreadable=collect_unreadable + sorted(unreadable), ignored_verdicts=ignored,
+                       read_seconds=time.monotonic() - t0)
+
+
+# --------------------------------------------------------------------------------------- output
+
+
+def show(v, limit: int = 120) -> str:
+    """A value as the report prints it (JSON; a blank answer as its Korean label)."""
+    if _blank(v):
+        return "(빈 답)"
+    text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _csv_cell(v) -> str:
+    """A CSV cell a spreadsheet will not run as a formula."""
+    text = "" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v))
+    if text[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        try:
+            float(text)
+        except ValueError:
+            return "'" + text
+    return text
+
+
+ITEM_COLUMNS = ["assignment", "notebook", "grade_id", "title", "description", "max_points", "handed_in",
+                "graded", "full_points", "pass_rate", "mean_points", "pass", "fail", "grader_error", "not_run",
+                "manual_pending", "blank_share", "top_wrong_check", "top_wrong_answer", "top_wrong_students",
+                "top_wrong_message", "kernel_failures"]
+
+
+def items_rows(report: ClassReport) -> list[dict]:
+    """One row per graded cell, hardest first (wrong answers only when MIN_SHARED students gave them)."""
+    rows = []
+    for c in report.cells:
+        best = None
+        for cs in c.checks.values():
+            shown, _, _ = cs.top_wrong(MIN_SHARED)
+            if shown and (best is None or len(shown[0].students) > len(best[1].students)):
+                best = (cs.name, shown[0])
+        kernel = "; ".join(f"{kind}: {len(ss)}" for kind, ss in c.kernel.students_by_kind()) if c.kernel else ""
+        rows.append({
+            "assignment": report.assignment, "notebook": c.info.notebook, "grade_id": c.info.grade_id,
+            "title": c.info.title, "description": c.info.description, "max_points": c.info.max_points,
+            "handed_in": c.handed_in, "graded": c.graded, "full_points": c.full,
+            "pass_rate": c.pass_rate, "mean_points": c.mean_points,
+            **{s: c.status.get(s, 0) for s in STATUSES}, "manual_pending": len(c.pending),
+            "blank_share": c.blank_share, "top_wrong_check": best[0] if best else "",
+            "top_wrong_answer": show(best[1].value) if best else "",
+            "top_wrong_students": len(best[1].students) if best else "",
+            "top_wrong_message": best[1].message if best else "", "kernel_failures": kernel})
+    return rows
+
+
+def write_items_csv(report: ClassReport, path: Path) -> Path:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(ITEM_COLUMNS)
+    for row in items_rows(report):
+        w.writerow([_csv_cell(row[k]) for k in ITEM_COLUMNS])
+    return _write(path, buf.getvalue().encode("utf-8"))
+
+
+def _write(path: Path, data: bytes) -> Path:
+    """Write atomically: an interrupted report leaves the previous file whole."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+@dataclass
+class ReportFiles:
+    instructor: Path
+    class_copy: Path
+    items_csv: Path
+    figures: list
+    seconds: float = 0.0
+
+
+def report_dir(course: Course) -> Path:
+    return course.root / "autograder" / "report"
+
+
+def build_report(course: Course, assignment: str, out_dir: Path | None = None, progress=None) -> ReportFiles:
+    """Write the instructor's page, the class copy, the PNG figures and the items CSV of ``assignment``."""
+    from .class_report_html import render
+    from .class_report_plots import SHARED, figures
+
+    t0 = time.monotonic()
+    out = Path(out_dir or report_dir(course))
+    report = analyze(course, assignment, progress=progress)
+    paths, pages, shared = [], {}, {}
+    for audience in ("instructor", "class"):
+        anonymous = audience == "class"
+        figs = figures(report, anonymous=anonymous, cache=shared)
+        for name, png in figs.items():
+            if not (anonymous and name in SHARED):
+                paths.append(_write(out / f"{assignment}{'_class' if anonymous else ''}_{name}.png", png))
+        pages[audience] = render(report, figs, anonymous=anonymous)
+    files = ReportFiles(
+        instructor=_write(out / f"{assignment}.html", pages["instructor"].encode("utf-8")),
+        class_copy=_write(out / f"{assignment}_class.html", pages["class"].encode("utf-8")),
+        items_csv=write_items_csv(report, out / f"{assignment}_items.csv"), figures=paths)
+    files.seconds = time.monotonic() - t0
+    return files
+
+
+def build_reports(course: Course, assignments: list[str] | None = None, out_dir: Path | None = None,
+                  progress=print) -> list[ReportFiles]:
+    """The reports of ``assignments`` (default: every assignment with graded hand-ins)."""
+    names = assignments or graded_assignments(course)
+    if not names:
+        raise ReportError("the gradebook holds no graded hand-in: run make autograde first")
+    done = []
+    for a in names:
+        files = build_report(course, a, out_dir, progress=progress)
+        if progress:
+            progress(f"{a}: report in {files.seconds:.1f}s -> {_rel(course, files.instructor)} "
+                     f"(class copy {files.class_copy.name}, {files.items_csv.name}, {len(files.figures)} PNG)")
+        done.append(files)
+    return done
+
+
+def demo_reports(course: Course, assignments: list[str], out_dir: Path, out=None) -> list[Path]:
+    """For `make demo`: the instructor pages of ``assignments`` under ``out_dir``; a failure is one line."""
+    paths = []
+    for a in assignments:
+        try:
+            paths.append(build_report(course, a, out_dir).instructor)
+        except (ReportError, OSError) as exc:
+            print(f"class report of {a} not written: {exc}", file=out)
+    return paths
+
+
+def summary_stats(values: list[float]) -> dict:
+    if not values:
+        return {"n": 0}
+    return {"n": len(values), "mean": statistics.fmean(values), "median": statistics.median(values),
+            "min": min(values), "max": max(values)}
+
+
+def cli(course: Course, assignments: list[str], out_dir: str | None = None) -> int:
+    """`python -m autograder report [ASSIGNMENT ...] [--out DIR]`: 0, or 2 with one line on bad use."""
+    import sys
+
+    try:
+        build_reports(course, assignments or None, Path(out_dir) if out_dir else None)
+    except ReportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,166 @@
+"""The class report's figures (matplotlib, no pyplot: nothing opens a window), as PNG bytes.
+
+Labels are Korean (drawn with the Korean font :mod:`gemm_lab.viz.fonts` picks), code names English.
+For the class copy (``anonymous=True``) a histogram's bins are merged with their neighbours until each
+holds at least :data:`~autograder.class_report.MIN_SHARED` students, so no bar stands for one or two.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+
+from .class_report import KIND_LABELS, MIN_SHARED, ClassReport
+
+DPI = 100
+BLUE, RED, GREY = "#4C72B0", "#C44E52", "#8C8C8C"
+
+
+def _font() -> None:
+    from gemm_lab.viz.fonts import use_korean_font
+
+    use_korean_font(install=False)
+
+
+def _png(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI)
+    return buf.getvalue()
+
+
+def bins(values: list[float], top: float, k: int = 1) -> list[tuple[float, float, int]]:
+    """Histogram bars (left, right, count) over [0, top]; with ``k`` > 1 neighbouring bins are merged until
+    every bar holds at least ``k`` values (empty stretches stay empty bars); [] when all hold fewer than k."""
+    step = max(1.0, top / 25) if top > 0 else 1.0
+    n = int(math.floor(top / step + 0.5)) + 1
+    edges = [(i - 0.5) * step for i in range(n + 1)]
+    counts = [0] * n
+    for v in values:
+        counts[min(n - 1, max(0, int(math.floor(v / step + 0.5))))] += 1
+    raw = [(edges[i], edges[i + 1], c) for i, c in enumerate(counts)]
+    if k <= 1:
+        return raw
+    out, left, right, acc = [], None, None, 0
+    for lo, hi, c in raw:
+        if acc == 0 and c == 0:
+            out.append((lo, hi, 0))
+            continue
+        left = lo if left is None else left
+        if c:
+            right = hi
+        acc += c
+        if acc >= k:
+            out.append((left, hi, acc))
+            left, right, acc = None, None, 0
+    if acc:  # fewer than k at the top end: join the last bar that has students
+        j = max((i for i, b in enumerate(out) if b[2]), default=None)
+        if j is None:
+            return []
+        out = out[:j] + [(out[j][0], right, out[j][2] + acc)]
+    return out
+
+
+def _hist(ax, values, top, k, title):
+    bars = bins(values, top, k)
+    if not bars:
+        ax.text(0.5, 0.5, f"{MIN_SHARED}명 미만: 싣지 않음", ha="center", va="center", transform=ax.transAxes)
+    for lo, hi, c in bars:
+        if c:
+            ax.bar(lo, c, width=hi - lo, align="edge", color=BLUE, edgecolor="white")
+            ax.text((lo + hi) / 2, c, str(c), ha="center", va="bottom", fontsize=8)
+    ax.set_xlim(-0.5 * max(1.0, top / 25), top + 0.5 * max(1.0, top / 25))
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel("점수")
+    ax.set_ylabel("학생 수")
+
+
+def totals_figure(report: ClassReport, anonymous: bool) -> bytes:
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(7.5, 3.4), layout="constrained")
+    ax = fig.add_subplot()
+    _hist(ax, list(report.totals.values()), report.max_total, MIN_SHARED if anonymous else 1,
+          f"합계 점수 분포 ({len(report.totals)}명, 만점 {report.max_total:g}점)")
+    return _png(fig)
+
+
+def notebooks_figure(report: ClassReport, anonymous: bool) -> bytes:
+    from matplotlib.figure import Figure
+
+    nbs = report.notebooks
+    cols = min(3, len(nbs))
+    rows = math.ceil(len(nbs) / cols)
+    fig = Figure(figsize=(4.2 * cols, 2.9 * rows), layout="constrained")
+    for i, nb in enumerate(nbs):
+        ax = fig.add_subplot(rows, cols, i + 1)
+        scores = list(report.notebook_scores[nb].values())
+        _hist(ax, scores, report.notebook_max[nb], MIN_SHARED if anonymous else 1,
+              f"{nb}\n제출 {len(scores)}명, 만점 {report.notebook_max[nb]:g}점")
+    fig.suptitle("노트북별 점수 분포", fontsize=11)
+    return _png(fig)
+
+
+def cells_figure(report: ClassReport) -> bytes | None:
+    from matplotlib.figure import Figure
+
+    cells = [c for c in report.cells if c.graded]
+    if not cells:
+        return None
+    fig = Figure(figsize=(8.5, 0.9 + 0.32 * len(cells)), layout="constrained")
+    ax = fig.add_subplot()
+    labels = [f"{c.info.notebook[:2]} · {c.info.grade_id}"[:52] for c in cells]
+    rates = [100 * c.pass_rate for c in cells]
+    y = list(range(len(cells)))[::-1]  # hardest on top
+    ax.barh(y, rates, color=[RED if r < 50 else BLUE for r in rates])
+    for yi, r, c in zip(y, rates, cells, strict=True):
+        ax.text(min(r, 100) + 1, yi, f"{r:.0f}% ({c.full}/{c.graded})", va="center", fontsize=8)
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.set_xlim(0, 118)
+    ax.set_xlabel("만점 받은 학생 비율 (%)")
+    ax.set_title("문항별 만점 비율 (어려운 문항이 위)", fontsize=11)
+    return _png(fig)
+
+
+def kernels_figure(report: ClassReport) -> bytes | None:
+    from matplotlib.figure import Figure
+
+    cells = [c for c in report.cells if c.kernel and c.kernel.students]
+    if not cells:
+        return None
+    heights = [max(1, len(c.kernel.failed)) for c in cells]
+    fig = Figure(figsize=(8.5, 0.9 * len(cells) + 0.3 * sum(heights)), layout="constrained")
+    grid = fig.add_gridspec(len(cells), 1, height_ratios=heights)
+    for i, c in enumerate(cells):
+        ax = fig.add_subplot(grid[i])
+        kinds = c.kernel.students_by_kind()
+        if not kinds:
+            ax.text(0.5, 0.5, "모든 숨은 테스트 통과", ha="center", va="center", transform=ax.transAxes)
+            ax.set_yticks([])
+        else:
+            y = list(range(len(kinds)))[::-1]
+            counts = [len(ss) for _, ss in kinds]
+            ax.barh(y, counts, color=RED)
+            for yi, n in zip(y, counts, strict=True):
+                ax.text(n, yi, f" {n}명", va="center", fontsize=8)
+            ax.set_yticks(y, [KIND_LABELS.get(k, k) for k, _ in kinds], fontsize=8)
+            ax.set_xlim(0, max(counts) * 1.2 + 1)
+        ax.set_title(f"{c.info.notebook} · {c.info.grade_id} (커널 {c.kernel.students}명)", fontsize=10)
+        ax.set_xlabel("실패한 학생 수")
+    return _png(fig)
+
+
+SHARED = ("cells", "kernels")  # the same for both copies (no per-student value)
+
+
+def figures(report: ClassReport, anonymous: bool, cache: dict | None = None) -> dict[str, bytes]:
+    """{name: PNG}: totals, notebooks, and cells, kernels when there is data. ``cache`` keeps the figures
+    both copies share between the two calls."""
+    _font()
+    out = {"totals": totals_figure(report, anonymous), "notebooks": notebooks_figure(report, anonymous)}
+    cache = {} if cache is None else cache
+    for name, make in (("cells", cells_figure), ("kernels", kernels_figure)):
+        if name not in cache:
+            cache[name] = make(report)
+        if cache[name] is not None:
+            out[name] = cache[name]
+    return out
