@@ -354,10 +354,10 @@ def _graded_extra(kernel, kind: str, seed: int):
         return lo + rng.next() % (hi - lo + 1)
 
     if kind == "vector":
-        return (d(2, 3000), d(129, 5000)), run_seed
+        return (d(2, 999), d(1025, 5000)), run_seed
     if kind == "softmax":
         return ((d(1, 12), d(2, 200)), (d(2, 30), d(17, 130))), run_seed
-    return ((d(17, 90), d(17, 90), d(17, 90)), (d(1, 40), d(33, 100), d(2, 70))), run_seed
+    return ((d(17, 90), d(17, 90), d(17, 90)), (d(65, 140), d(33, 100), d(2, 70))), run_seed
 
 
 # --------------------------------------------------------------------------- public checks
