@@ -1,5 +1,6 @@
 """Hostile hand-ins: sandbox probes, tampering, one sample per sandbox limit, and the edited-notebook and
-feedback-leak cases of issue 17. Each case function returns (description, notebook json, expected points) or
+feedback-leak cases of issue 17, and (``hostile_v2``) the attacks of issue 25 on a grader that runs in the student's
+process. Each case function returns (description, notebook json, expected points) or
 None where the notebook has no place for it; ``REVIEW`` says which must be flagged for review (tampering or
 findings) and ``REVIEW_CONTAINS`` the text the review column must hold (a sandbox limit or a repair).
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import copy
 
+from . import hostile_v2
 from .generic import _wrong_source
 from .model import HIDDEN_MARK, Notebook, _meta, insert_cell, is_auto_test, is_locked_only, is_solution
 
@@ -320,7 +322,8 @@ CASES = {
                              "first test cell; later answers wrong; later tests zeroed pending review"),
     "snoop": extra_cell(SNOOP, "reads masters/gradebook/other hand-ins, writes the gradebook, opens sockets"),
 }
-REVIEW = {"tamper_checker", "tamper_compare", "snoop", "redefined_launcher", "history_snoop"}
+CASES.update(hostile_v2.CASES)  # attacks on an in-process grader (issue 25), hidden where a cell scan does not look
+REVIEW = {"tamper_checker", "tamper_compare", "snoop", "redefined_launcher", "history_snoop", *hostile_v2.REVIEW}
 REVIEW_CONTAINS = {"fork_bomb": "LIMIT_PROCESSES", "memory_fill": "LIMIT_MEMORY", "disk_fill": "LIMIT_DISK",
                    "infinite_loop": "cell time limit", "deleted_test": "repaired before grading",
                    "deleted_test_after_locked": "repaired before grading",

@@ -37,6 +37,11 @@ W7 = ("01_pointer_blocks", "02_program_order_l2", "03_tile_configs_roofline", "0
       "05_artifacts_benchmarks", "06_persistent_loop")
 W6 = ("01_block_model", "02_fusion_softmax", "03_check_benchmark")
 
+# The attacks on an in-process grader (issue 25), on the notebooks the issue names: week 6's 01 and week 7's 01, 03
+# and 06 (the kernel attacks where there is a graded kernel: 03 has none).
+_V2_ANSWERS = ("import_hook", "lookalike_package", "frame_walk", "patched_timers", "forged_handout")
+_V2_KERNELS = ("kernel_calls_python", "forged_compile", "special_shapes")
+
 FULL_PLANS = {
     "week07": {
         "full_marks": ALL, "blank": ALL, "all_wrong": ALL,
@@ -52,6 +57,7 @@ FULL_PLANS = {
                                 "kernel_crash", "tamper_checker", "tamper_compare", "snoop")},
         "deleted_test_after_locked": [W7[5]], "hidden_literal": [W7[2]], "duplicated_test": [W7[3]],
         "changed_grade_id": [W7[4]], "long_lines": [W7[3]], "history_snoop": [W7[4]],
+        **{h: [W7[0], W7[2], W7[5]] for h in _V2_ANSWERS}, **{h: [W7[0], W7[5]] for h in _V2_KERNELS},
     },
     "week06": {
         "full_marks": ALL, "blank": ALL, "all_wrong": ALL, "other_formats": [W6[0], W6[1]],
@@ -61,6 +67,7 @@ FULL_PLANS = {
         "bad_vector_add_passes_launcher": [W6[0]], "bad_softmax_lambda": [W6[1]],
         "raises": [W6[0]], "tamper_checker": [W6[0]], "hidden_literal": [W6[1]], "duplicated_test": [W6[2]],
         "history_snoop": [W6[2]],
+        **{h: [W6[0]] for h in (*_V2_ANSWERS, *_V2_KERNELS)},
     },
 }
 
