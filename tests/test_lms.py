@@ -368,3 +368,10 @@ def test_blackboard_export_and_grades_cli(course, tmp_path, monkeypatch):
 
     with Gradebook(course.db_url, "gemm-lab") as gb:  # formgrader shows names, not "None, None"
         assert gb.find_student("kim_cs").last_name == "kim_cs"
+
+
+def test_feedback_with_nothing_autograded_says_what_to_run(course):
+    env = dict(os.environ, GEMM_LAB_COURSE_ROOT=str(course.root))
+    r = subprocess.run([sys.executable, str(ROOT / "autograder" / "feedback.py")], env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 1 and "make autograde" in r.stderr and "Traceback" not in r.stderr
