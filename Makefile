@@ -32,7 +32,7 @@ COMPAT_README ?= README.md
 
 .DEFAULT_GOAL := help
 .PHONY: help setup sandbox-deps browser-deps demo test test-fast lint notebooks release check-release \
-        collect autograde feedback grades report bench examples lab compat wheel clean
+        collect autograde bench-grading feedback grades report bench examples lab compat wheel clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -83,8 +83,11 @@ check-release: setup ## fail when release/ is stale, holds a solution, a noteboo
 collect: setup ## import hand-ins: make collect FROM=<LMS download zip or folder> [ASSIGNMENT=week07] [PATTERN=regex]
 	@$(PY) autograder/collect.py $(ASSIGNMENT) "$(FROM)"
 
-autograde: setup ## grade every collected hand-in (sandboxed, in parallel)
-	GEMM_LAB_SCHEDULER=$(SCHEDULER) $(PY) autograder/autograde.py $(if $(GRADE_JOBS),--jobs $(GRADE_JOBS))  # GRADE_JOBS default: CPUs + 1; SCHEDULER=tcp://host:8786: Dask
+autograde: setup ## grade every collected hand-in (sandboxed, one pool over every hand-in x notebook)
+	GEMM_LAB_SCHEDULER=$(SCHEDULER) $(PY) autograder/autograde.py $(if $(GRADE_JOBS),--jobs $(GRADE_JOBS)) $(if $(GRADE_HANDIN_MEMORY_GB),--handin-memory-gb $(GRADE_HANDIN_MEMORY_GB))  # GRADE_JOBS default: min(CPUs + 1, free memory / GRADE_HANDIN_MEMORY_GB (6)); SCHEDULER=tcp://host:8786: Dask
+
+bench-grading: setup ## class-scale grading benchmark: N synthetic students (default 100), both weeks -> results/grading_throughput.{csv,md}; run on a quiet machine
+	$(PY) autograder/bench_class.py -n $(or $(N),100) $(if $(GRADE_JOBS),--jobs $(GRADE_JOBS)) $(if $(NOTEBOOK),--notebook $(NOTEBOOK)) $(if $(OUT),--out $(OUT))
 
 feedback: setup ## HTML feedback per student under autograder/feedback/
 	$(PY) autograder/feedback.py

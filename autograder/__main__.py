@@ -31,6 +31,7 @@ from .grade import (
     AutogradeLocked,
     SandboxMissing,
     autograde,
+    autograde_all,
     submitted_students,
 )
 
@@ -56,7 +57,8 @@ def cmd_collect(course, args):
 
 
 def _grade_args(p):
-    p.add_argument("--jobs", type=int, default=None, help="hand-ins graded at once (default: CPUs + 1)")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="notebooks graded at once (default $GRADE_JOBS, else min(CPUs + 1, memory / hand-in limit))")
     p.add_argument("--cell-timeout", type=int, default=DEFAULT_CELL_TIMEOUT)
     p.add_argument("--notebook-timeout", type=int, default=DEFAULT_NOTEBOOK_TIMEOUT)
     p.add_argument("--memory-gb", type=float, default=None,
@@ -66,15 +68,21 @@ def _grade_args(p):
 
 
 def cmd_autograde(course, args):
-    failed = 0
-    for a in _assignments(course, args.assignment, with_handins=True):
-        t0 = time.monotonic()
-        results = autograde(course, a, students=args.student or None, jobs=args.jobs,
-                            cell_timeout=args.cell_timeout, notebook_timeout=args.notebook_timeout,
-                            allow_unsandboxed=args.allow_unsandboxed, memory_gb=args.memory_gb,
-                            regrade=args.regrade)
-        failed += sum(not r.ok for r in results)
-        print(f"{a}: {len(results)} hand-ins in {time.monotonic() - t0:.1f}s")
+    assignments = _assignments(course, args.assignment, with_handins=True)
+    t0 = time.monotonic()
+    try:  # every assignment in one pool (autograder/schedule.py)
+        results = autograde_all(course, assignments, students=args.student or None, jobs=args.jobs,
+                                cell_timeout=args.cell_timeout, notebook_timeout=args.notebook_timeout,
+                                allow_unsandboxed=args.allow_unsandboxed, memory_gb=args.memory_gb,
+                                regrade=args.regrade, handin_memory_gb=args.handin_memory_gb, unit=args.unit)
+    except (ValueError, TypeError) as exc:  # a bad setting (--jobs 0, GRADE_JOBS=x, ...): one line
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    failed = sum(not r.ok for rs in results.values() for r in rs)
+    for a, rs in results.items():
+        print(f"{a}: {len(rs)} hand-ins")
+    print(f"graded {sum(len(rs) for rs in results.values())} hand-ins of {len(results)} assignment(s) "
+          f"in {time.monotonic() - t0:.1f}s")
     return 1 if failed else 0
 
 
@@ -172,6 +180,11 @@ def main(argv=None) -> int:
     p.add_argument("--student", action="append")
     _grade_args(p)
     p.add_argument("--regrade", action="store_true", help="grade again hand-ins already graded (resume skips them)")
+    p.add_argument("--handin-memory-gb", type=float, default=None,
+                   help="memory limit of one hand-in, all its processes (default $GRADE_HANDIN_MEMORY_GB, else 6); "
+                        "the default job count is min(CPUs + 1, available memory / this)")
+    p.add_argument("--unit", choices=("notebook", "handin"), default="notebook",
+                   help="one task per hand-in x notebook (default) or per hand-in")
     p.set_defaults(fn=cmd_autograde)
     p = sub.add_parser("feedback")
     p.add_argument("assignment", nargs="*")

@@ -4,6 +4,8 @@
     python autograder/bench_throughput.py --assignment week07 --notebook 01_pointer_blocks -n 50
     python autograder/bench_throughput.py --assignment week07 -n 6 --dask-workers 2 --no-alone   # through Dask
 
+(A whole class of mixed hand-ins over both weeks: autograder/bench_class.py, ``make bench-grading N=100``.)
+
 Builds a scratch course (autograder/work/bench-*), hands in N full-marks copies, and measures:
 the fixed costs (nbgrader start-up, a sandboxed kernel start), one hand-in alone, then all N with
 ``--jobs`` at once (default: the CPU count), or with ``--dask-workers W`` through a Dask LocalCluster of W
@@ -34,6 +36,7 @@ from autograder import dispatch, triton_cache  # noqa: E402
 from autograder.course import Course, read_notebook, release  # noqa: E402
 from autograder.fixture import make_course  # noqa: E402
 from autograder.grade import autograde, default_jobs, prepare_gradebook  # noqa: E402
+from autograder.lock import stage_dir  # noqa: E402
 from autograder.make_samples import Notebook  # noqa: E402
 
 
@@ -128,7 +131,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     repo = Course.at()
     repo.work.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix="bench-", dir=repo.work))
+    scratch = stage_dir(repo.work, "bench")  # a killed run's is removed by the next collect/autograde
     try:
         course, assignment = build(scratch, args.assignment, args.notebook, args.n)
         nbs = len(list((course.release / assignment).glob("*.ipynb")))

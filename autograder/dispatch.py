@@ -1,8 +1,9 @@
 """Where hand-ins are graded: a local thread pool (default) or a Dask cluster.
 
-``SCHEDULER=tcp://host:8786 make autograde`` (environment ``GEMM_LAB_SCHEDULER``) sends each hand-in to a
-``dask.distributed`` cluster as one task; results come back to the one process that writes the gradebook,
-exactly as the local jobs do. Without it nothing changes: ``jobs`` threads, each running one nbgrader.
+``SCHEDULER=tcp://host:8786 make autograde`` (environment ``GEMM_LAB_SCHEDULER``) sends each hand-in ×
+notebook to a ``dask.distributed`` cluster as one task, longest expected first (task priority); results come
+back to the one process that writes the gradebook, exactly as the local jobs do. Without it: ``jobs``
+threads, each running one nbgrader at a time, taking the tasks in the order submitted.
 
 A worker that dies mid-task (killed, OOM, lost host): the scheduler gives the task to another worker once
 (``ALLOWED_FAILURES``: start the scheduler with the environment ``SCHEDULER_ENV``; a ``LocalCluster``
@@ -14,6 +15,7 @@ Workers need the course directory at the same path (a shared file system), the c
 from __future__ import annotations
 
 import os
+import queue
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -43,8 +45,10 @@ class Pool:
     def __init__(self, submit: Callable, completed: Callable, client=None):
         self._submit, self._completed, self.client = submit, completed, client
 
-    def submit(self, fn: Callable, *args, key: str | None = None):
-        return self._submit(fn, *args, key=key)
+    def submit(self, fn: Callable, *args, key: str | None = None, priority: int = 0):
+        """Run ``fn(*args)``; local threads take tasks in the order submitted, Dask by ``priority``
+        (higher first), so submit longest-expected first with the higher priority."""
+        return self._submit(fn, *args, key=key, priority=priority)
 
     def as_completed(self, futures: Iterable) -> Iterator:
         return self._completed(futures)
@@ -69,7 +73,7 @@ def pool(jobs: int, scheduler: str | None = None):
     addr = scheduler_address(scheduler)
     if addr is None:
         with ThreadPoolExecutor(max_workers=jobs) as ex:
-            yield Pool(lambda fn, *a, key=None: ex.submit(fn, *a), as_completed)
+            yield Pool(lambda fn, *a, key=None, priority=0: ex.submit(fn, *a), as_completed)
         return
     with dask_client(addr) as client:
         yield dask_pool(client)
@@ -90,10 +94,31 @@ def dask_client(addr):
 def dask_pool(client) -> Pool:
     from distributed import as_completed as dask_completed
 
-    def submit(fn, *args, key=None):
-        return client.submit(fn, *args, pure=False, retries=0, key=key)
+    def submit(fn, *args, key=None, priority=0):
+        return client.submit(fn, *args, pure=False, retries=0, key=key, priority=priority)
 
     return Pool(submit, lambda futs: dask_completed(list(futs)), client)
+
+
+class Completion:
+    """Futures (local or Dask) with a tag each, taken as they finish; more may be added while waiting
+    (a regrade). ``while c: fut, tag = c.next()``."""
+
+    def __init__(self):
+        self._done: queue.Queue = queue.Queue()
+        self._open: set = set()  # held here: a Dask future nobody holds is released (its task forgotten)
+
+    def add(self, fut, tag) -> None:
+        self._open.add(fut)
+        fut.add_done_callback(lambda f: self._done.put((f, tag)))
+
+    def __len__(self) -> int:
+        return len(self._open)
+
+    def next(self):
+        fut, tag = self._done.get()
+        self._open.discard(fut)
+        return fut, tag
 
 
 def local_cluster(n_workers: int = 2, **kwargs):

@@ -1,4 +1,5 @@
-"""Autograde every hand-in of an assignment: in parallel, each in its own scratch course, sandboxed.
+"""Autograde every hand-in of one or more assignments: in one pool, each notebook in its own scratch course,
+sandboxed.
 
 Design (why the gradebook stays consistent and the secrets stay secret):
 
@@ -6,10 +7,11 @@ Design (why the gradebook stays consistent and the secrets stay secret):
    the assignment is (re)recorded from source/ with ``nbgrader generate_assignment`` (into a scratch
    release folder, so the committed release/ is not touched) and a snapshot of the gradebook is taken
    with SQLite's backup API.
-2. Each (student, assignment) is graded by its own ``nbgrader autograde`` process in
-   autograder/work/grade/ASSIGNMENT/STUDENT/, a scratch course holding a copy of the snapshot, the
-   hand-in, and a generated nbgrader_config.py. Up to ``jobs`` of these run at once; they share nothing
-   that is written.
+2. Each (student, assignment, notebook) is graded by its own ``nbgrader autograde --notebook`` process in
+   autograder/work/grade/ASSIGNMENT/STUDENT/nb-NOTEBOOK/, a scratch course holding a copy of the snapshot,
+   the hand-in, and a generated nbgrader_config.py. Up to ``jobs`` of these run at once, over every
+   assignment, longest expected first (autograder/schedule.py: the job count from CPUs and memory, the
+   order, and how a hand-in's notebooks are put together again); they share nothing that is written.
 3. The student's kernel runs under bubblewrap (autograder/sandbox.py): it sees the installed environment
    read-only and a copy of its own hand-in as its working directory, nothing else — not the scratch
    gradebook (which holds the hidden tests), not the sanitized notebook nbgrader writes before running
@@ -22,6 +24,8 @@ Design (why the gradebook stays consistent and the secrets stay secret):
    (gemm_lab.grading.integrity) and writes the hand-in's review notes (autograder/merge.py).
 6. Crash safety (autograder/lock.py): one run per course (a lock whose process is gone is taken over);
    the scratch a killed run left is removed; hand-ins already graded are skipped unless ``regrade``.
+   A notebook whose kernel a signal killed (OOM killer, an admin) is graded once more in a fresh kernel;
+   only a second kill sends its remaining cells to hand grading (autograder/merge.py).
 """
 
 from __future__ import annotations
@@ -37,15 +41,16 @@ import warnings
 from dataclasses import asdict
 from pathlib import Path
 
-from . import dispatch, resume, triton_cache
+from . import dispatch, resume, schedule, triton_cache
 from .course import IGNORE, REPO_ROOT, SCRATCH_COURSE_CONFIG, Course, release, run_nbgrader
 from .lock import AutogradeLocked, CourseLock, clean_leftovers, runtime_dir_name
 from .merge import HandInResult, merge
 from .nbexec import GUARD_MARK
 from .normalize import normalize_file
 from .sandbox import ENV_SPEC, bwrap_path
+from .schedule import part_dir, part_log
 
-__all__ = ["AutogradeLocked", "HandInResult", "SandboxMissing", "autograde", "sandbox_mode",
+__all__ = ["AutogradeLocked", "HandInResult", "SandboxMissing", "autograde", "autograde_all", "sandbox_mode",
            "submitted_students", "DEFAULT_CELL_TIMEOUT", "DEFAULT_NOTEBOOK_TIMEOUT"]
 
 DEFAULT_CELL_TIMEOUT = 60
@@ -116,8 +121,8 @@ def _copy_public_files(src_dir: Path, dst_dir: Path) -> None:
 def prepare_gradebook(course: Course, assignment: str) -> Path:
     """Record the assignment (from source/) in the main gradebook; return a snapshot of it."""
     scratch_release = course.work / "release"
-    if scratch_release.exists():
-        shutil.rmtree(scratch_release)
+    if (scratch_release / assignment).exists():  # only this one: the other assignments' stay in use
+        shutil.rmtree(scratch_release / assignment)
     release(course, assignment, release_dir=scratch_release)
     snap = course.work / "grade" / assignment / "gradebook.base.db"
     _snapshot(course.gradebook, snap)
@@ -126,9 +131,12 @@ def prepare_gradebook(course: Course, assignment: str) -> Path:
 
 def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mode: str,
                cell_timeout: int, notebook_timeout: int, memory_bytes: int | None = None,
-               shared_cache: str | None = None) -> HandInResult:
+               shared_cache: str | None = None, notebook: str | None = None,
+               group_memory_bytes: int | None = None) -> HandInResult:
+    """Grade one hand-in (``notebook`` None) or one of its notebooks in its own scratch course
+    (autograder/schedule.py part_dir) with its own ``nbgrader autograde``; nothing is merged here."""
     t0 = time.monotonic()
-    scratch = course.work / "grade" / assignment / student
+    scratch = part_dir(course, assignment, student, notebook)
     if scratch.exists():
         shutil.rmtree(scratch)
     (scratch / "source" / assignment).mkdir(parents=True)
@@ -139,6 +147,8 @@ def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mo
     shutil.copytree(handin, scratch / "submitted" / student / assignment, symlinks=True)
     repairs = {}
     for nb_path in sorted((scratch / "submitted" / student / assignment).glob("*.ipynb")):
+        if notebook is not None and nb_path.stem != notebook:
+            continue
         rel_nb = course.work / "release" / assignment / nb_path.name
         if rel_nb.is_file() and nb_path.is_file() and not nb_path.is_symlink():
             try:
@@ -162,18 +172,20 @@ def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mo
     if mode == "bwrap":
         spec = scratch / "sandbox.json"
         spec.write_text(json.dumps({"kernel_cwd": str(kernel_cwd), "memory_bytes": memory_bytes,
+                                    "group_memory_bytes": group_memory_bytes,
                                     **triton_cache.sandbox_spec(Path(shared_cache) if shared_cache else None)}))
         env[ENV_SPEC] = str(spec)
         env["GEMM_LAB_UNSANDBOXED"] = "0"
     else:
         env[ENV_SPEC] = ""
         env["GEMM_LAB_UNSANDBOXED"] = "1"
-    n_nb = max(1, len(list(handin.glob("*.ipynb"))))
-    log = course.logs / assignment / f"{student}.log"
+    n_nb = 1 if notebook is not None else max(1, len(list(handin.glob("*.ipynb"))))
+    log = part_log(course, assignment, student, notebook)
     result = HandInResult(student, assignment, ok=False, seconds=0.0, log=str(log), repairs=repairs,
                           handin_sha=handin_sha)
     try:
-        proc = run_nbgrader(["autograde", assignment, "--student", student, "--force"], cwd=scratch,
+        only = [] if notebook is None else ["--notebook", notebook]
+        proc = run_nbgrader(["autograde", assignment, "--student", student, "--force", *only], cwd=scratch,
                             env=env, timeout=n_nb * (notebook_timeout + 120), log=log, check=False)
         result.ok = proc.returncode == 0
         if not result.ok:
@@ -192,38 +204,68 @@ def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mo
     return result
 
 
-def default_jobs() -> int:
-    """Hand-ins graded at once by default: one more than the CPUs. A hand-in waits part of its time
-    (kernel start-up, nbgrader's own start, file I/O), so CPU count alone leaves cores idle: 50 week-7
-    hand-ins on 2 cores took 1,022 s at 2 at a time (CPU 83 % busy) and 885 s at 3 (98 %)."""
-    return (os.cpu_count() or 1) + 1
+def default_jobs(memory_bytes: int | None = None) -> int:
+    """Hand-ins graded at once by default: min(CPUs + 1, available memory / a hand-in's memory limit)
+    (autograder/schedule.py plan_jobs). One more than the CPUs, because a hand-in waits part of its time
+    (kernel start-up, nbgrader's own start): 50 week-7 hand-ins on 2 cores took 1,022 s at 2 at a time
+    (CPU 83 % busy) and 885 s at 3 (98 %)."""
+    return schedule.plan_jobs(per_handin_bytes=schedule.handin_memory_bytes(memory_bytes),
+                              available=schedule.available_memory())[0]
 
 
 def autograde(course: Course, assignment: str, *, students: list[str] | None = None, jobs: int | None = None,
               cell_timeout: int = DEFAULT_CELL_TIMEOUT, notebook_timeout: int = DEFAULT_NOTEBOOK_TIMEOUT,
               allow_unsandboxed: bool = False, keep_scratch: bool = False, quiet: bool = False,
-              memory_gb: float | None = None, regrade: bool = False) -> list[HandInResult]:
-    """Grade the hand-ins in autograder/submitted/*/ASSIGNMENT (all, or ``students``).
+              memory_gb: float | None = None, regrade: bool = False, **kw) -> list[HandInResult]:
+    """Grade the hand-ins in autograder/submitted/*/ASSIGNMENT (all, or ``students``): see
+    :func:`autograde_all`, which grades several assignments in one pool."""
+    return autograde_all(course, [assignment], students=students, jobs=jobs, cell_timeout=cell_timeout,
+                         notebook_timeout=notebook_timeout, allow_unsandboxed=allow_unsandboxed,
+                         keep_scratch=keep_scratch, quiet=quiet, memory_gb=memory_gb, regrade=regrade,
+                         **kw)[assignment]
 
-    Limits per hand-in: ``cell_timeout`` seconds per cell, ``notebook_timeout`` per notebook, and
-    (in the sandbox, CPU only) ``memory_gb`` of address space for the kernel (default 4).
+
+def autograde_all(course: Course, assignments: list[str], *, students: list[str] | None = None,
+                  jobs: int | None = None, cell_timeout: int = DEFAULT_CELL_TIMEOUT,
+                  notebook_timeout: int = DEFAULT_NOTEBOOK_TIMEOUT, allow_unsandboxed: bool = False,
+                  keep_scratch: bool = False, quiet: bool = False, memory_gb: float | None = None,
+                  regrade: bool = False, handin_memory_gb: float | None = None, unit: str = "notebook",
+                  on_part=None) -> dict[str, list[HandInResult]]:
+    """Grade the hand-ins of every assignment in ``assignments`` in ONE pool: {assignment: results}.
+
+    ``students``: only these (default: every student with a hand-in). ``jobs``: at once (default
+    ``$GRADE_JOBS``, else min(CPUs + 1, available memory / ``handin_memory_gb``): autograder/schedule.py).
+    ``unit``: 'notebook' (one task per hand-in × notebook, default) or 'handin' (one nbgrader per hand-in).
+    Tasks run longest expected first; a notebook whose kernel a signal killed (OOM killer, an admin) is
+    graded once more in a fresh kernel before its cells go to hand grading.
+    Limits per hand-in: ``cell_timeout`` seconds per cell, ``notebook_timeout`` per notebook,
+    (in the sandbox, CPU only) ``memory_gb`` of address space per process (default 4) and
+    ``handin_memory_gb`` for all its processes (default: the sandbox's 6).
     A hand-in already graded (same files, same source/ASSIGNMENT: autograder/resume.py) is skipped
     unless ``regrade``; it is returned with ``skipped=True`` and its recorded review.
+    ``on_part(part, result)`` is called for every finished task (benchmarks).
     Raises :class:`AutogradeLocked` at once when another autograde runs on this course.
     """
+    if unit not in schedule.UNITS:
+        raise ValueError(f"unit: expected one of {', '.join(schedule.UNITS)}, got {unit!r}")
+    memory_bytes = None if memory_gb is None else int(memory_gb * (1 << 30))
+    per_handin = schedule.handin_memory_bytes(memory_bytes, handin_memory_gb)
+    group_bytes = per_handin if handin_memory_gb is not None or os.environ.get(schedule.HANDIN_MEMORY_ENV) else None
+    n_jobs, why = schedule.plan_jobs(jobs, per_handin_bytes=per_handin, available=schedule.available_memory())
     mode = sandbox_mode(allow_unsandboxed)
-    todo = students if students is not None else submitted_students(course, assignment)
-    if not todo:
-        return []
+    todo = {a: (list(students) if students is not None else submitted_students(course, a)) for a in assignments}
+    out: dict[str, list[HandInResult]] = {a: [] for a in assignments}
+    if not any(todo.values()):
+        return out
     course.work.mkdir(parents=True, exist_ok=True)
     say = (lambda m: None) if quiet else (lambda m: print(m, file=sys.stderr, flush=True))
     with CourseLock(course.work, log=lambda m: print(m, file=sys.stderr, flush=True)):
         left = clean_leftovers(course.work)
         if left:
             say(f"autograde: removed {len(left)} scratch folder(s) left by an earlier run")
-        memory_bytes = None if memory_gb is None else int(memory_gb * (1 << 30))
-        return _autograde_locked(course, assignment, todo, mode, jobs, cell_timeout, notebook_timeout,
-                                 keep_scratch, quiet, memory_bytes, regrade)
+        run = _Run(course, mode, n_jobs, why, cell_timeout, notebook_timeout, keep_scratch, quiet,
+                   memory_bytes, group_bytes, unit, on_part)
+        return run.grade(todo, regrade)
 
 
 def _skipped_results(course: Course, assignment: str, done: dict[str, str]) -> list[HandInResult]:
@@ -240,48 +282,120 @@ def _skipped_results(course: Course, assignment: str, done: dict[str, str]) -> l
     return out
 
 
-def _autograde_locked(course, assignment, todo, mode, jobs, cell_timeout, notebook_timeout, keep_scratch,
-                      quiet, memory_bytes, regrade=False):
-    if course.gradebook.exists():  # (nbgrader creates it: a file made here first would confuse its migrations)
+class _Run:
+    """One autograde: every hand-in × notebook of every assignment through one pool (course lock held)."""
+
+    def __init__(self, course, mode, jobs, why, cell_timeout, notebook_timeout, keep_scratch, quiet,
+                 memory_bytes, group_bytes, unit, on_part):
+        self.course, self.mode, self.jobs, self.why = course, mode, jobs, why
+        self.cell_timeout, self.notebook_timeout = cell_timeout, notebook_timeout
+        self.keep_scratch, self.quiet, self.unit, self.on_part = keep_scratch, quiet, unit, on_part
+        self.memory_bytes, self.group_bytes = memory_bytes, group_bytes
+        self.snapshots: dict[str, Path] = {}
+        self.caches: dict[str, str | None] = {}
+        self.source_sha: dict[str, str] = {}
+
+    def say(self, msg: str) -> None:
+        if not self.quiet:
+            print(msg, flush=True)
+
+    def grade(self, todo: dict[str, list[str]], regrade: bool) -> dict[str, list[HandInResult]]:
+        course = self.course
+        if course.gradebook.exists():  # (nbgrader creates it: a file made here first would confuse its migrations)
+            resume.ensure_table(course.gradebook)
+            resume.write_review_files(course)  # a kill between a commit and its review file left one stale
+        out, left = {}, {}
+        for a, students in todo.items():
+            done = {} if regrade else resume.already_graded(course, a, students)
+            out[a] = _skipped_results(course, a, done)
+            if done:
+                self.say(f"autograde: {len(done)} hand-in(s) of {a} already graded (same files, same source): "
+                         "skipped; --regrade grades them again")
+            if any(s not in done for s in students):
+                left[a] = [s for s in students if s not in done]
+        if not left:
+            return out
+        for a in left:  # every assignment is recorded before any task runs: the pool then never waits
+            self.snapshots[a] = prepare_gradebook(course, a)
         resume.ensure_table(course.gradebook)
-        resume.write_review_files(course)  # a kill between a commit and its review file left one stale
-    done = {} if regrade else resume.already_graded(course, assignment, todo)
-    results = _skipped_results(course, assignment, done)
-    if done and not quiet:
-        print(f"autograde: {len(done)} hand-in(s) of {assignment} already graded (same files, same source): "
-              "skipped; --regrade grades them again", flush=True)
-    if all(s in done for s in todo):
-        return results
-    snapshot = prepare_gradebook(course, assignment)
-    resume.ensure_table(course.gradebook)
-    shared = None  # the shared read-only Triton cache (autograder/triton_cache.py): sandboxed grading only
-    if mode == "bwrap":
-        shared = triton_cache.warm(course, assignment, course.work / "release" / assignment,
-                                   log=(lambda m: None) if quiet else (lambda m: print(m, flush=True)))
-    shared_cache = None if shared is None else str(shared)
-    source_sha = resume.tree_sha256(course.source / assignment)
-    jobs = jobs or default_jobs()
-    with dispatch.pool(jobs) as pool:  # $GEMM_LAB_SCHEDULER: one Dask task per hand-in (autograder/dispatch.py)
-        futs = {pool.submit(_grade_one, course, assignment, s, snapshot, mode, cell_timeout, notebook_timeout,
-                            memory_bytes, shared_cache, key=f"grade-{assignment}-{s}-{time.time_ns()}"): s
-                for s in todo if s not in done}
-        for fut in pool.as_completed(futs):
-            res = dispatch.result(fut, futs[fut], assignment, str(course.logs / assignment / f"{futs[fut]}.log"))
-            res.source_sha = source_sha
-            merge(course, res)
-            if not keep_scratch:
-                shutil.rmtree(course.work / "grade" / assignment / res.student, ignore_errors=True)
-            results.append(res)
-            if not quiet:
-                flag = "" if res.ok else f"  !! {res.error}"
-                extra = "".join(f"  [{nb}: {', '.join(v)}]" for nb, v in res.incidents.items())
-                extra += "".join(f"  [검토 {nb}: {len(v)} 건]" for nb, v in res.findings.items() if v)
-                extra += "".join(f"  [repaired {nb}: {len(v)}]" for nb, v in res.repairs.items())
-                print(f"graded {assignment}/{res.student} in {res.seconds:.1f}s{flag}{extra}", flush=True)
-    if not keep_scratch:
-        snapshot.unlink(missing_ok=True)
-    results.sort(key=lambda r: r.student)
-    return results
+        for a in left:
+            shared = None  # the shared read-only Triton cache (autograder/triton_cache.py): sandboxed grading only
+            if self.mode == "bwrap":
+                shared = triton_cache.warm(course, a, course.work / "release" / a,
+                                           log=(lambda m: None) if self.quiet else (lambda m: print(m, flush=True)))
+            self.caches[a] = None if shared is None else str(shared)
+            self.source_sha[a] = resume.tree_sha256(course.source / a)
+        parts = schedule.plan_parts(course, left, self.unit)
+        handins = {(a, s) for a, ss in left.items() for s in ss}
+        self.say(f"autograde: {len(parts)} notebook(s) of {len(handins)} hand-in(s) ({', '.join(left)}), "
+                 f"{self.why}, longest expected first")
+        for res in self._pool(parts):
+            out[res.assignment].append(res)
+        for a in left:
+            if not self.keep_scratch:
+                self.snapshots[a].unlink(missing_ok=True)
+        for results in out.values():
+            results.sort(key=lambda r: r.student)
+        return out
+
+    def _submit(self, pool, part: schedule.Part):
+        a, s, nb = part.assignment, part.student, part.notebook
+        key = f"grade-{a}-{s}-{nb or 'all'}-{part.attempt}-{time.time_ns()}"
+        fut = pool.submit(_grade_one, self.course, a, s, self.snapshots[a], self.mode, self.cell_timeout,
+                          self.notebook_timeout, self.memory_bytes, self.caches[a], nb, self.group_bytes,
+                          key=key, priority=int(part.expected_s * 10))
+        return fut
+
+    def _pool(self, parts: list[schedule.Part]):
+        """Yield each hand-in's merged result as soon as its last part is done."""
+        course = self.course
+        waiting: dict[tuple[str, str], dict] = {}
+        for p in parts:
+            waiting.setdefault((p.assignment, p.student), {})[p.notebook] = None
+        # $GEMM_LAB_SCHEDULER: one Dask task per part (autograder/dispatch.py)
+        with dispatch.pool(self.jobs) as pool:
+            done = dispatch.Completion()
+            for p in parts:
+                done.add(self._submit(pool, p), p)
+            while done:
+                fut, part = done.next()
+                a, s, nb = part.assignment, part.student, part.notebook
+                res = dispatch.result(fut, s, a, str(schedule.part_log(course, a, s, nb)))
+                killed = schedule.killed_by_signal(course, part) if res.ok else []
+                if part.attempt == 0 and killed:
+                    # killed from outside (OOM killer, an admin): once more in a fresh kernel
+                    again = schedule.Part(a, s, nb, part.expected_s, attempt=1, notes=killed)
+                    self.say(f"regrading {part.name}: {'; '.join(killed)}; once more in a fresh kernel")
+                    done.add(self._submit(pool, again), again)
+                    continue
+                if self.on_part is not None:
+                    self.on_part(part, res)
+                waiting[(a, s)][nb] = (part, res)
+                if any(v is None for v in waiting[(a, s)].values()):
+                    continue
+                yield self._finish(a, s, waiting.pop((a, s)))
+
+    def _finish(self, a: str, s: str, finished: dict) -> HandInResult:
+        course = self.course
+        if list(finished) == [None]:
+            part, res = finished[None]
+        else:
+            res = schedule.combine_parts(course, a, s, {nb: r for nb, (_, r) in finished.items()},
+                                         self.snapshots[a])
+        notes = [n + "; graded again in a fresh kernel" for p, _ in finished.values() for n in p.notes]
+        if notes:  # merge keeps this key and records it with the scores
+            res.incidents["regraded"] = notes
+        res.source_sha = self.source_sha[a]
+        merge(course, res)
+        schedule.record_durations(course, [(p, r.seconds) for p, r in finished.values()])
+        if not self.keep_scratch:
+            shutil.rmtree(course.work / "grade" / a / s, ignore_errors=True)
+        flag = "" if res.ok else f"  !! {res.error}"
+        extra = "".join(f"  [{nb}: {', '.join(v)}]" for nb, v in res.incidents.items())
+        extra += "".join(f"  [검토 {nb}: {len(v)} 건]" for nb, v in res.findings.items() if v)
+        extra += "".join(f"  [repaired {nb}: {len(v)}]" for nb, v in res.repairs.items())
+        self.say(f"graded {a}/{s} in {res.seconds:.1f}s{flag}{extra}")
+        return res
 
 
 def results_as_dicts(results: list[HandInResult]) -> list[dict]:

@@ -3,8 +3,12 @@
 The lock is ``autograder/work/autograde.lock``: an ``flock`` held for the whole run (the kernel drops it
 when the process dies, even by SIGKILL) plus the holder's PID written inside. A second run while the first
 is alive fails at once with :class:`AutogradeLocked`. A run that finds a lock file whose PID is gone takes it
-over and says so in one line. Scratch left by a killed run (``work/grade/…`` and this course's ``/tmp/glrt-*``
-runtime folders whose owner is gone) is removed once the lock is held.
+over and says so in one line. Scratch left by a killed run (``work/grade/…``, ``work/warm-*`` and this course's
+``/tmp/glrt-*`` runtime folders whose owner is gone) is removed once the lock is held.
+
+Staging folders of other commands (``collect``, the grading benchmark) are named ``work/KIND-<pid>-…``
+(:func:`stage_dir`): the next ``collect`` or ``autograde`` removes those whose process is gone
+(:func:`clean_stale_stages`), so a killed command leaves nothing a rerun does not clean.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import fcntl
 import os
 import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -112,6 +117,43 @@ def stale_runtime_dirs(parent: Path = RUNTIME_PARENT) -> list[Path]:
     return sorted(out)
 
 
+STAGE_KINDS = ("collect", "bench")  # work/KIND-<pid>-*: made by stage_dir, removed once their process is gone
+
+
+def stage_dir(work: Path, kind: str, label: str = "") -> Path:
+    """A new staging folder ``work/KIND-<pid>-LABEL-xxxx`` (the owner is known after a crash)."""
+    if kind not in STAGE_KINDS:
+        raise ValueError(f"kind: expected one of {', '.join(STAGE_KINDS)}, got {kind!r}")
+    Path(work).mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f"{kind}-{os.getpid()}-{label + '-' if label else ''}", dir=work))
+
+
+def stale_stage_dirs(work: Path) -> list[Path]:
+    """``work/KIND-<pid>-*`` folders whose process is gone, and older ``work/KIND-*`` folders without an
+    owner PID not touched for a day."""
+    out = []
+    now = time.time()
+    for kind in STAGE_KINDS:
+        for p in Path(work).glob(f"{kind}-*") if Path(work).is_dir() else []:
+            if not p.is_dir() or p.is_symlink():
+                continue
+            pid = p.name[len(kind) + 1:].split("-", 1)[0]
+            if pid.isdigit():
+                if not pid_alive(int(pid)):
+                    out.append(p)
+            elif now - p.stat().st_mtime > OLD_FORMAT_AGE_S:
+                out.append(p)
+    return sorted(out)
+
+
+def clean_stale_stages(work: Path) -> list[Path]:
+    """Remove the staging folders of dead ``collect``/benchmark runs; returns what was removed."""
+    removed = stale_stage_dirs(work)
+    for p in removed:
+        shutil.rmtree(p, ignore_errors=True)
+    return removed
+
+
 def clean_leftovers(work: Path, runtime_parent: Path = RUNTIME_PARENT) -> list[Path]:
     """Remove the scratch a killed run left (call with the course lock held); returns what was removed."""
     removed = []
@@ -122,6 +164,12 @@ def clean_leftovers(work: Path, runtime_parent: Path = RUNTIME_PARENT) -> list[P
         else:
             p.unlink(missing_ok=True)
         removed.append(p)
+    # the Triton cache is warmed only under the lock (autograder/triton_cache.py): any warm-* is a dead run's
+    for p in sorted(Path(work).glob("warm-*")) if Path(work).is_dir() else []:
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p, ignore_errors=True)
+            removed.append(p)
+    removed += clean_stale_stages(work)
     for p in stale_runtime_dirs(runtime_parent):
         shutil.rmtree(p, ignore_errors=True)
         removed.append(p)

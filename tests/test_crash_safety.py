@@ -247,16 +247,16 @@ def test_second_autograde_refused_and_kernel_killed_from_outside_flagged(tmp_pat
         cells.insert(i + 1, {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
                              "source": "import os\nos._exit(3)"})
 
-    course = _course(tmp_path, {"sleeper": sleeper, "self_exit": self_exit})
-    p = _start(course, "--jobs", "2")
+    course = _course(tmp_path, {"sleeper": sleeper, "self_exit": self_exit, "sleeper_once": sleeper})
+    p = _start(course, "--jobs", "3")
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.extend(p.stdout), daemon=True)
     reader.start()
-    sleeper_dir = course.work / "grade" / "demo01" / "sleeper"
 
-    def sleeper_kernel() -> int | None:
-        """The sleeper's kernel: the deepest ipykernel process under the nbgrader running in its scratch."""
-        for nbg in _running_in(sleeper_dir):
+    def sleeper_kernel(student: str = "sleeper") -> int | None:
+        """The sleeper's kernel: the deepest ipykernel process under the nbgrader running in the scratch
+        of its notebook 01_counts."""
+        for nbg in _running_in(course.work / "grade" / "demo01" / student / "nb-01_counts"):
             if "nbgrader" not in _cmdline(nbg):
                 continue
             deep = [k for k in _descendants(nbg) if "ipykernel" in _cmdline(k)
@@ -265,10 +265,14 @@ def test_second_autograde_refused_and_kernel_killed_from_outside_flagged(tmp_pat
                 return deep[0]
         return None
 
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and sleeper_kernel() is None:
-        time.sleep(0.3)
-    kernel, seen = sleeper_kernel(), time.monotonic()
+    def wait_kernel(student: str, not_this: int | None = None) -> tuple[int | None, float]:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and sleeper_kernel(student) in (None, not_this):
+            time.sleep(0.3)
+        k = sleeper_kernel(student)
+        return (None if k == not_this else k), time.monotonic()
+
+    kernel, seen = wait_kernel("sleeper")
     assert kernel is not None and p.poll() is None, "".join(lines)
     # a second autograde while this one runs stops at once, saying why
     t0 = time.monotonic()
@@ -280,12 +284,29 @@ def test_second_autograde_refused_and_kernel_killed_from_outside_flagged(tmp_pat
     time.sleep(max(0.0, 6 - (time.monotonic() - seen)))
     assert sleeper_kernel() == kernel
     os.kill(kernel, signal.SIGKILL)
+    once, seen = wait_kernel("sleeper_once")
+    assert once is not None, "".join(lines)
+    time.sleep(max(0.0, 6 - (time.monotonic() - seen)))
+    os.kill(once, signal.SIGKILL)
+    # the sleeper is graded once more in a fresh kernel: killed again, its cells go to hand grading
+    again, seen = wait_kernel("sleeper", not_this=kernel)
+    assert again is not None, "".join(lines)
+    time.sleep(max(0.0, 6 - (time.monotonic() - seen)))
+    os.kill(again, signal.SIGKILL)
     assert p.wait(timeout=200) == 0
     reader.join(timeout=10)
+    out = "".join(lines)
+    assert out.count("regrading demo01/sleeper/01_counts") == 1 and "regrading demo01/sleeper_once/01_counts" in out
     review = json.loads(course.review_json.read_text())["demo01"]
     killed = review["sleeper"]
     assert any("killed by signal 9 (SIGKILL)" in i for i in killed["incidents"]["01_counts"]), killed
     assert killed["manual"]["01_counts"] == ["tiles_54", "pct_40", "double_works"]
+    assert killed["incidents"]["regraded"] == [
+        "01_counts: killed by signal 9 (SIGKILL); graded again in a fresh kernel"]
+    # killed once: the fresh kernel's run counts (its sleep hits the cell limit), nothing for hand grading
+    once = review["sleeper_once"]
+    assert once["manual"] == {} and once["incidents"]["regraded"], once
+    assert not any("signal" in i for i in once["incidents"].get("01_counts", [])), once
     from autograder.report import review_flags
 
     flags = review_flags(course)
@@ -300,6 +321,8 @@ def test_second_autograde_refused_and_kernel_killed_from_outside_flagged(tmp_pat
         nb = next(n for n in gb.find_submission("demo01", "sleeper").notebooks if n.name == "01_counts")
         assert nb.flagged and {g.name for g in nb.grades if g.needs_manual_grade} >= {"tiles_54", "pct_40"}
         nb = next(n for n in gb.find_submission("demo01", "self_exit").notebooks if n.name == "01_counts")
+        assert not nb.flagged
+        nb = next(n for n in gb.find_submission("demo01", "sleeper_once").notebooks if n.name == "01_counts")
         assert not nb.flagged
 
 

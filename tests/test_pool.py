@@ -1,0 +1,218 @@
+"""One grading pool over every hand-in × notebook (autograder/schedule.py, dispatch.py, lock.py): the job
+count from CPUs and memory, the order of the tasks, and the cleanup of what a killed command left."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from autograder import dispatch, lock, schedule  # noqa: E402
+from autograder.course import Course  # noqa: E402
+from autograder.limits import GiB  # noqa: E402
+
+
+def _fake_host(tmp_path, avail_gib: float, cg_max: str | None = None, cg_current: int = 0):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    meminfo = tmp_path / "meminfo"
+    meminfo.write_text(f"MemTotal:       {64 * 1024 * 1024} kB\nMemFree: 1 kB\n"
+                       f"MemAvailable:   {int(avail_gib * 1024 * 1024)} kB\n")
+    proc_cg = tmp_path / "cgroup"
+    proc_cg.write_text("0::/grader.slice\n")
+    root = tmp_path / "cg"
+    (root / "grader.slice").mkdir(parents=True)
+    if cg_max is not None:
+        (root / "grader.slice" / "memory.max").write_text(cg_max + "\n")
+        (root / "grader.slice" / "memory.current").write_text(f"{cg_current}\n")
+    return schedule.available_memory(meminfo, proc_cg, root)
+
+
+def test_job_count_on_a_fake_small_host(tmp_path, monkeypatch):
+    monkeypatch.delenv(schedule.JOBS_ENV, raising=False)
+    six = 6 * GiB
+    # 16 cores but 13 GiB free: memory allows two 6-GiB hand-ins, not 17
+    avail = _fake_host(tmp_path, 13)
+    assert avail == 13 * GiB
+    n, why = schedule.plan_jobs(per_handin_bytes=six, cpus=16, available=avail)
+    assert n == 2 and "CPUs 16 + 1 = 17" in why and "13.0 GiB available / 6 GiB per hand-in = 2" in why
+    # less than one hand-in's limit: still one at a time, never zero
+    assert schedule.plan_jobs(per_handin_bytes=six, cpus=16, available=2 * GiB)[0] == 1
+    # plenty of memory: CPUs + 1
+    assert schedule.plan_jobs(per_handin_bytes=six, cpus=2, available=64 * GiB)[0] == 3
+    # the grader's own cgroup caps what is available (8 GiB max, 1 GiB used: 7 GiB of room)
+    avail = _fake_host(tmp_path / "c", 60, cg_max=str(8 * GiB), cg_current=GiB)
+    assert avail == 7 * GiB and schedule.plan_jobs(per_handin_bytes=3 * GiB, cpus=8, available=avail)[0] == 2
+    assert _fake_host(tmp_path / "d", 5, cg_max="max") == 5 * GiB
+    # the per-hand-in limit is a setting (argument or environment)
+    assert schedule.handin_memory_bytes(None, 2.5) == int(2.5 * GiB)
+    monkeypatch.setenv(schedule.HANDIN_MEMORY_ENV, "3")
+    assert schedule.handin_memory_bytes() == 3 * GiB
+    monkeypatch.delenv(schedule.HANDIN_MEMORY_ENV)
+    assert schedule.handin_memory_bytes() == 6 * GiB  # the sandbox's cgroup limit
+    assert schedule.handin_memory_bytes(8 * GiB) == 8 * GiB  # a larger per-process limit raises it
+    # the job count is a setting too: it wins over the computed one
+    assert schedule.plan_jobs(5, per_handin_bytes=six, cpus=2, available=GiB) == (5, "5 at a time (set)")
+    monkeypatch.setenv(schedule.JOBS_ENV, "4")
+    assert schedule.plan_jobs(per_handin_bytes=six, cpus=2, available=GiB)[0] == 4
+
+
+@pytest.mark.parametrize("setting", [{"jobs": 0}, {"jobs": True}, {"env": "x"}, {"env": "-2"}])
+def test_bad_job_settings_are_refused(setting, monkeypatch):
+    monkeypatch.delenv(schedule.JOBS_ENV, raising=False)
+    if "env" in setting:
+        monkeypatch.setenv(schedule.JOBS_ENV, setting["env"])
+    with pytest.raises(ValueError, match="GRADE_JOBS|jobs"):
+        schedule.plan_jobs(setting.get("jobs"), per_handin_bytes=GiB, cpus=2, available=GiB)
+
+
+@pytest.mark.parametrize("gb,exc", [(0, ValueError), (-1.0, ValueError), ("4", TypeError)])
+def test_bad_handin_memory_is_refused(gb, exc):
+    with pytest.raises(exc, match="handin_memory_gb"):
+        schedule.handin_memory_bytes(None, gb)
+
+
+@pytest.mark.parametrize("argv,needle", [(["--jobs", "0"], "jobs"), (["--handin-memory-gb", "-1"], "handin_memory_gb"),
+                                         (["--unit", "cell"], "invalid choice")])
+def test_autograde_cli_bad_settings_one_line(tmp_path, argv, needle):
+    (tmp_path / "source").mkdir()
+    p = subprocess.run([sys.executable, "-m", "autograder", "--course-root", str(tmp_path), "autograde", *argv],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert p.returncode == 2 and needle in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+def _nb(n_code: int) -> str:
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": "x = 1"}] * n_code
+    return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def test_pool_order_longest_expected_first(tmp_path):
+    course = Course.at(tmp_path)
+    for a, nbs in {"w6": {"k1": 9, "k2": 2}, "w7": {"m1": 4}}.items():
+        (course.work / "release" / a).mkdir(parents=True)
+        for nb, n in nbs.items():
+            (course.work / "release" / a / f"{nb}.ipynb").write_text(_nb(n))
+            for s in ("ann", "bob", "cid"):
+                (course.submitted / s / a).mkdir(parents=True, exist_ok=True)
+                (course.submitted / s / a / f"{nb}.ipynb").write_text(_nb(n))
+    (course.submitted / "bob" / "w6" / "extra.ipynb").write_text(_nb(50))  # not in the assignment: no task
+    todo = {"w6": ["ann", "bob", "cid"], "w7": ["ann", "bob", "cid"]}
+    # no history: by code cells
+    parts = schedule.plan_parts(course, todo)
+    assert [(p.assignment, p.notebook) for p in parts[:3]] == [("w6", "k1")] * 3
+    assert len(parts) == 9 and not any(p.notebook == "extra" for p in parts)
+    # with the last run's times: bob's k2 hung to its limit last time; w7/m1 is slow for the whole class
+    schedule.record_durations(course, [(schedule.Part("w6", "bob", "k2"), 600.0),
+                                       (schedule.Part("w6", "ann", "k2"), 5.0),
+                                       (schedule.Part("w6", "cid", "k2"), 4.0),
+                                       (schedule.Part("w7", "ann", "m1"), 40.0),
+                                       (schedule.Part("w7", "bob", "m1"), 50.0),
+                                       (schedule.Part("w6", "ann", "k1"), 20.0)])
+    parts = schedule.plan_parts(course, todo)
+    names = [p.name for p in parts]
+    assert names[0] == "w6/bob/k2"  # the hang first
+    assert names[1:4] == ["w7/bob/m1", "w7/cid/m1", "w7/ann/m1"]  # cid: the class median (45 s)
+    assert parts[2].expected_s == 45.0
+    assert names[4:] == ["w6/ann/k1", "w6/bob/k1", "w6/cid/k1", "w6/ann/k2", "w6/cid/k2"]
+    assert [p.expected_s for p in parts] == sorted((p.expected_s for p in parts), reverse=True)
+    # one task per hand-in when asked
+    parts = schedule.plan_parts(course, todo, unit="handin")
+    assert len(parts) == 6 and all(p.notebook is None for p in parts)
+    with pytest.raises(ValueError, match="unit"):
+        schedule.plan_parts(course, todo, unit="cell")
+
+
+def test_a_long_task_leaves_no_slot_idle():
+    """Longest first through the local pool: 1 task of 1.2 s and 8 of 0.3 s on 2 slots end in ~1.2 s
+    (the long one beside the short ones), where long-last would take 1.2 + 8 * 0.3 / 2 = 2.4 s."""
+    started = []
+    lock_ = threading.Lock()
+
+    def task(name, s):
+        with lock_:
+            started.append(name)
+        time.sleep(s)
+        return name
+
+    tasks = [("long", 1.2)] + [(f"s{i}", 0.3) for i in range(8)]
+    t0 = time.monotonic()
+    with dispatch.pool(2) as pool:
+        done = dispatch.Completion()
+        for name, s in tasks:
+            done.add(pool.submit(task, name, s, priority=int(s * 10)), name)
+        got = []
+        while done:
+            fut, tag = done.next()
+            got.append(fut.result())
+            if tag == "s0":  # a task added while others run (a regrade) is taken too
+                done.add(pool.submit(task, "again", 0.05), "again")
+    wall = time.monotonic() - t0
+    assert started[0] == "long" and sorted(got) == sorted([n for n, _ in tasks] + ["again"])
+    assert wall < 2.0, wall
+
+
+def test_killed_commands_leave_nothing_a_rerun_does_not_clean(tmp_path):
+    work = tmp_path / "work"
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    live = lock.stage_dir(work, "collect", "week07")  # this process: alive
+    assert live.name.startswith(f"collect-{os.getpid()}-week07-")
+    stale = work / f"collect-{dead.pid}-week07-abcd"
+    (stale / "handins").mkdir(parents=True)
+    (stale / "handins" / "0.ipynb").write_text("{}")
+    bench = work / f"bench-{dead.pid}-xyz"
+    bench.mkdir()
+    old = work / "collect-week07-oldformat"
+    old.mkdir()
+    os.utime(old, (time.time() - 2 * lock.OLD_FORMAT_AGE_S,) * 2)
+    young = work / "collect-week07-young"
+    young.mkdir()
+    assert lock.clean_stale_stages(work) == sorted([stale, bench, old])
+    assert live.is_dir() and young.is_dir()
+    # autograde (course lock held): grading scratch, a dead run's warm-up and stale stages
+    (work / "grade" / "w7" / "ann" / "nb-01").mkdir(parents=True)
+    (work / "warm-1234").mkdir()
+    stale.mkdir()
+    rt = tmp_path / "rt"
+    rt.mkdir()
+    removed = lock.clean_leftovers(work, runtime_parent=rt)
+    assert set(removed) == {work / "grade" / "w7" / "ann", work / "warm-1234", stale}
+    assert live.is_dir() and not list((work / "grade" / "w7").iterdir())
+    with pytest.raises(ValueError, match="kind"):
+        lock.stage_dir(work, "grade")
+
+
+@pytest.mark.slow
+def test_killed_collect_staging_is_cleaned_by_the_next_collect(tmp_path):
+    """A collect killed with SIGKILL mid-way leaves its staging; the next collect removes it."""
+    from autograder.collect import collect
+    from autograder.course import release
+    from autograder.fixture import ASSIGNMENT, make_course, solved
+
+    course = Course.at(make_course(tmp_path / "course"))
+    release(course, ASSIGNMENT)
+    src = tmp_path / "downloads"
+    src.mkdir()
+    for s in ("ann", "bob"):
+        (src / f"{s}.ipynb").write_text(json.dumps(solved(course.root, "01_counts")), encoding="utf-8")
+    code = ("import sys, os, signal; sys.path.insert(0, sys.argv[1]);"
+            "import autograder.collect as c; from autograder.course import Course;"
+            "c._Run.choose = lambda self: os.kill(os.getpid(), signal.SIGKILL);"
+            "c.collect(Course.at(sys.argv[2]), sys.argv[3], sys.argv[4])")
+    p = subprocess.run([sys.executable, "-c", code, str(ROOT), str(course.root), ASSIGNMENT, str(src)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == -9, p.stderr
+    left = list(course.work.glob("collect-*"))
+    assert left and any(left[0].rglob("*.ipynb"))  # the kill left a staging copy behind
+    collect(course, ASSIGNMENT, src)
+    assert not list(course.work.glob("collect-*")), "the rerun left staging behind"
+    assert sorted(p.name for p in course.submitted.iterdir()) == ["ann", "bob"]
