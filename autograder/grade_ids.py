@@ -8,13 +8,16 @@ the id of the current release. :func:`renames` gives the ones that apply to a ha
 ``autograder/normalize.py`` rewrites them before nbgrader sees the hand-in, so a notebook downloaded
 before the rename keeps its points (the review column says "renamed old grade id X -> Y").
 
-:func:`answer_leaks` decides whether an id carries an answer, in general (no list of bad ids): it runs
+:func:`notebook_leaks` decides whether an id carries an answer, in general (no list of bad ids): it runs
 each autograded test cell of the master with recording stand-ins for the checks — the cell computes its
 expected values exactly as the grader does (``g.calc``, ``g.compile_answers``, constants in the cell),
 the student's answer names are blanks — and collects the expected argument of every ``check_*`` call.
 An id fails when a number in it after the exercise label (``ex3_2_``) equals one of the notebook's
-expected numbers at the precision the id writes it (``2_33`` = 2.33, ``4kib`` = 4096 too), or when a
-word in it is one of the expected strings (or the English word of an expected number: ``zero``).
+expected numbers at the precision the id writes it (``2_33`` = 2.33, ``4kib`` = 4096 too; a whole
+number also matches the integer part of an expected decimal: "part of an answer"), or when a word in it
+is one of the expected strings (or the English word of an expected number: ``zero``). Digits inside a
+name (``fp16``, ``g2``) are not numbers. Only ``g.calc`` and the grader's modules are called, never a
+kernel check, so the whole course takes seconds (the compile-based keys of w7/04 most of them).
 """
 
 from __future__ import annotations
@@ -251,7 +254,8 @@ def id_leaks(grade_id: str, expected: list) -> list[str]:
     words |= {_NUMBER_WORDS[int(v)] for v in numbers if v == int(v) and 0 <= v < len(_NUMBER_WORDS)}
     why = []
     for text, value, decimals in _id_numbers(rest):
-        hit = next((e for e in numbers if _shows(value, decimals, e)), None)
+        hit = next((e for e in numbers if e == value), None)  # an exact value names itself first
+        hit = hit if hit is not None else next((e for e in numbers if _shows(value, decimals, e)), None)
         if hit is not None:
             why.append(f"{text!r} is the expected value {hit:g}")
     padded = f"_{rest.lower()}_"
