@@ -238,11 +238,11 @@ class GuardedExecute(Execute):
         finally:
             cell.source = source
         payload = handout.claims_from_outputs(cell.get("outputs", []))
-        before = [c.source for c in self.nb.cells[:index]
-                  if c.get("cell_type") == "code" and not is_test_cell(c)]
+        before = [c for c in self.nb.cells[:index] if c.get("cell_type") == "code" and not is_test_cell(c)]
+        given = [c.source for c in before if (c.metadata.get("nbgrader") or {}).get("locked")]
         t0 = monotonic()
-        outputs, verdict = replay.grade_cell(source, payload, before, self._run_seed,
-                                             None if payload else _handout_error(cell.get("outputs")))
+        outputs, verdict = replay.grade_cell(source, payload, [c.source for c in before], self._run_seed,
+                                             None if payload else _handout_error(cell.get("outputs")), given)
         meta = cell.metadata.get("nbgrader") or {}
         verdict.update(grade_id=meta.get("grade_id"), max_points=meta.get("points"),
                        seconds=round(monotonic() - t0, 2))

@@ -241,3 +241,12 @@ def test_a_function_answer_runs_in_a_worker_and_cannot_see_the_expected_value(in
              "        f = f.f_back\n    return True\n")
     _outs, v = replay.grade_cell(FP16_CELL, claim, [snoop])
     assert v["status"] == "fail"  # the worker's frames hold the arguments, never the expected value
+
+
+def test_names_the_given_cells_import_come_from_the_grader_not_the_hand_out():
+    src = 'g = fresh()\ng.check_value("grid", grid, 20)\n'
+    forged = {"claims": {"grid": 20, "fresh": {"__function__": "fresh"}}}
+    given = ["from gemm_lab.grading import fresh\nimport torch\nprint('not run')\n"]
+    _outs, v = replay.grade_cell(src, forged, ["def fresh():\n    return None\n"], given_sources=given)
+    assert v["status"] == "pass", v["message"]
+    assert replay.given_imports(given)["fresh"].__module__ == "gemm_lab.grading.integrity"

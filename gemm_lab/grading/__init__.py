@@ -49,3 +49,15 @@ __all__ = [
 ]
 
 # Read-only from here on: `g.check_value = ...` in a notebook raises AttributeError (see _seal).
+
+
+def __getattr__(name: str):
+    """Submodules a test cell names through ``g`` (``g.compile_answers``) load on first use."""
+    import importlib
+
+    if name.startswith("_"):
+        raise AttributeError(name)
+    try:
+        return importlib.import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None

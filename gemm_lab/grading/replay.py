@@ -49,6 +49,26 @@ def _bind(payload: dict, sources_before, run_seed: int) -> tuple[dict, list]:
     return names, functions
 
 
+def given_imports(given_sources) -> dict:
+    """What the given (locked) cells' top-level imports bind, imported here: a test cell that reads such a
+    name (``fresh``, ``torch``) gets the grader's own object, never the hand-out's."""
+    import ast
+
+    glob: dict = {"__builtins__": builtins}
+    for src in given_sources or ():
+        tree = extract.cell_code(src)
+        if tree is None:
+            continue
+        for node in tree.body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                try:
+                    exec(compile(ast.Module(body=[node], type_ignores=[]), "<given>", "exec"), glob)  # noqa: S102
+                except Exception:  # noqa: BLE001 - a given import that fails here fails in the cell itself
+                    continue
+    glob.pop("__builtins__", None)
+    return glob
+
+
 def _run(source: str, names: dict) -> tuple[str, BaseException | None]:
     glob = {"__name__": "__main__", "__builtins__": builtins, **names}
     out = io.StringIO()
@@ -76,15 +96,19 @@ def _message(exc: BaseException, payload: dict) -> str:
 
 
 def grade_cell(source: str, payload: dict | None, sources_before, run_seed: int = 0,
-               handout_error: str | None = None) -> tuple[list, dict]:
-    """Judge one test cell (see the module docstring). ``payload``: the hand-out (None when none came)."""
+               handout_error: str | None = None, given_sources=()) -> tuple[list, dict]:
+    """Judge one test cell (see the module docstring). ``payload``: the hand-out (None when none came);
+    ``given_sources``: the locked cells before it (their imports are bound from the grader's modules)."""
     verdict = {"status": "fail", "message": "", "checks": [], "seed": run_seed}
     if payload is None:
         why = f" ({handout_error})" if handout_error else ""
         msg = f"❌ 채점기가 이 셀의 답을 받지 못했습니다{why}. 노트북을 처음부터 다시 실행해 보세요."
         verdict["message"] = msg
         return [_error_output(msg)], verdict
+    given = given_imports(given_sources)
+    payload = dict(payload, claims={k: v for k, v in (payload.get("claims") or {}).items() if k not in given})
     names, functions = _bind(payload, sources_before, run_seed)
+    names.update(given)
     if functions:
         with record.collecting_calls():
             _run(source, dict(names))
