@@ -400,20 +400,46 @@ def _blank(v) -> bool:
 
 
 def _review_notes(course: Course, assignment: str) -> tuple[dict, list]:
-    """({student: [note of this assignment]}, [(student, why)] of students with no readable hand-in)."""
-    from .collect_report import load, report_path
-    from .report import review_flags
+    """({student: [review note of this assignment]}, [(student, why)] of students with no readable hand-in).
 
-    notes = {}
-    for s, items in review_flags(course).items():
-        mine = [n for n in items if n.startswith((f"{assignment}/", f"{assignment}:"))]
-        if mine:
-            notes[s] = mine
+    The notes of grades.csv's review column (report.review_flags) for one assignment, from collect's log
+    and logs/review.json only: manual grading still to do is the report's own section, from its own query
+    (review_flags reads the whole gradebook object by object, seconds for a big class).
+    """
+    from .collect_report import load, report_path
+    from .report import _fmt, _incident_tag
+
+    notes: dict[str, list[str]] = defaultdict(list)
     collected = (load(report_path(course, assignment)) or {"students": {}})["students"]
-    unreadable = [(s, "; ".join(str(n) for n in e.get("notes", [])) or "no readable hand-in")
-                  for s, e in sorted(collected.items())
-                  if isinstance(e, dict) and e.get("notes") and not e.get("collected")]
-    return notes, unreadable
+    unreadable = []
+    for s, e in sorted(collected.items()):
+        items = [str(n) for n in e.get("notes", [])] if isinstance(e, dict) else []
+        if items and not e.get("collected"):
+            unreadable.append((s, "; ".join(items)))
+        notes[s] += [f"{assignment}: {n}" for n in items]
+    try:
+        entries = json.loads(course.review_json.read_text(encoding="utf-8")).get(assignment, {})
+    except (OSError, ValueError, AttributeError):
+        entries = {}
+    for s, entry in sorted(entries.items() if isinstance(entries, dict) else []):
+        if not isinstance(entry, dict):
+            continue
+        if not entry.get("ok", True):
+            notes[s].append(f"{assignment}: grader error")
+        for nb, items in sorted(entry.get("findings", {}).items()):
+            tamper = [f for f in items if not str(f).endswith("[검토만]")]
+            if tamper:
+                notes[s].append(f"{assignment}/{nb}: tampering ({len(tamper)} findings), "
+                                f"{len(entry.get('zeroed', {}).get(nb, []))} test cells zeroed for review "
+                                f"({_fmt(entry.get('withheld_points', {}).get(nb, 0))} pts withheld)")
+            elif items:
+                notes[s].append(f"{assignment}/{nb}: {len(items)} findings (review only)")
+        for nb, items in sorted(entry.get("incidents", {}).items()):
+            notes[s].append(f"{assignment}/{nb}: {', '.join(sorted({_incident_tag(str(i)) for i in items}))}")
+        for key, label in (("repairs", "repaired before grading"), ("redacted", "hidden-test text redacted")):
+            notes[s] += [f"{assignment}/{nb}: {label}: {'; '.join(map(str, v))}"
+                         for nb, v in sorted(entry.get(key, {}).items())]
+    return {s: v for s, v in notes.items() if v}, unreadable
 
 
 def analyze(course: Course, assignment: str, progress=None) -> ClassReport:

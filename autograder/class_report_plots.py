@@ -77,7 +77,8 @@ def _hist(ax, values, top, k, title):
 def totals_figure(report: ClassReport, anonymous: bool) -> bytes:
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(7.5, 3.4), layout="constrained")
+    fig = Figure(figsize=(7.5, 3.4))
+    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.15, top=0.9)
     ax = fig.add_subplot()
     _hist(ax, list(report.totals.values()), report.max_total, MIN_SHARED if anonymous else 1,
           f"합계 점수 분포 ({len(report.totals)}명, 만점 {report.max_total:g}점)")
@@ -90,7 +91,9 @@ def notebooks_figure(report: ClassReport, anonymous: bool) -> bytes:
     nbs = report.notebooks
     cols = min(3, len(nbs))
     rows = math.ceil(len(nbs) / cols)
-    fig = Figure(figsize=(4.2 * cols, 2.9 * rows), layout="constrained")
+    fig = Figure(figsize=(4.2 * cols, 2.9 * rows))  # margins set by hand: constrained layout costs a draw
+    fig.subplots_adjust(left=0.42 / cols, right=0.98, bottom=0.5 / (2.9 * rows), top=1 - 0.85 / (2.9 * rows),
+                        wspace=0.35, hspace=0.95)
     for i, nb in enumerate(nbs):
         ax = fig.add_subplot(rows, cols, i + 1)
         scores = list(report.notebook_scores[nb].values())
@@ -106,9 +109,12 @@ def cells_figure(report: ClassReport) -> bytes | None:
     cells = [c for c in report.cells if c.graded]
     if not cells:
         return None
-    fig = Figure(figsize=(8.5, 0.9 + 0.32 * len(cells)), layout="constrained")
-    ax = fig.add_subplot()
     labels = [f"{c.info.notebook[:2]} · {c.info.grade_id}"[:52] for c in cells]
+    height = 0.9 + 0.32 * len(cells)
+    fig = Figure(figsize=(8.5, height))
+    fig.subplots_adjust(left=min(0.55, (0.25 + 0.062 * max(map(len, labels))) / 8.5), right=0.97,
+                        bottom=0.5 / height, top=1 - 0.35 / height)
+    ax = fig.add_subplot()
     rates = [100 * c.pass_rate for c in cells]
     y = list(range(len(cells)))[::-1]  # hardest on top
     ax.barh(y, rates, color=[RED if r < 50 else BLUE for r in rates])
@@ -128,8 +134,10 @@ def kernels_figure(report: ClassReport) -> bytes | None:
     if not cells:
         return None
     heights = [max(1, len(c.kernel.failed)) for c in cells]
-    fig = Figure(figsize=(8.5, 0.9 * len(cells) + 0.3 * sum(heights)), layout="constrained")
-    grid = fig.add_gridspec(len(cells), 1, height_ratios=heights)
+    height = 0.9 * len(cells) + 0.3 * sum(heights)
+    fig = Figure(figsize=(8.5, height))
+    grid = fig.add_gridspec(len(cells), 1, height_ratios=heights, left=0.3, right=0.97, bottom=0.45 / height,
+                            top=1 - 0.3 / height, hspace=0.9 * len(cells) / sum(heights))
     for i, c in enumerate(cells):
         ax = fig.add_subplot(grid[i])
         kinds = c.kernel.students_by_kind()

@@ -232,3 +232,38 @@ def test_cli_writes_every_graded_assignment(built, tmp_path, capsys):
     assert f"{A}: report in" in out
     assert sorted(p.name for p in tmp_path.glob("*.html")) == [f"{A}.html", f"{A}_class.html"]
     assert [p.name for p in tmp_path.glob("*.csv")] == [f"{A}_items.csv"]
+
+
+@pytest.mark.slow
+def test_browser_shows_the_plots_and_the_top_wrong_answer(built):
+    """Headless Chromium (Debian's chromium + chromium-driver, as tests/test_browser.py) opens both pages
+    from disk, offline: every figure decodes, and the first wrong answer of the break-even is 985 (20)."""
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is pinned in pyproject: make setup")
+    chromium, driver_bin = shutil.which("chromium"), shutil.which("chromedriver")
+    if not (chromium and driver_bin):
+        pytest.fail("chromium / chromedriver missing: run `make setup` (apt-get install chromium chromium-driver)")
+    _, files, _, _ = built
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--window-size=1200,1000"):
+        options.add_argument(flag)
+    browser = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=driver_bin))
+    try:
+        for page in (files.instructor, files.class_copy):
+            browser.get(page.as_uri())
+            figures = browser.execute_script("""
+                return Array.from(document.querySelectorAll('img.figure')).map(
+                    i => [i.id, i.complete, i.naturalWidth, i.naturalHeight]);""")
+            assert sorted(f[0] for f in figures) == ["fig-cells", "fig-kernels", "fig-notebooks", "fig-totals"]
+            assert all(done and w > 300 and h > 100 for _, done, w, h in figures), figures
+            row = browser.find_element("css selector", 'table.wrong[data-check="break_even"] tr.answer')
+            cells = [td.text for td in row.find_elements("css selector", "td")]
+            assert cells[:3] == ["985", "20", "40%"] and BREAK_EVEN_HINT in cells[3]
+            assert row.is_displayed()
+            shots = ROOT / "screenshots"
+            shots.mkdir(exist_ok=True)
+            browser.set_window_size(1200, browser.execute_script("return document.body.scrollHeight") + 100)
+            browser.save_screenshot(str(shots / f"class_report_{page.stem}.png"))
+    finally:
+        browser.quit()
