@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import os
 import resource
 import shutil
@@ -149,8 +150,8 @@ class MemoryPeak:
 def p95(xs: list[float]) -> float:
     if not xs:
         return 0.0
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, max(0, round(0.95 * len(xs) + 0.5) - 1))]
+    xs = sorted(xs)  # nearest rank
+    return xs[max(0, math.ceil(0.95 * len(xs)) - 1)]
 
 
 def _commit(repo: Course) -> str:
@@ -218,6 +219,12 @@ def main(argv=None) -> int:
     if not assignments:
         print("error: no assignment has samples (autograder/samples/*/expected.csv)", file=sys.stderr)
         return 2
+    assignments = [a for a in assignments
+                   if set(repo.notebooks(a, "source")) & set(kinds_by_notebook(repo.root / "autograder" / "samples" / a))
+                   & set(args.notebook or repo.notebooks(a, "source"))]
+    if not assignments:
+        print("error: no sampled notebook to hand in (check --notebook)", file=sys.stderr)
+        return 2
     scratch = stage_dir(repo.work, "bench", "class")
     try:
         (scratch / "source").mkdir()
@@ -228,16 +235,12 @@ def main(argv=None) -> int:
             release(course, a)
         expected, slow = build_class(repo, course, assignments, args.n, args.notebook, args.slow_every)
         n_nb = len({(a, nb) for (a, _, nb, _) in expected})
-        if not expected:
-            print("error: no notebook to hand in (check --notebook)", file=sys.stderr)
-            return 2
         load = os.getloadavg()[0]
         cpus = os.cpu_count() or 1
         ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / (1 << 30)
         print(f"bench-grading: {args.n} students x {n_nb} notebooks ({', '.join(assignments)}); {cpus} CPUs, "
               f"{ram:.1f} GiB RAM, load average {load:.1f}; {len(slow)} slow notebook(s)", flush=True)
         per_nb: dict[str, list[float]] = {}
-        total = args.n * len(assignments)
         t0 = time.monotonic()
 
         def on_part(part, res):
@@ -261,6 +264,7 @@ def main(argv=None) -> int:
                "nb_p95_s": f"{p95(secs):.1f}", "nb_max_s": f"{max(secs):.1f}",
                "peak_mem_gib": f"{mem.peak / (1 << 30):.2f}", "largest_process_gib": f"{maxrss / (1 << 30):.2f}",
                "mismatches": len(bad), "grader_errors": len(errors), "slow_students": len(slow)}
+        total = sum(len(rs) for rs in results.values())
         print(f"graded {total} hand-ins ({len(secs)} notebooks) in {wall:.0f}s ({wall / args.n:.1f}s per student); "
               f"per notebook median {row['nb_median_s']}s, p95 {row['nb_p95_s']}s; peak memory "
               f"{row['peak_mem_gib']} GiB; {len(bad)} score mismatch(es), {len(errors)} grader error(s)")

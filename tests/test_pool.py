@@ -216,3 +216,42 @@ def test_killed_collect_staging_is_cleaned_by_the_next_collect(tmp_path):
     collect(course, ASSIGNMENT, src)
     assert not list(course.work.glob("collect-*")), "the rerun left staging behind"
     assert sorted(p.name for p in course.submitted.iterdir()) == ["ann", "bob"]
+
+
+def test_bench_class_builds_a_mixed_class_with_expected_scores(tmp_path):
+    from autograder import bench_class
+
+    repo = Course.at(ROOT)
+    assignments = bench_class.sampled(repo)
+    assert {"week06", "week07"} <= set(assignments)
+    course = Course.at(tmp_path)
+    for a in assignments:
+        (course.release / a).mkdir(parents=True)
+        for nb in (repo.release / a).glob("*.ipynb"):
+            (course.release / a / nb.name).write_bytes(nb.read_bytes())
+    expected, slow = bench_class.build_class(repo, course, assignments, 26, None, slow_every=25)
+    assert slow == [f"week06/s024/{repo.notebooks('week06')[24 % 3]}", f"week07/s024/{repo.notebooks('week07')[0]}"]
+    for a in assignments:
+        names = set(course.notebooks(a, "release"))
+        for i in range(26):
+            got = {p.stem for p in (course.submitted / f"s{i:03d}" / a).glob("*.ipynb")}
+            assert got == names  # every student hands in every notebook
+        exp_a = {k: v for k, v in expected.items() if k[0] == a}
+        assert {nb for (_, _, nb, _) in exp_a} == names
+        totals = {}
+        for (_, s, nb, _), pts in exp_a.items():
+            totals[(s, nb)] = totals.get((s, nb), 0) + pts
+        for nb in names:  # the kinds rotate: right and wrong hand-ins of every notebook
+            per = {totals[(f"s{i:03d}", nb)] for i in range(26)}
+            assert len(per) >= 2 and 0 in per, (a, nb, per)
+    a, s, nb = slow[1].split("/")
+    cells = json.loads((course.submitted / s / a / f"{nb}.ipynb").read_text())["cells"]
+    assert cells[-1]["source"] == bench_class.SLOW_CELL
+    full = bench_class.read_expected(repo.root / "autograder" / "samples" / a)[0]
+    assert {g: p for (aa, ss, n, g), p in expected.items() if (aa, ss, n) == (a, s, nb)} == \
+        {g: p for (k, n, g), p in full.items() if (k, n) == ("full_marks", nb)}
+    assert bench_class.p95(list(range(1, 101))) == 95 and bench_class.p95([3.0]) == 3.0
+    row = {k: 1 for k in bench_class.FIELDS} | {"date": "d"}
+    for _ in range(2):
+        csv_path, md = bench_class.write_results(tmp_path / "out", row, {"week06/01": [1.0, 2.0]})
+    assert len(csv_path.read_text().splitlines()) == 3 and "| week06/01 | 2 | 1.5 |" in md.read_text()
