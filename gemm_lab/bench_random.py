@@ -294,11 +294,13 @@ def plot(df, png_path: str) -> str:
     for ax, col, title in ((axes[0], "graph_ratio_to_best_peer", "best peer (faster of cuBLAS, Inductor)"),
                            (axes[1], "graph_ratio_to_torch", "torch.matmul (cuBLAS)")):
         for j, cls in enumerate(classes):
-            for dtype, marker in (("fp16", "o"), ("bf16", "^")):
+            for dtype, marker, color in (("fp16", "o", "tab:blue"), ("bf16", "^", "tab:orange")):
                 sub = df[(df.shape_class == cls) & (df.dtype == dtype)]
+                if sub.empty:
+                    continue
                 jitter = [(hash((m, n, k)) % 100 - 50) / 250 for m, n, k in zip(sub.M, sub.N, sub.K, strict=True)]
-                ax.scatter([j + x for x in jitter], sub[col], marker=marker, s=22, alpha=0.75,
-                           label=dtype if j == 0 else None)
+                ax.scatter([j + x for x in jitter], sub[col], marker=marker, s=22, alpha=0.75, color=color,
+                           label=dtype if dtype not in ax.get_legend_handles_labels()[1] else None)
         ax.axhline(1.0, color="k", lw=0.8, ls="--")
         ax.set_xticks(range(len(classes)), classes, rotation=20, ha="right", fontsize=8)
         ax.set_title(f"best_matmul time ratio to {title}", fontsize=9)

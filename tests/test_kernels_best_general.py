@@ -167,3 +167,13 @@ def test_summary_medians_per_class_and_host_ratio():
     assert skinny["median"] == 2.5 and skinny["shapes"] == 2
     assert s[s.metric == "host_ratio_best_to_torch"]["median"].iloc[0] == pytest.approx(12.5 / 10.5)
     assert (s.seed == 9).all() and R.summary(pd.DataFrame()).empty
+
+
+def test_plot_writes_a_png(tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("matplotlib")
+    df = pd.DataFrame([dict(gpu="G", torch="t", triton="tr", date="d", seed=1, M=M, N=N, K=Kd, dtype=dt,
+                            shape_class=R.shape_class(M, N, Kd), graph_ratio_to_best_peer=r, graph_ratio_to_torch=r)
+                       for (M, N, Kd), dt, r in [((64, 64, 64), "fp16", 0.9), ((5000, 20, 300), "bf16", 1.2)]])
+    path = R.plot(df, str(tmp_path / "r.png"))
+    assert (tmp_path / "r.png").stat().st_size > 1000 and path.endswith("r.png")
