@@ -657,13 +657,16 @@ def build_reports(course: Course, assignments: list[str] | None = None, out_dir:
 
 
 def demo_reports(course: Course, assignments: list[str], out_dir: Path, out=None) -> list[Path]:
-    """For `make demo`: the instructor pages of ``assignments`` under ``out_dir``; a failure is one line."""
+    """For `make demo`: the instructor pages of ``assignments`` under ``out_dir``. A failure is one line and
+    removes that assignment's pages of an earlier demo (never a stale page); the demo goes on."""
     paths = []
     for a in assignments:
         try:
             paths.append(build_report(course, a, out_dir).instructor)
-        except (ReportError, OSError) as exc:
-            print(f"class report of {a} not written: {exc}", file=out)
+        except Exception as exc:  # the grading already done must still be compared and printed
+            print(f"class report of {a} not written: {type(exc).__name__}: {exc}", file=out)
+            for page in (Path(out_dir) / f"{a}.html", Path(out_dir) / f"{a}_class.html"):
+                page.unlink(missing_ok=True)
     return paths
 
 

@@ -68,7 +68,7 @@ def demo_table(course: Course, handed_in: dict[str, set[tuple[str, str]]]) -> st
 
 def run_all(assignments: list[str], *, repo: Course, jobs=None, cell_timeout=60,
             notebook_timeout=DEFAULT_NOTEBOOK_TIMEOUT, allow_unsandboxed=False, keep=False,
-            out=sys.stdout) -> dict[str, list[str]]:
+            out=sys.stdout, report_dir: Path | None = None) -> dict[str, list[str]]:
     """Grade the samples of ``assignments`` in one scratch course; print one table; {assignment: mismatches}."""
     from autograder.collect import collect
     from autograder.make_samples import read_expected
@@ -95,6 +95,10 @@ def run_all(assignments: list[str], *, repo: Course, jobs=None, cell_timeout=60,
             print(f"{a}: {len(results)} hand-ins graded in {time.monotonic() - t0:.1f}s", file=out)
         print("", file=out)
         print(demo_table(course, handed_in), file=out)
+        if report_dir is not None:  # the class report of the samples, before the scratch course goes
+            from autograder.class_report import demo_reports
+
+            demo_reports(course, assignments, report_dir, out=out)
         return {a: compare_with_expected(course, a, samples[a]) for a in assignments}
     finally:
         if keep:
@@ -124,7 +128,7 @@ def main(argv=None) -> int:
     try:
         bad = run_all(assignments, repo=repo, jobs=args.jobs, cell_timeout=args.cell_timeout,
                       notebook_timeout=args.notebook_timeout, allow_unsandboxed=args.allow_unsandboxed,
-                      keep=args.keep)
+                      keep=args.keep, report_dir=repo.root / "autograder" / "report" / "demo")
     except SandboxMissing as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -137,6 +141,9 @@ def main(argv=None) -> int:
             print("\n".join("  " + b for b in mismatches))
         else:
             print(f"all scores match autograder/samples/{a}/expected.csv")
+    for a in assignments:
+        page = repo.root / "autograder" / "report" / "demo" / f"{a}.html"
+        print(f"class report: {page}" if page.is_file() else f"class report of {a}: not written (see above)")
     return status
 
 

@@ -225,6 +225,19 @@ def test_bad_use_is_one_line_and_loses_nothing(built, tmp_path, capsys):
     assert rc == 2 and err.count("\n") == 1 and "no graded hand-ins of week06" in err
 
 
+def test_demo_reports_writes_the_page_or_one_line(built, tmp_path):
+    import io
+
+    from autograder.class_report import demo_reports
+
+    course, _, _, _ = built
+    assert demo_reports(course, [A], tmp_path) == [tmp_path / f"{A}.html"]
+    printed = io.StringIO()
+    assert demo_reports(Course.at(tmp_path / "none"), [A], tmp_path, out=printed) == []
+    assert printed.getvalue().count("\n") == 1 and "no gradebook" in printed.getvalue()
+    assert not (tmp_path / f"{A}.html").exists()  # the earlier page is not left to look current
+
+
 def test_cli_writes_every_graded_assignment(built, tmp_path, capsys):
     course, _, _, _ = built
     rc, out, err = _run(capsys, course.root, "--out", str(tmp_path))
