@@ -282,15 +282,16 @@ def summary(df, host=None):
     return pd.DataFrame(out)
 
 
-def plot(df, png_path: str) -> str:
-    """graph ratio to the best peer and to torch, per shape class (one dot per shape and dtype)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
+def plot_ratios(df, axes=None):
+    """Draw each shape's graph ratio to the best peer and to torch.matmul by shape class (one dot per shape
+    and dtype, log scale, 1.0 dashed) on two axes (new ones when ``axes`` is None); returns the figure."""
     import matplotlib.pyplot as plt
 
+    if axes is None:
+        fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+    else:
+        fig = axes[0].figure
     classes = sorted(df.shape_class.unique())
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
     for ax, col, title in ((axes[0], "graph_ratio_to_best_peer", "best peer (faster of cuBLAS, Inductor)"),
                            (axes[1], "graph_ratio_to_torch", "torch.matmul (cuBLAS)")):
         for j, cls in enumerate(classes):
@@ -311,6 +312,17 @@ def plot(df, png_path: str) -> str:
     fig.suptitle(f"{len(df)} random shapes (seed {env.seed}), {env.gpu}, torch {env.torch}, triton {env.triton}, "
                  f"{env.date}", fontsize=9)
     fig.tight_layout()
+    return fig
+
+
+def plot(df, png_path: str) -> str:
+    """``plot_ratios`` saved as a PNG (Agg backend); returns the path."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = plot_ratios(df)
     fig.savefig(png_path, dpi=110)
     plt.close(fig)
     return png_path

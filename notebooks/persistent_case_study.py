@@ -871,6 +871,33 @@ else:
     fig.tight_layout()
 
 # %% [markdown]
+# ## 2.5 임의의 모양에서: `best_matmul` 대 두 상대(cuBLAS, Inductor max-autotune)
+#
+# 지금까지는 정사각 크기만 보았습니다. 실제 모델의 행렬은 K나 N이 8의 배수가 아니거나(행이 16바이트 경계에서
+# 시작하지 않음), 한 변이 128 이하로 가늘거나, K가 아주 짧습니다. `python -m gemm_lab.bench --only random`은
+# 기록된 seed로 모양을 무작위로 뽑아(`gemm_lab.bench_random.draw_shapes`) 같은 실행 안에서 세 가지를 잽니다:
+# `torch.matmul`(cuBLAS), `torch.compile(mode="max-autotune-no-cudagraphs")`(Inductor: 어색한 operand를
+# padding하고 자기 Triton 템플릿과 cuBLAS를 autotune), 그리고 `best_matmul`. 비율은 상대의 시간 / `best_matmul`의
+# 시간(CUDA graph, 5라운드의 중앙값)이고, "best peer"는 그 모양에서 더 빠른 쪽입니다. 점 하나가 모양 하나입니다.
+# 먼저 예측해 보세요: 어느 부류(shape class)에서 1 아래의 점이 가장 많을까요?
+
+# %%
+RANDOM = results.load_csv("best_matmul_random.csv")
+if RANDOM is None:
+    print("결과 없음: results/best_matmul_random.csv가 없습니다.")
+else:
+    from gemm_lab import bench_random
+
+    bench_random.plot_ratios(RANDOM)
+    plt.show()
+    by_class = RANDOM.groupby(["dtype", "shape_class"])[
+        ["graph_ratio_to_best_peer", "graph_ratio_to_torch", "first_call_s"]].agg(["min", "median"]).round(2)
+    display(by_class)
+    r = RANDOM["graph_ratio_to_best_peer"]
+    print(f"{RANDOM['gpu'].iloc[0]}, seed {RANDOM['seed'].iloc[0]}, {len(RANDOM)}개 모양: best peer 대비 중앙값 "
+          f"{r.median():.2f}, 최소 {r.min():.2f}, 1 미만 {int((r < 1).sum())}개 — 이유는 results/README.md")
+
+# %% [markdown]
 # # 정리
 #
 # 1. **persistent 커널은 그 자체로 빠르지 않다.** naive persistent는 타일 배정을 커널로 가져왔지만 새로운
