@@ -177,3 +177,51 @@ def test_plot_writes_a_png(tmp_path):
                        for (M, N, Kd), dt, r in [((64, 64, 64), "fp16", 0.9), ((5000, 20, 300), "bf16", 1.2)]])
     path = R.plot(df, str(tmp_path / "r.png"))
     assert (tmp_path / "r.png").stat().st_size > 1000 and path.endswith("r.png")
+
+
+# ------------------------------------------------------------------------------------------- plans on disk
+def test_tuned_plan_persists_on_disk_and_skips_timing(monkeypatch, tmp_path):
+    from gemm_lab.kernels import best_store
+
+    timed = []
+
+    def fake_time(fn):
+        fn()
+        timed.append(1)
+        return 0.5 if len(timed) == 2 else 2.0
+
+    monkeypatch.setenv("GEMM_LAB_PLAN_DIR", str(tmp_path))
+    monkeypatch.setattr(best_tune, "graph_time_ms", fake_time)
+    monkeypatch.setattr(best, "current_arch", lambda: "sm_90")
+    a, b = torch.randn(37, 29).half(), torch.randn(29, 21).half()
+    best.clear_plans()
+    K.assert_close(K.best_matmul(a, b), K.reference_matmul(a, b))
+    n_timed = len(timed)
+    first = best._PLANS[best._key(a, b, None, None)].tuned
+    assert n_timed > 2 and (tmp_path / best_store.FILE).exists()
+    best.clear_plans()  # a "second process": no plan in memory, the file on disk
+    K.assert_close(K.best_matmul(a, b), K.reference_matmul(a, b))
+    again = best._PLANS[best._key(a, b, None, None)].tuned
+    assert len(timed) == n_timed and again[:2] == first[:2] and again[2] != again[2]  # nothing timed, ms NaN
+    (tmp_path / best_store.FILE).write_text("{not json")  # a broken file reads as empty: tuned again
+    best.clear_plans()
+    K.best_matmul(a, b)
+    assert len(timed) == 2 * n_timed
+    best.clear_plans()
+
+
+def test_plan_store_off_foreign_and_unwritable(monkeypatch, tmp_path):
+    from gemm_lab.kernels import best_store
+
+    monkeypatch.setenv("GEMM_LAB_PLAN_DIR", "off")
+    assert best_store.store_dir() is None and best_store.load(("k",)) is None and not best_store.save(("k",), "x", {})
+    monkeypatch.delenv("GEMM_LAB_PLAN_DIR")
+    assert best_store.store_dir() is None  # interpreter, no folder named: off, nothing written to $HOME
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("GEMM_LAB_PLAN_DIR", str(blocker / "sub"))  # a folder under a file cannot be made
+    assert best_store.save(("k",), "hinted", {"a": 1}) is False
+    monkeypatch.setenv("GEMM_LAB_PLAN_DIR", str(tmp_path))
+    assert best_store.save(("k", 1), "hinted", {"a": 1}) and best_store.load(("k", 1)) == ("hinted", {"a": 1})
+    monkeypatch.setattr(best_store, "section", lambda: "another GPU|sms=1|torch=x|triton=y")
+    assert best_store.load(("k", 1)) is None
