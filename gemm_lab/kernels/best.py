@@ -4,14 +4,17 @@ Rules (``explain`` returns the choice and a one-line reason, without running any
 
 * CPU interpreter: the Tutorial-03 kernel at ``interpreter_config`` (no autotuning, no TMA there).
 * few output tiles and a long K (the tiles cannot fill the SMs): split-K over the long K.
-* Hopper (sm_90+), fp16/bf16, large M x N: the tensor-descriptor (TMA) persistent kernel.
+* Hopper (sm_90+), fp16/bf16, large M x N: the tensor-descriptor (TMA) persistent kernel (a short timed list:
+  two tile shapes, a whole-K tile for K <= 128, and the hinted kernel when an operand is unaligned).
 * small M x N: small tiles (``best_tune.SMALL_HINTED``), so that enough tiles exist to fill the SMs.
 * otherwise: the architecture's tile list (``configs_for``).
 
 The two tiled paths time every candidate (kernel, config) once per key, each as a CUDA-graph replay
 (``best_tune``: ``do_bench`` would rank small shapes by launch overhead), over two kernels: the
 divisibility-hinted kernel (``hinted``: vectorized and pipelined even when sizes and strides are not
-multiples of 16) and, when they are, the Tutorial-03 kernel too.
+multiples of 16) and, when they are, the Tutorial-03 kernel too; on Hopper the TMA kernel (operands a
+descriptor can't take are copied into padded buffers inside the timed call), split-K when few output tiles
+meet a long K, and narrow tiles for M or N <= 32. The pinned candidate is kept on disk (``best_store``).
 
 Launch overhead: the full argument validation and the plan (choice, grid, compiled-kernel handle) are
 kept per key (shapes, strides, dtypes, device, 16-byte alignment, activation, output layout); a repeated
