@@ -125,6 +125,12 @@ class CellStats:
     checks: dict = field(default_factory=dict)  # name -> CheckStats (first-seen order)
     kernel: KernelStats | None = None
     grader_errors: list = field(default_factory=list)  # (student, message)
+    blank: list = field(default_factory=list)  # students who failed without giving a value to check
+    unchecked: dict = field(default_factory=dict)  # message -> [student]: failed before any check ran
+
+    @property
+    def verdicts(self) -> int:
+        return sum(self.status.values())
 
     @property
     def graded(self) -> int:
@@ -140,8 +146,9 @@ class CellStats:
 
     @property
     def blank_share(self) -> float | None:
-        n = sum(c.checked for c in self.checks.values())
-        return sum(len(c.blank) for c in self.checks.values()) / n if n else None
+        """Share of the students with a verdict who failed without a value to check: every failing check
+        blank, or no check recorded (the answer's name undefined, the cell raised first)."""
+        return len(self.blank) / self.verdicts if self.verdicts else None
 
 
 @dataclass
@@ -472,7 +479,10 @@ def analyze(course: Course, assignment: str, progress=None) -> ClassReport:
     totals = {s: 0.0 for s in students}
     nb_scores = {nb: {} for nb in notebooks}
     for (s, nb), rows in grades.items():
-        handed_in = (s, nb) in files or any(scored for *_, scored in rows)
+        # a notebook missing from a hand-in still gets 0-point grades from nbgrader: the file decides; only
+        # where the student's autograded folder is gone altogether do the recorded scores stand in for it
+        folder = course.autograded / s / assignment
+        handed_in = (s, nb) in files or (not folder.is_dir() and any(scored for *_, scored in rows))
         totals[s] += sum(score for _, score, _, _ in rows)
         if not handed_in:
             continue
@@ -494,7 +504,9 @@ def analyze(course: Course, assignment: str, progress=None) -> ClassReport:
             st.status[v["status"]] += 1
             if v["status"] == "grader_error":
                 st.grader_errors.append((s, v["message"]))
+            gave_value = False
             for ch in v["checks"]:
+                gave_value |= not ch["ok"] and not _blank(ch["claimed"])
                 cs = st.checks.setdefault(ch["name"], CheckStats(ch["name"]))
                 cs.checked += 1
                 cs.expected[_key(_canon(ch["expected"]))] += 1
@@ -508,6 +520,10 @@ def analyze(course: Course, assignment: str, progress=None) -> ClassReport:
                     w.students.append(s)
                     w.messages[ch["message"]] += 1
             k = v["kernel"]
+            if v["status"] in ("fail", "not_run") and not gave_value and k is None:
+                st.blank.append(s)
+                if not v["checks"]:
+                    st.unchecked.setdefault(v["message"], []).append(s)
             if k is not None:
                 st.kernel = st.kernel or KernelStats()
                 st.kernel.students += 1

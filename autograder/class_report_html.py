@@ -15,7 +15,7 @@ import jinja2
 import nh3
 from markupsafe import Markup
 
-from .class_report import KIND_LABELS, MIN_SHARED, STATUSES, ClassReport, show, summary_stats
+from .class_report import KIND_LABELS, MIN_SHARED, STATUSES, TOP_WRONG, ClassReport, show, summary_stats
 
 STATUS_LABELS = {"pass": "통과", "fail": "실패", "grader_error": "채점기 오류", "not_run": "실행 안 됨"}
 FIGURE_ALT = {"totals": "합계 점수 분포", "notebooks": "노트북별 점수 분포", "cells": "문항별 만점 비율",
@@ -89,7 +89,12 @@ img { max-width: 100%; border: 1px solid #eee; } details { font-size: .85rem; }
 <td class="n">{{ ch.other_students }}</td><td class="n">{{ ch.other_share }}</td><td></td>{% if not anonymous %}<td><details><summary>{{ ch.other_students }}명</summary>{{ ch.other_list }}</details></td>{% endif %}</tr>{% endif %}
 {% if not anonymous and ch.blank %}<tr class="blank"><td class="muted">(빈 답)</td><td class="n">{{ ch.blank }}</td><td class="n">{{ ch.blank_share }}</td><td></td>
 <td><details><summary>{{ ch.blank }}명</summary>{{ ch.blank_list }}</details></td></tr>{% endif %}
-</table>{% endfor %}{% endfor %}
+</table>{% endfor %}
+{% if cell.unchecked_total %}<p>검사할 값 없이 실패 (이름이 정의되지 않았거나 검사 전에 오류) — {{ cell.unchecked_total }}명</p>
+<table class="unchecked" data-cell="{{ cell.grade_id }}"><tr><th>채점기 메시지</th><th>학생 수</th>{% if not anonymous %}<th>학생</th>{% endif %}</tr>
+{% for m in cell.unchecked %}<tr data-count="{{ m.count }}"><td>{{ m.message }}</td><td class="n">{{ m.count }}</td>{% if not anonymous %}<td><details><summary>{{ m.count }}명</summary>{{ m.students }}</details></td>{% endif %}</tr>{% endfor %}
+{% if cell.unchecked_other %}<tr class="other"><td class="muted">그 밖의 메시지 (각각 {{ min_shared }}명 미만)</td><td class="n">{{ cell.unchecked_other }}</td></tr>{% endif %}
+</table>{% endif %}{% endfor %}
 
 <h2 id="kernels">4. 커널: 숨은 테스트에서 실패한 경우</h2>
 {% if not kernels %}<p class="muted">커널 판정 기록이 없습니다.</p>{% endif %}
@@ -149,9 +154,14 @@ def _wrong_sections(report: ClassReport, anonymous: bool) -> list[dict]:
                           "students": _ids(w.students)} for w in shown],
                 "other_values": n_other, "other_students": other_students,
                 "other_share": _pct(other_students / ch.checked if ch.checked else None), "other_list": _ids(other)})
-        if checks:
+        ranked = sorted(c.unchecked.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        unchecked = [{"message": untrusted(m), "count": len(ss), "students": _ids(ss)}
+                     for m, ss in ranked if len(ss) >= k][:TOP_WRONG]
+        total = sum(len(ss) for ss in c.unchecked.values())
+        if checks or unchecked or total:
             out.append({"notebook": c.info.notebook, "grade_id": c.info.grade_id, "title": c.info.title,
-                        "checks": checks})
+                        "checks": checks, "unchecked": unchecked, "unchecked_total": total,
+                        "unchecked_other": total - sum(u["count"] for u in unchecked)})
     return out
 
 

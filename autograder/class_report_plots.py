@@ -61,6 +61,8 @@ def bins(values: list[float], top: float, k: int = 1) -> list[tuple[float, float
 
 
 def _hist(ax, values, top, k, title):
+    from matplotlib.ticker import MaxNLocator
+
     bars = bins(values, top, k)
     if not bars:
         ax.text(0.5, 0.5, f"{MIN_SHARED}명 미만: 싣지 않음", ha="center", va="center", transform=ax.transAxes)
@@ -69,6 +71,7 @@ def _hist(ax, values, top, k, title):
             ax.bar(lo, c, width=hi - lo, align="edge", color=BLUE, edgecolor="white")
             ax.text((lo + hi) / 2, c, str(c), ha="center", va="bottom", fontsize=8)
     ax.set_xlim(-0.5 * max(1.0, top / 25), top + 0.5 * max(1.0, top / 25))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_title(title, fontsize=10)
     ax.set_xlabel("점수")
     ax.set_ylabel("학생 수")

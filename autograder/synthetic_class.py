@@ -10,7 +10,8 @@
 * ``release/ASSIGNMENT/NOTEBOOK.ipynb`` (headings and test-cell docstrings: the exercise titles).
 
 The answers are planted exactly: each check's ``answers`` maps a value to how many students give it
-(``None``: a blank answer); the others give the expected value. Which students give which value is a
+(``None``: a blank answer; with ``"undefined": True`` the name was never defined, and the verdict has no
+check, only the message); the others give the expected value. Which students give which value is a
 seeded shuffle, so counts are exact and repeatable. A kernel cell's ``failures`` plants failing hidden
 cases the same way. ``pad_kb`` adds that many KiB of image output to each notebook (an executed
 notebook's plots) for the benchmark.
@@ -49,7 +50,7 @@ SPEC: list[dict] = [
         {"grade_id": "ex2_loads_grouped_54", "points": 2,
          "doc": "2: tile loads of the grouped order (GROUP_M=2).",
          "checks": [{"name": "loads_grouped", "expected": 54, "mistakes": {90: REGROUP_HINT},
-                     "answers": {90: 8, 72: 3, None: 2}}]},
+                     "answers": {90: 8, 72: 3, None: 2}, "undefined": True}]},
     ]},
     {"notebook": "03_tile_configs_roofline", "cells": [
         {"md": "# 연습문제 3 — TFLOP/s, 오토튜닝 손익분기점, 컴파일 캐시 (6점)"},
@@ -246,9 +247,16 @@ def make_class(root: str | os.PathLike, n_students: int = 50, spec: list[dict] |
                         checks, msg = [], "✅ 숨은 크기 모두 통과" if ok else "❌ 숨은 크기 검사 실패"
                     else:
                         kernel = None
-                        checks = [_check_verdict(k, plan[k["name"]].get(s, k["expected"])) for k in c["checks"]]
-                        ok = all(ch["ok"] for ch in checks)
-                        msg = "\n".join(ch["message"] for ch in checks)
+                        got = {k["name"]: plan[k["name"]].get(s, k["expected"]) for k in c["checks"]}
+                        undefined = [k["name"] for k in c["checks"] if k.get("undefined") and got[k["name"]] is None]
+                        if undefined:  # the name was never defined: the grader stops before any check
+                            checks, ok = [], False
+                            msg = (f"❌ `{undefined[0]}`이(가) 정의되지 않았습니다: 답을 적는 셀을 실행해 "
+                                   f"`{undefined[0]}`을(를) 만들었는지 확인하세요.")
+                        else:
+                            checks = [_check_verdict(k, got[k["name"]]) for k in c["checks"]]
+                            ok = all(ch["ok"] for ch in checks)
+                            msg = "\n".join(ch["message"] for ch in checks)
                     status = "pass" if ok else "fail"
                     if extras and s == students[-1] and gid == "ex3_1_tflops":
                         status, ok, checks, msg = "grader_error", False, [], "채점기 오류: 작업자가 응답하지 않았습니다"

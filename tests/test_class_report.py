@@ -59,8 +59,13 @@ def test_planted_answers_are_counted_exactly(built):
     assert {w.value: len(w.students) for w in be.wrong.values()} == {985: 20, 1000: 2, "<script>alert('x')</script>": 1}
     assert (be.checked, be.correct, len(be.blank)) == (50, 22, 5)
     assert (cell.full, cell.graded, cell.status["fail"]) == (22, 50, 28)
-    loads = next(c for c in report.cells if c.info.grade_id == "ex2_loads_grouped_54").checks["loads_grouped"]
+    assert cell.blank_share == pytest.approx(5 / 50)
+    loads_cell = next(c for c in report.cells if c.info.grade_id == "ex2_loads_grouped_54")
+    loads = loads_cell.checks["loads_grouped"]
     assert {w.value: len(w.students) for w in loads.wrong.values()} == {90: 8, 72: 3}
+    # two never defined the name: their verdicts hold no check, only the message; they count as blank
+    assert loads.checked == 48 and len(loads_cell.blank) == 2
+    assert [len(v) for m, v in loads_cell.unchecked.items() if "정의되지 않았습니다" in m] == [2]
     # 85.8993 and the 0.0859 (a factor 1000 off) stay apart; integral floats count as ints
     tf = next(c for c in report.cells if c.info.grade_id == "ex3_1_tflops").checks["tflops_fixed"]
     assert {w.value: len(w.students) for w in tf.wrong.values()} == {85.8993: 4, 0.0859: 3}
@@ -76,6 +81,12 @@ def test_pages_show_the_counts_the_named_mistake_and_the_hardest_cell_first(buil
         assert BREAK_EVEN_HINT in first.get_text()
         assert _wrong_rows(soup, "loads_grouped")[0] == ("90", 8)
         assert REGROUP_HINT in soup.select_one('table.wrong[data-check="loads_grouped"] tr.answer').get_text()
+        undefined = soup.select_one('table.unchecked[data-cell="ex2_loads_grouped_54"]')
+        rows = undefined.select("tr[data-count]") if undefined else []
+        if page == files.instructor:
+            assert [int(r["data-count"]) for r in rows] == [2] and "정의되지 않았습니다" in rows[0].get_text()
+        else:  # two students: one "other" row, not the message
+            assert rows == [] and "정의되지 않았습니다" not in undefined.get_text()
         items = [tr["data-grade-id"] for tr in soup.select("#item-table tr[data-grade-id]")]
         assert items[0] == "ex3_2_break_even_986"  # 44 % full points: the lowest of the graded cells
         assert items[-1] == "ex3_3_explain_autotune_key"  # 40 of 50 still awaiting manual grading
