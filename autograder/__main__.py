@@ -65,11 +65,24 @@ def _grade_args(p):
                    help="address-space limit of each student kernel (default 4; not applied on a GPU)")
     p.add_argument("--allow-unsandboxed", action="store_true",
                    help="grade even without bubblewrap (student code then sees this machine)")
+    p.add_argument("--no-master-check", action="store_true",
+                   help="skip grading the masters first (they must get full marks in this environment)")
 
 
 def cmd_autograde(course, args):
+    from .grade import sandbox_mode
+    from .precheck import MastersNotFull, check_masters
+
     assignments = _assignments(course, args.assignment, with_handins=True)
     t0 = time.monotonic()
+    if not getattr(args, "no_master_check", False):
+        try:
+            check_masters(course, assignments, mode=sandbox_mode(args.allow_unsandboxed),
+                          cell_timeout=args.cell_timeout, notebook_timeout=args.notebook_timeout, jobs=args.jobs,
+                          allow_unsandboxed=args.allow_unsandboxed)
+        except MastersNotFull as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     try:  # every assignment in one pool (autograder/schedule.py)
         results = autograde_all(course, assignments, students=args.student or None, jobs=args.jobs,
                                 cell_timeout=args.cell_timeout, notebook_timeout=args.notebook_timeout,

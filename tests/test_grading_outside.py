@@ -250,3 +250,12 @@ def test_names_the_given_cells_import_come_from_the_grader_not_the_hand_out():
     _outs, v = replay.grade_cell(src, forged, ["def fresh():\n    return None\n"], given_sources=given)
     assert v["status"] == "pass", v["message"]
     assert replay.given_imports(given)["fresh"].__module__ == "gemm_lab.grading.integrity"
+
+
+def test_function_module_takes_only_what_the_function_names():
+    cells = ["import torch\nimport student_helper_file\nTOL = 0.01\nSHAPES = make_shapes()\n",
+             "def helper(a):\n    return a * TOL\n", "def f(a):\n    return helper(torch.as_tensor(a))\n",
+             "def unrelated(x=SHAPES):\n    return x\n"]
+    text = extract.function_module(cells, "f")
+    assert "import torch" in text and "def helper" in text and "TOL = 0.01" in text
+    assert "student_helper_file" not in text and "unrelated" not in text and "SHAPES" not in text

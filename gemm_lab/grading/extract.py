@@ -288,12 +288,29 @@ def kernel_module(sources, name: str) -> str:
 
 
 def function_module(sources, name: str) -> str:
-    """Module text for a plain Python function answer ``name`` (see the module docstring)."""
+    """Module text for a plain Python function answer ``name``: the function and, transitively, the
+    functions, classes, literal constants, jit functions and imports it names (nothing else of the hand-in)."""
     defs = _Defs(sources)
     if name not in defs.functions:
         raise Refused(f"노트북에서 함수 `{name}`의 정의를 찾지 못했습니다")
-    lines = [ast.unparse(node) for node in defs.imports.values()]
-    lines += [text for _n, (_node, text) in defs.constants.items()]
-    lines += [text for _n, (_node, text) in defs.jit.items()]
-    lines += [text for _n, (_node, text) in defs.functions.items()]
+    tables = (defs.functions, defs.jit, defs.constants)
+    keep: dict[str, str] = {}
+    imports: dict[str, ast.stmt] = {}
+    todo = [name]
+    while todo:
+        n = todo.pop()
+        if n in keep or n in imports:
+            continue
+        if n in defs.imports:
+            imports[n] = defs.imports[n]
+            continue
+        for table in tables:
+            if n in table:
+                node, text = table[n]
+                keep[n] = text
+                todo.extend(sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name))
+                break
+    lines = [ast.unparse(node) for node in imports.values()]
+    order = [n for table in (defs.constants, defs.jit, defs.functions) for n in table if n in keep]
+    lines += [keep[n] for n in order]
     return "\n\n".join(lines) + "\n"
