@@ -218,3 +218,9 @@ def test_the_makefile_runs_the_default_sets():
     line = next(ln for ln in makefile.splitlines() if ln.startswith("COMPAT_SETS ?="))
     assert line.split("?=", 1)[1].split() == compat.DEFAULT_SETS
     assert [cs.parse_set(s).name for s in compat.DEFAULT_SETS] == ["colab", "pinned", "3.8", "newest"]
+
+
+def test_an_unknown_revision_is_named_in_one_line(tmp_path, capsys):
+    assert compat.main(["--ref", "no-such-revision-xyz", "--out", str(tmp_path), "pinned"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("compat: --ref no-such-revision-xyz:") and "\n" not in err

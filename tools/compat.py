@@ -1,6 +1,6 @@
 """Do the course's notebooks, calculators and kernels run on the versions students really have? `make compat`.
 
-    python tools/compat.py [SET ...] [--out build/compat] [--readme README.md] [--report-only]
+    python tools/compat.py [SET ...] [--out build/compat] [--ref REV] [--readme README.md] [--report-only]
 
 A SET is ``NAME[:REQ,...]`` (tools/compat_sets.py): ``pinned`` is the course pins, ``colab:triton==3.6.*,
 numpy==2.1.*,ipywidgets==7.7.*`` Colab's pairing, ``newest:triton`` the newest triton in the package
@@ -8,8 +8,10 @@ index. Specifiers are resolved with ``pip index versions`` when compat runs; eve
 not name keeps its course pin, and torch stays the pinned CPU build (it does not depend on triton).
 Sets that resolve to the same versions run once.
 
-Each set gets a venv of its own under <out>/<set>/venv (kept while its versions stay the same) with the
-gemm_lab wheel built from this tree, and runs, one after the other:
+The checks run on a snapshot taken when compat starts (<out>/src: the working tree's tracked and
+untracked-but-not-ignored files, or ``--ref REV``'s tree), so edits made meanwhile and stale build
+outputs stay out. Each set gets a venv of its own under <out>/<set>/venv (kept while its versions stay
+the same) with the gemm_lab wheel built from the snapshot, and runs, one after the other:
 
 * calc      the calculator tests (tests/test_calc_*.py; test_calc_smem asks the compiler too)
 * kernels   every kernel test under the CPU interpreter (tests/test_kernels_*.py, GPU-only tests deselected)
@@ -109,13 +111,35 @@ def _pytest_summary(text: str) -> str:
     return found[-1] if found else ""
 
 
-def build_wheel(out: Path) -> Path:
-    """The gemm_lab wheel of this tree (what a student's setup cell installs from the course tag)."""
+def snapshot(out: Path, ref: str | None) -> Path:
+    """A copy of the tree to check: ``ref``'s files (git archive), or the working tree's tracked and
+    untracked-but-not-ignored files; never build/ leftovers (a stale build/lib would ship deleted modules)."""
+    src = out / "src"
+    shutil.rmtree(src, ignore_errors=True)
+    src.mkdir(parents=True)
+    if ref:
+        archive = subprocess.run(["git", "archive", "--format=tar", ref], cwd=ROOT, capture_output=True)
+        if archive.returncode != 0:
+            raise ValueError(f"--ref {ref}: {archive.stderr.decode(errors='replace').strip()}")
+        subprocess.run(["tar", "-x", "-C", str(src)], input=archive.stdout, check=True)
+        return src
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, check=True).stdout.decode().split("\0")
+    for rel in filter(None, listed):
+        path = ROOT / rel
+        if path.is_file():
+            (src / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, src / rel)
+    return src
+
+
+def build_wheel(out: Path, src: Path) -> Path:
+    """The gemm_lab wheel of the snapshot (what a student's setup cell installs from the course tag)."""
     wheels = out / "wheel"
     shutil.rmtree(wheels, ignore_errors=True)
     wheels.mkdir(parents=True)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
-                    str(wheels), str(ROOT)], check=True, capture_output=True, text=True)
+                    str(wheels), str(src)], check=True, capture_output=True, text=True, cwd=src)
     return next(wheels.glob("gemm_lab-*.whl"))
 
 
@@ -149,10 +173,11 @@ def install(rs: cs.ResolvedSet, folder: Path, wheel: Path) -> dict:
     return {"status": "ok", "seconds": seconds, "summary": "", "detail": "", "output": ""}
 
 
-def check_pytest(folder: Path, files: list[str], extra: list[str], limit: int) -> dict:
+def check_pytest(folder: Path, src: Path, pattern: str, extra: list[str], limit: int) -> dict:
     python = folder / "venv" / "bin" / "python"
+    files = sorted(str(p.relative_to(src)) for p in (src / "tests").glob(pattern))
     cmd = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--timeout={limit // 2}", *extra, *files]
-    code, seconds, out = _run(cmd, set_env(folder), ROOT, limit)
+    code, seconds, out = _run(cmd, set_env(folder), src, limit)
     summary = _pytest_summary(out)
     return {"status": "ok" if code == 0 else "fail", "seconds": round(seconds, 1), "summary": summary,
             "detail": "" if code == 0 else _last_error(out), "output": out}
@@ -172,18 +197,18 @@ def check_compile(folder: Path) -> dict:
             "detail": "; ".join(problems), "rows": rows, "output": out}
 
 
-def check_notebooks(folder: Path) -> dict:
+def check_notebooks(folder: Path, src: Path) -> dict:
     python = folder / "venv" / "bin" / "python"
     scratch = folder / "notebooks"
     shutil.rmtree(scratch, ignore_errors=True)
     copies = []
     for group, source in NOTEBOOK_GROUPS.items():  # each group alone in an empty folder, as downloaded
         (scratch / group).mkdir(parents=True)
-        for nb in sorted((ROOT / source).glob("*.ipynb")):
+        for nb in sorted((src / source).glob("*.ipynb")):
             copies.append(Path(shutil.copy(nb, scratch / group / nb.name)))
     report = folder / "notebooks.json"
     report.unlink(missing_ok=True)
-    code, seconds, out = _run([str(python), str(ROOT / "tools" / "student_run.py"), "--timeout", "600", "--json",
+    code, seconds, out = _run([str(python), str(src / "tools" / "student_run.py"), "--timeout", "600", "--json",
                                str(report), *map(str, copies)], set_env(folder), scratch, LIMITS["notebooks"])
     reports = json.loads(report.read_text()) if report.exists() else []
     errors = [f"{Path(r['notebook']).parent.name}/{Path(r['notebook']).stem} cell {e['cell']}: {e['ename']}: "
@@ -197,7 +222,7 @@ def check_notebooks(folder: Path) -> dict:
             "times": {Path(r["notebook"]).stem: r["seconds"] for r in reports}, "output": out + "\n" + stderr}
 
 
-def run_set(rs: cs.ResolvedSet, out: Path, wheel: Path, pins: dict) -> dict:
+def run_set(rs: cs.ResolvedSet, out: Path, src: Path, wheel: Path, pins: dict) -> dict:
     folder = out / rs.name
     folder.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
@@ -206,13 +231,11 @@ def run_set(rs: cs.ResolvedSet, out: Path, wheel: Path, pins: dict) -> dict:
     print(f"   install: {checks['install']['status']} ({checks['install']['seconds']:.0f} s)", flush=True)
     if checks["install"]["status"] == "ok":
         runners = {
-            "calc": lambda: check_pytest(folder, sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests")
-                                                        .glob("test_calc_*.py")), [], LIMITS["calc"]),
-            "kernels": lambda: check_pytest(folder, sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests")
-                                                           .glob("test_kernels_*.py")),
-                                            ["-m", "not gpu and not slow"], LIMITS["kernels"]),
+            "calc": lambda: check_pytest(folder, src, "test_calc_*.py", [], LIMITS["calc"]),
+            "kernels": lambda: check_pytest(folder, src, "test_kernels_*.py", ["-m", "not gpu and not slow"],
+                                            LIMITS["kernels"]),
             "compile": lambda: check_compile(folder),
-            "notebooks": lambda: check_notebooks(folder),
+            "notebooks": lambda: check_notebooks(folder, src),
         }
         for name, runner in runners.items():
             print(f"   {name} ...", end=" ", flush=True)
@@ -250,6 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("sets", nargs="*", help="version sets (default: " + " ".join(DEFAULT_SETS) + ")")
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "compat")
+    ap.add_argument("--ref", help="check this git revision instead of the working tree")
     ap.add_argument("--readme", type=Path, help="write the table into this README's compat section")
     ap.add_argument("--report-only", action="store_true", help="rebuild the table from stored results")
     args = ap.parse_args(argv)
@@ -274,8 +298,14 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
             results.append(res)
     else:
-        wheel = build_wheel(out)
-        results = [run_set(rs, out, wheel, pins) for rs in resolved]
+        try:
+            src = snapshot(out, args.ref)
+        except ValueError as exc:
+            print(f"compat: {exc}", file=sys.stderr)
+            return 2
+        print(f"checking a snapshot of {args.ref or 'the working tree'} in {src}", flush=True)
+        wheel = build_wheel(out, src)
+        results = [run_set(rs, out, src, wheel, pins) for rs in resolved]
     # the baseline: the pinned set of this run, or its stored result at the same pins
     pinned = cs.resolve([cs.parse_set(cs.BASELINE)], pins, index_versions)[0]
     baseline = next((r for r in results if cs.BASELINE in r["names"]), None) or stored(out, pinned)
