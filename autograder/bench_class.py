@@ -199,7 +199,8 @@ def main(argv=None) -> int:
     ap.add_argument("--assignment", action="append", help="default: every assignment with samples")
     ap.add_argument("--notebook", action="append", help="only these notebooks (default: all)")
     ap.add_argument("--jobs", type=int, default=None, help="default: as autograde (CPUs and memory)")
-    ap.add_argument("--unit", choices=("notebook", "handin"), default="notebook")
+    ap.add_argument("--unit", choices=("notebook", "handin"), default=None,
+                    help="one task per hand-in x notebook or per hand-in (default: as autograde)")
     ap.add_argument("--cell-timeout", type=int, default=DEFAULT_CELL_TIMEOUT)
     ap.add_argument("--slow-every", type=int, default=25,
                     help="every K-th student has one notebook that sleeps to its cell limit (0: none)")
@@ -255,11 +256,12 @@ def main(argv=None) -> int:
         errors = [f"{r.assignment}/{r.student}: {r.error}" for rs in results.values() for r in rs if not r.ok]
         secs = [x for xs in per_nb.values() for x in xs]
         from autograder.grade import default_jobs
+        from autograder.schedule import grading_unit
 
         row = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M"), "commit": _commit(repo),
                "cpus": cpus, "ram_gib": f"{ram:.1f}", "load_1min": f"{load:.1f}", "students": args.n,
                "assignments": " ".join(assignments), "notebooks_each": n_nb,
-               "jobs": args.jobs or default_jobs(), "unit": args.unit, "wall_s": f"{wall:.0f}",
+               "jobs": args.jobs or default_jobs(), "unit": grading_unit(args.unit), "wall_s": f"{wall:.0f}",
                "wall_per_student_s": f"{wall / args.n:.1f}", "nb_median_s": f"{statistics.median(secs):.1f}",
                "nb_p95_s": f"{p95(secs):.1f}", "nb_max_s": f"{max(secs):.1f}",
                "peak_mem_gib": f"{mem.peak / (1 << 30):.2f}", "largest_process_gib": f"{maxrss / (1 << 30):.2f}",

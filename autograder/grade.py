@@ -229,13 +229,14 @@ def autograde_all(course: Course, assignments: list[str], *, students: list[str]
                   jobs: int | None = None, cell_timeout: int = DEFAULT_CELL_TIMEOUT,
                   notebook_timeout: int = DEFAULT_NOTEBOOK_TIMEOUT, allow_unsandboxed: bool = False,
                   keep_scratch: bool = False, quiet: bool = False, memory_gb: float | None = None,
-                  regrade: bool = False, handin_memory_gb: float | None = None, unit: str = "notebook",
+                  regrade: bool = False, handin_memory_gb: float | None = None, unit: str | None = None,
                   on_part=None) -> dict[str, list[HandInResult]]:
     """Grade the hand-ins of every assignment in ``assignments`` in ONE pool: {assignment: results}.
 
     ``students``: only these (default: every student with a hand-in). ``jobs``: at once (default
     ``$GRADE_JOBS``, else min(CPUs + 1, available memory / ``handin_memory_gb``): autograder/schedule.py).
-    ``unit``: 'notebook' (one task per hand-in × notebook, default) or 'handin' (one nbgrader per hand-in).
+    ``unit``: 'notebook' (one task per hand-in × notebook) or 'handin' (one nbgrader per hand-in); default
+    ``$GRADE_UNIT``, else 'notebook'.
     Tasks run longest expected first; a notebook whose kernel a signal killed (OOM killer, an admin) is
     graded once more in a fresh kernel before its cells go to hand grading.
     Limits per hand-in: ``cell_timeout`` seconds per cell, ``notebook_timeout`` per notebook,
@@ -246,12 +247,13 @@ def autograde_all(course: Course, assignments: list[str], *, students: list[str]
     ``on_part(part, result)`` is called for every finished task (benchmarks).
     Raises :class:`AutogradeLocked` at once when another autograde runs on this course.
     """
-    if unit not in schedule.UNITS:
-        raise ValueError(f"unit: expected one of {', '.join(schedule.UNITS)}, got {unit!r}")
+    unit = schedule.grading_unit(unit)
     memory_bytes = None if memory_gb is None else int(memory_gb * (1 << 30))
     per_handin = schedule.handin_memory_bytes(memory_bytes, handin_memory_gb)
     group_bytes = per_handin if handin_memory_gb is not None or os.environ.get(schedule.HANDIN_MEMORY_ENV) else None
     n_jobs, why = schedule.plan_jobs(jobs, per_handin_bytes=per_handin, available=schedule.available_memory())
+    if dispatch.scheduler_address():
+        why = f"on the Dask cluster {dispatch.scheduler_address()}"
     mode = sandbox_mode(allow_unsandboxed)
     todo = {a: (list(students) if students is not None else submitted_students(course, a)) for a in assignments}
     out: dict[str, list[HandInResult]] = {a: [] for a in assignments}

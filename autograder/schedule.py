@@ -31,7 +31,9 @@ from .nbexec import SIGNAL_NOTE, STOP_ENAME
 
 JOBS_ENV = "GRADE_JOBS"
 HANDIN_MEMORY_ENV = "GRADE_HANDIN_MEMORY_GB"
+UNIT_ENV = "GRADE_UNIT"
 UNITS = ("notebook", "handin")
+DEFAULT_UNIT = "notebook"
 DURATIONS = "durations.json"
 _SIGNAL_RE = re.compile(SIGNAL_NOTE + r" \d+ \([A-Z0-9]+\)")
 
@@ -109,6 +111,14 @@ def plan_jobs(jobs: int | None = None, *, per_handin_bytes: int, cpus: int | Non
 
 
 # ------------------------------------------------------------------------------------------ the parts
+def grading_unit(unit: str | None = None) -> str:
+    """``unit``, else ``$GRADE_UNIT``, else :data:`DEFAULT_UNIT`; checked."""
+    unit = unit or os.environ.get(UNIT_ENV, "").strip() or DEFAULT_UNIT
+    if unit not in UNITS:
+        raise ValueError(f"unit ({UNIT_ENV}): expected one of {', '.join(UNITS)}, got {unit!r}")
+    return unit
+
+
 @dataclass
 class Part:
     """One task: a hand-in's notebook (``notebook`` None: the whole hand-in in one nbgrader)."""
@@ -178,10 +188,9 @@ def handin_notebooks(course: Course, assignment: str, student: str) -> list[str]
                   if (rel / p.name).is_file())
 
 
-def plan_parts(course: Course, todo: dict[str, list[str]], unit: str = "notebook") -> list[Part]:
+def plan_parts(course: Course, todo: dict[str, list[str]], unit: str | None = None) -> list[Part]:
     """Every task of ``todo`` ({assignment: students}), longest expected first (ties: by name)."""
-    if unit not in UNITS:
-        raise ValueError(f"unit: expected one of {', '.join(UNITS)}, got {unit!r}")
+    unit = grading_unit(unit)
     history = read_durations(course)
     parts = []
     for a, students in todo.items():

@@ -95,7 +95,8 @@ def _nb(n_code: int) -> str:
     return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
 
 
-def test_pool_order_longest_expected_first(tmp_path):
+def test_pool_order_longest_expected_first(tmp_path, monkeypatch):
+    monkeypatch.delenv(schedule.UNIT_ENV, raising=False)
     course = Course.at(tmp_path)
     for a, nbs in {"w6": {"k1": 9, "k2": 2}, "w7": {"m1": 4}}.items():
         (course.work / "release" / a).mkdir(parents=True)
@@ -129,6 +130,11 @@ def test_pool_order_longest_expected_first(tmp_path):
     assert len(parts) == 6 and all(p.notebook is None for p in parts)
     with pytest.raises(ValueError, match="unit"):
         schedule.plan_parts(course, todo, unit="cell")
+    monkeypatch.setenv(schedule.UNIT_ENV, "handin")
+    assert len(schedule.plan_parts(course, todo)) == 6
+    monkeypatch.setenv(schedule.UNIT_ENV, "cells")
+    with pytest.raises(ValueError, match="GRADE_UNIT"):
+        schedule.plan_parts(course, todo)
 
 
 def test_a_long_task_leaves_no_slot_idle():
