@@ -113,7 +113,7 @@ def test_integrity_zeroes_tests_after_tampering_only():
         _cell("import gemm_lab.grading as g\ng.check_value = None", grade=True, locked=True, grade_id="t3"),
     ])
     findings, zero = integrity.review_notebook(nb)
-    assert zero == ["t2", "t3"]
+    assert zero == []  # a review aid: the grade is the grader's, computed outside the kernel
     assert len(findings) == 1 and "MODULE_ATTR" in findings[0]  # locked/test cells are not scanned
 
 
@@ -123,6 +123,7 @@ def test_integrity_review_only_findings_zero_nothing():
         _cell("check(x)", grade=True, locked=True, grade_id="t1", points=1),
     ])
     findings, zero = integrity.review_notebook(nb)
-    assert zero == [] and findings and all(f.endswith("[검토만]") for f in findings)
+    assert zero == [] and {f.split(": ", 1)[1].split(" ")[0] for f in findings} >= {"EXIT", "SHELL"}
     nb["cells"][0]["source"] = "get_ipython().input_transformers_cleanup.append(lambda l: [])"
-    assert integrity.review_notebook(nb)[1] == ["t1"]
+    findings, zero = integrity.review_notebook(nb)
+    assert zero == [] and findings

@@ -169,35 +169,17 @@ def test_scan_notebook_protects_what_the_locked_cells_above_define():
     assert scan_notebook(nb) == [out[2]]
 
 
-def test_autograder_reviews_rebinding_that_no_test_reads_and_history():
-    """Test cells that follow the rule read only `table` and `y`: rebinding `rf`/`launch` cannot reach them."""
+def test_autograder_lists_rebinding_and_history_for_review_and_zeroes_nothing():
+    """The scan is a review aid: rebinding `rf`/`launch` and reading history are listed, no score changes
+    (test cells are judged in the grader's process, where the notebook's names are not)."""
     nb = _notebook()
     findings, zero = ag_integrity.review_notebook(nb)
-    assert zero == [] and len(findings) == 3 and all(f.endswith("[검토만]") for f in findings)
+    assert zero == [] and len(findings) == 3
     assert sum("LOCKED_REBIND" in f for f in findings) == 2 and sum("INPUT_HISTORY" in f for f in findings) == 1
-
-
-def test_autograder_zeroes_after_rebinding_a_name_a_later_test_reads():
-    nb = _notebook()
-    # a test that does not follow the rule: it reads the given `rf` and `M`
     nb["cells"][7]["source"] = ("from gemm_lab.grading import fresh\ng = fresh()\n"
                                 "g.check_value('y', y, rf.roofline_table(M, M, M, []).shape[0])")
     findings, zero = ag_integrity.review_notebook(nb)
-    assert zero == ["t2"]  # the rebinding is in cell 3: t1 (cell 2) keeps its score
-    assert any("LOCKED_REBIND" in f and "rf = ..." in f and not f.endswith("[검토만]") for f in findings)
-    assert all(f.endswith("[검토만]") for f in findings if "INPUT_HISTORY" in f)
-    # the same through a given function: the test reads `expected`, which reads M
-    nb["cells"][4]["source"] = "def launch(a, b, c):\n    pass\n\ndef expected():\n    return M * 2\n"
-    nb["cells"][7]["source"] = "from gemm_lab.grading import fresh\ng = fresh()\ng.check_value('y', y, expected())"
-    nb["cells"][3]["source"] = "M = 1\n"
-    findings, zero = ag_integrity.review_notebook(nb)
-    assert zero == ["t2"] and "M = ..." in findings[0] and not findings[0].endswith("[검토만]")
-    # rebinding after the reading test is harmless to it
-    nb["cells"].append(_cell("M = 2\n"))
-    assert ag_integrity.review_notebook(nb)[1] == ["t2"]
-    nb["cells"][3]["source"] = "pass\n"
-    findings, zero = ag_integrity.review_notebook(nb)
-    assert zero == [] and len(findings) == 2 and all(f.endswith("[검토만]") for f in findings)
+    assert zero == [] and any("LOCKED_REBIND" in f and "rf = ..." in f for f in findings)
 
 
 @pytest.mark.parametrize("path", sorted(ROOT.glob("source/*/*.py")), ids=lambda p: p.name)
@@ -214,8 +196,6 @@ def test_masters_own_cells_trigger_no_finding(path):
     "open('/home/student/.cache/gemm_lab/compile_checks/k.json', 'w').write('{}')",
     "import os\nos.environ['GEMM_LAB_COMPILE_CACHE'] = '/tmp/mine'",
 ])
-def test_touching_the_compile_check_cache_is_flagged_and_zeroes(code):
-    from autograder.integrity import raises_score
+def test_touching_the_compile_check_cache_is_flagged(code):
     findings = [f for f in scan_source(code) if f.startswith("GRADER_CACHE")]
     assert findings, code
-    assert all(raises_score(f) for f in findings)
