@@ -163,12 +163,24 @@ def kernels_figure(report: ClassReport) -> bytes | None:
 SHARED = ("cells", "kernels")  # the same for both copies (no per-student value)
 
 
+def _merging_changes(values_and_tops) -> bool:
+    return any(bins(v, top, MIN_SHARED) != bins(v, top) for v, top in values_and_tops)
+
+
 def figures(report: ClassReport, anonymous: bool, cache: dict | None = None) -> dict[str, bytes]:
-    """{name: PNG}: totals, notebooks, and cells, kernels when there is data. ``cache`` keeps the figures
-    both copies share between the two calls."""
+    """{name: PNG}: totals, notebooks, and cells, kernels when there is data. ``cache`` keeps what both
+    copies can share between the two calls (a histogram whose every bar already holds MIN_SHARED or more)."""
     _font()
-    out = {"totals": totals_figure(report, anonymous), "notebooks": notebooks_figure(report, anonymous)}
     cache = {} if cache is None else cache
+    hists = {"totals": (totals_figure, [(list(report.totals.values()), report.max_total)]),
+             "notebooks": (notebooks_figure, [(list(report.notebook_scores[nb].values()), report.notebook_max[nb])
+                                              for nb in report.notebooks])}
+    out = {}
+    for name, (make, data) in hists.items():
+        key = (name, anonymous and _merging_changes(data))
+        if key not in cache:
+            cache[key] = make(report, key[1])
+        out[name] = cache[key]
     for name, make in (("cells", cells_figure), ("kernels", kernels_figure)):
         if name not in cache:
             cache[name] = make(report)
