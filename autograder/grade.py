@@ -75,6 +75,9 @@ c.Application.log_datefmt = "%H:%M:%S"
 """
 
 
+_NBGRADER_KILLED = "nbgrader autograde killed by signal "  # a part worth one more run (OOM killer, an admin)
+
+
 class SandboxMissing(RuntimeError):
     pass
 
@@ -189,7 +192,9 @@ def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mo
                             env=env, timeout=n_nb * (notebook_timeout + 120), log=log, check=False)
         result.ok = proc.returncode == 0
         if not result.ok:
-            result.error = f"nbgrader autograde exited with {proc.returncode} (see {log})"
+            how = f"{_NBGRADER_KILLED}{-proc.returncode}" if proc.returncode < 0 else \
+                f"nbgrader autograde exited with {proc.returncode}"
+            result.error = f"{how} (see {log})"
         elif "Exception while loading config file" in proc.stderr or GUARD_MARK not in proc.stderr:
             # nbgrader only logs a broken config and then runs its own, unsandboxed Execute: never accept
             result.ok = False
@@ -363,7 +368,7 @@ class _Run:
                 fut, part = done.next()
                 a, s, nb = part.assignment, part.student, part.notebook
                 res = dispatch.result(fut, s, a, str(schedule.part_log(course, a, s, nb)))
-                killed = schedule.killed_by_signal(course, part) if res.ok else []
+                killed = schedule.regrade_reasons(course, part, res, _NBGRADER_KILLED)
                 if part.attempt == 0 and killed:
                     # killed from outside (OOM killer, an admin): once more in a fresh kernel
                     again = schedule.Part(a, s, nb, part.expected_s, attempt=1, notes=killed)

@@ -230,6 +230,16 @@ def killed_by_signal(course: Course, part: Part) -> list[str]:
     return out
 
 
+def regrade_reasons(course: Course, part: Part, res, nbgrader_killed: str) -> list[str]:
+    """Why ``part`` deserves one more run: its kernel (:func:`killed_by_signal`) or its nbgrader (an error
+    starting with ``nbgrader_killed``) was killed by a signal; [] when nothing was."""
+    if res.ok:
+        return killed_by_signal(course, part)
+    if res.error.startswith(nbgrader_killed):
+        return [f"{part.notebook or 'nbgrader'}: {res.error.split(' (see ')[0]}"]
+    return []
+
+
 # ----------------------------------------------------------------------------- one hand-in from parts
 def combine_parts(course: Course, assignment: str, student: str, results: dict[str, object],
                   snapshot: Path):

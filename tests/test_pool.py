@@ -261,3 +261,30 @@ def test_bench_class_builds_a_mixed_class_with_expected_scores(tmp_path):
     for _ in range(2):
         csv_path, md = bench_class.write_results(tmp_path / "out", row, {"week06/01": [1.0, 2.0]})
     assert len(csv_path.read_text().splitlines()) == 3 and "| week06/01 | 2 | 1.5 |" in md.read_text()
+
+
+def test_regrade_reasons_a_signal_not_the_students_own_exit(tmp_path):
+    from autograder.merge import HandInResult
+    from autograder.nbexec import STOP_ENAME
+
+    course = Course.at(tmp_path)
+    part = schedule.Part("w7", "ann", "01_x")
+    graded = schedule.part_dir(course, "w7", "ann", "01_x") / "autograded" / "ann" / "w7"
+    graded.mkdir(parents=True)
+
+    def write(evalue: str):
+        stop = {"output_type": "error", "ename": STOP_ENAME, "evalue": evalue, "traceback": []}
+        cells = [{"cell_type": "code", "source": "x", "metadata": {}, "outputs": [stop]}]
+        (graded / "01_x.ipynb").write_text(json.dumps({"cells": cells}))
+
+    ok = HandInResult("ann", "w7", ok=True, seconds=1.0, log="")
+    write("이 셀을 실행하는 중 커널이 외부 신호 9번으로 종료되었습니다(killed by signal 9 (SIGKILL): ...)")
+    assert schedule.regrade_reasons(course, part, ok, "nbgrader killed ") == ["01_x: killed by signal 9 (SIGKILL)"]
+    write("이 셀을 실행하는 중 커널이 종료되었습니다(kernel exited with code 3).")  # the student's os._exit
+    assert schedule.regrade_reasons(course, part, ok, "nbgrader killed ") == []
+    write("이 셀을 실행하는 중 커널이 자원 제한으로 종료되었습니다(LIMIT_MEMORY: ...).")  # its own limit
+    assert schedule.regrade_reasons(course, part, ok, "nbgrader killed ") == []
+    bad = HandInResult("ann", "w7", ok=False, seconds=1.0, log="", error="nbgrader killed 9 (see /x/y.log)")
+    assert schedule.regrade_reasons(course, part, bad, "nbgrader killed ") == ["01_x: nbgrader killed 9"]
+    bad.error = "nbgrader autograde exited with 1 (see /x/y.log)"
+    assert schedule.regrade_reasons(course, part, bad, "nbgrader killed ") == []
