@@ -148,12 +148,13 @@ def main(argv=None) -> int:
     ap.add_argument("--cell-timeout", type=int, default=120)
     ap.add_argument("--notebook-timeout", type=int, default=600)
     ap.add_argument("--allow-unsandboxed", action="store_true")
+    ap.add_argument("--jobs", type=int, default=2, help="notebooks graded at once (default 2)")
     ap.add_argument("--keep", action="store_true", help="keep the scratch course (to read the logs)")
     args = ap.parse_args(argv)
     t0 = time.monotonic()
     results = roundtrip(args.assignment, notebooks=args.notebook, cell_timeout=args.cell_timeout,
                         notebook_timeout=args.notebook_timeout, allow_unsandboxed=args.allow_unsandboxed,
-                        keep=args.keep)
+                        keep=args.keep, jobs=args.jobs)
     print(format_results(results))
     bad = [r for r in results if not r.ok]
     print(f"\n{args.assignment}: {len(results)} graded cells, {len(bad)} problems, "
