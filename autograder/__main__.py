@@ -197,7 +197,8 @@ def main(argv=None) -> int:
                    help="memory limit of one hand-in, all its processes (default $GRADE_HANDIN_MEMORY_GB, else 6); "
                         "the default job count is min(CPUs + 1, available memory / this)")
     p.add_argument("--unit", choices=("notebook", "handin"), default=None,
-                   help="one task per hand-in x notebook or per hand-in (default $GRADE_UNIT, else notebook)")
+                   help="one task per hand-in x notebook or per hand-in (default $GRADE_UNIT, else notebook on "
+                        "Dask, handin here)")
     p.set_defaults(fn=cmd_autograde)
     p = sub.add_parser("feedback")
     p.add_argument("assignment", nargs="*")

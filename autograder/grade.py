@@ -1,5 +1,4 @@
-"""Autograde every hand-in of one or more assignments: in one pool, each notebook in its own scratch course,
-sandboxed.
+"""Autograde every hand-in of one or more assignments: in one pool, each in its own scratch course, sandboxed.
 
 Design (why the gradebook stays consistent and the secrets stay secret):
 
@@ -7,9 +6,10 @@ Design (why the gradebook stays consistent and the secrets stay secret):
    the assignment is (re)recorded from source/ with ``nbgrader generate_assignment`` (into a scratch
    release folder, so the committed release/ is not touched) and a snapshot of the gradebook is taken
    with SQLite's backup API.
-2. Each (student, assignment, notebook) is graded by its own ``nbgrader autograde --notebook`` process in
-   autograder/work/grade/ASSIGNMENT/STUDENT/nb-NOTEBOOK/, a scratch course holding a copy of the snapshot,
-   the hand-in, and a generated nbgrader_config.py. Up to ``jobs`` of these run at once, over every
+2. Each (student, assignment) — on Dask or with ``unit='notebook'`` each (student, assignment, notebook) —
+   is graded by its own ``nbgrader autograde`` process in autograder/work/grade/ASSIGNMENT/STUDENT/
+   (per notebook: .../STUDENT/nb-NOTEBOOK/ with ``--notebook``), a scratch course holding a copy of the
+   snapshot, the hand-in, and a generated nbgrader_config.py. Up to ``jobs`` of these run at once, over every
    assignment, longest expected first (autograder/schedule.py: the job count from CPUs and memory, the
    order, and how a hand-in's notebooks are put together again); they share nothing that is written.
 3. The student's kernel runs under bubblewrap (autograder/sandbox.py): it sees the installed environment
@@ -241,7 +241,7 @@ def autograde_all(course: Course, assignments: list[str], *, students: list[str]
     ``students``: only these (default: every student with a hand-in). ``jobs``: at once (default
     ``$GRADE_JOBS``, else min(CPUs + 1, available memory / ``handin_memory_gb``): autograder/schedule.py).
     ``unit``: 'notebook' (one task per hand-in × notebook) or 'handin' (one nbgrader per hand-in); default
-    ``$GRADE_UNIT``, else 'notebook'.
+    ``$GRADE_UNIT``, else 'notebook' on Dask and 'handin' here (schedule.grading_unit says why).
     Tasks run longest expected first; a notebook whose kernel a signal killed (OOM killer, an admin) is
     graded once more in a fresh kernel before its cells go to hand grading.
     Limits per hand-in: ``cell_timeout`` seconds per cell, ``notebook_timeout`` per notebook,

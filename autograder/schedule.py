@@ -5,11 +5,11 @@
   the CPUs keeps the cores busy; each hand-in's sandbox may use its cgroup limit (``Limits.group_memory_bytes``),
   so more at once than memory allows would let the OOM killer pick hand-ins at random. Both are settings
   (``--jobs`` / ``GRADE_JOBS``, ``--handin-memory-gb`` / ``GRADE_HANDIN_MEMORY_GB``).
-* **Which order** (:func:`plan_parts`): one task per hand-in × notebook over every assignment, longest
-  expected first, so a notebook that runs to its time limit starts early and the other slots keep working
-  meanwhile. Expected seconds come from the last run (``autograder/logs/durations.json``): the same
+* **Which order** (:func:`plan_parts`): one task per hand-in (on Dask, or with ``--unit notebook``: per
+  hand-in × notebook) over every assignment, longest expected first, so a task that runs to its time limit
+  starts early and the other slots keep working meanwhile. Expected seconds come from the last run (``autograder/logs/durations.json``): the same
   student's notebook, else the class median of that notebook, else its number of code cells.
-* **One hand-in from its parts** (:func:`combine_parts`): every notebook is graded by its own
+* **One hand-in from its parts** (:func:`combine_parts`): per notebook, every notebook is graded by its own
   ``nbgrader autograde --notebook`` in ``work/grade/ASSIGNMENT/STUDENT/nb-NOTEBOOK/``; when the last one
   ends, their gradebooks, notebooks and sandbox reports are put together in ``work/grade/ASSIGNMENT/STUDENT/``,
   the layout autograder/merge.py reads, and merged in one transaction as before.
@@ -33,7 +33,6 @@ JOBS_ENV = "GRADE_JOBS"
 HANDIN_MEMORY_ENV = "GRADE_HANDIN_MEMORY_GB"
 UNIT_ENV = "GRADE_UNIT"
 UNITS = ("notebook", "handin")
-DEFAULT_UNIT = "notebook"
 DURATIONS = "durations.json"
 _SIGNAL_RE = re.compile(SIGNAL_NOTE + r" \d+ \([A-Z0-9]+\)")
 
@@ -112,8 +111,14 @@ def plan_jobs(jobs: int | None = None, *, per_handin_bytes: int, cpus: int | Non
 
 # ------------------------------------------------------------------------------------------ the parts
 def grading_unit(unit: str | None = None) -> str:
-    """``unit``, else ``$GRADE_UNIT``, else :data:`DEFAULT_UNIT`; checked."""
-    unit = unit or os.environ.get(UNIT_ENV, "").strip() or DEFAULT_UNIT
+    """``unit``, else ``$GRADE_UNIT``, else 'notebook' on a Dask cluster and 'handin' on this machine; checked.
+
+    Each task is one ``nbgrader autograde`` process, whose start costs CPU: on 2 cores, 2 week-6 hand-ins
+    (3 notebooks each) one at a time took 12-15 CPU-s as 2 tasks and 29-37 CPU-s as 6, so on one machine
+    a task per hand-in grades a class sooner; a cluster has the cores to spare for the shorter tail."""
+    from .dispatch import scheduler_address
+
+    unit = unit or os.environ.get(UNIT_ENV, "").strip() or ("notebook" if scheduler_address() else "handin")
     if unit not in UNITS:
         raise ValueError(f"unit ({UNIT_ENV}): expected one of {', '.join(UNITS)}, got {unit!r}")
     return unit

@@ -107,6 +107,13 @@ def test_pool_order_longest_expected_first(tmp_path, monkeypatch):
                 (course.submitted / s / a / f"{nb}.ipynb").write_text(_nb(n))
     (course.submitted / "bob" / "w6" / "extra.ipynb").write_text(_nb(50))  # not in the assignment: no task
     todo = {"w6": ["ann", "bob", "cid"], "w7": ["ann", "bob", "cid"]}
+    # one task per hand-in on this machine, per hand-in x notebook on a Dask cluster
+    monkeypatch.delenv(dispatch.ENV, raising=False)
+    assert len(schedule.plan_parts(course, todo)) == 6
+    monkeypatch.setenv(dispatch.ENV, "tcp://127.0.0.1:8786")
+    assert len(schedule.plan_parts(course, todo)) == 9
+    monkeypatch.delenv(dispatch.ENV)
+    monkeypatch.setenv(schedule.UNIT_ENV, "notebook")
     # no history: by code cells
     parts = schedule.plan_parts(course, todo)
     assert [(p.assignment, p.notebook) for p in parts[:3]] == [("w6", "k1")] * 3
@@ -125,7 +132,6 @@ def test_pool_order_longest_expected_first(tmp_path, monkeypatch):
     assert parts[2].expected_s == 45.0
     assert names[4:] == ["w6/ann/k1", "w6/bob/k1", "w6/cid/k1", "w6/ann/k2", "w6/cid/k2"]
     assert [p.expected_s for p in parts] == sorted((p.expected_s for p in parts), reverse=True)
-    # one task per hand-in when asked
     parts = schedule.plan_parts(course, todo, unit="handin")
     assert len(parts) == 6 and all(p.notebook is None for p in parts)
     with pytest.raises(ValueError, match="unit"):
