@@ -294,3 +294,13 @@ def test_regrade_reasons_a_signal_not_the_students_own_exit(tmp_path):
     assert schedule.regrade_reasons(course, part, bad, "nbgrader killed ") == ["01_x: nbgrader killed 9"]
     bad.error = "nbgrader autograde exited with 1 (see /x/y.log)"
     assert schedule.regrade_reasons(course, part, bad, "nbgrader killed ") == []
+
+
+@pytest.mark.parametrize("argv,needle", [(["-n", "0"], "-n must be"), (["--assignment", "week99"], "no samples for week99"),
+                                         (["-n", "1", "--notebook", "nope"], "no sampled notebook")])
+def test_bench_class_bad_use_one_line(argv, needle, capsys):
+    from autograder import bench_class
+
+    assert bench_class.main(argv) == 2
+    err = capsys.readouterr().err
+    assert needle in err and len(err.strip().splitlines()) == 1
