@@ -305,6 +305,7 @@ def _check(exercise, kernel_obj, cases, extra_for, seed, dtype, name, hint, owne
         record.finish(False, str(exc))
         raise
     entry["compile"] = {"ok": True, "message": outcome["compiled"]}
+    entry["device"] = outcome.get("device")
     user_hint = hint
     passed_layouts = set()
     for run, result in zip(runs, outcome["results"], strict=True):

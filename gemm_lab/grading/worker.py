@@ -41,7 +41,17 @@ def _kernel(job: dict) -> dict:
         out = kernels.execute(job["exercise"], obj, job["runs"], job["dtype"], job["name"], job["ownership"])
     except AssertionError as exc:
         return {"refused": str(exc)}
-    return out
+    return dict(out, device=_device_name())
+
+
+def _device_name() -> str:
+    from gemm_lab import runtime
+
+    if runtime.INTERPRET:
+        return "cpu (TRITON_INTERPRET=1)"
+    import torch
+
+    return f"cuda ({torch.cuda.get_device_name()})"
 
 
 def _arg(value, arrays):
