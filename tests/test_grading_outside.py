@@ -259,3 +259,20 @@ def test_function_module_takes_only_what_the_function_names():
     text = extract.function_module(cells, "f")
     assert "import torch" in text and "def helper" in text and "TOL = 0.01" in text
     assert "student_helper_file" not in text and "unrelated" not in text and "SHAPES" not in text
+
+
+def test_compile_results_come_back_to_the_grader_and_are_reused(interp, tmp_path, monkeypatch):
+    monkeypatch.setenv(remote.COMPILE_CACHE_ENV, str(tmp_path / "compiled"))
+    module = extract.kernel_module([IMPORTS, ADD_KERNEL], "add_kernel")
+    remote._COMPILED.clear()
+    claim = {"claims": {"add_kernel": {"__kernel__": "add_kernel"}}}
+    replay.grade_cell(VISIBLE_ADD, claim, [IMPORTS, ADD_KERNEL])
+    first = remote.compile_results(module)
+    assert first and all(e["ok"] for e in first.values())  # one entry per target the worker compiled
+    remote._COMPILED.clear()  # another grader process: the folder still has them
+    assert remote.compile_results(module) == first
+    seen = []
+    real = remote.runner().run
+    monkeypatch.setattr(remote.runner(), "run", lambda job, arrays=None: seen.append(job) or real(job, arrays))
+    _o, v = replay.grade_cell(VISIBLE_ADD, claim, [IMPORTS, ADD_KERNEL])
+    assert v["status"] == "pass" and seen[0]["compile_results"] == first

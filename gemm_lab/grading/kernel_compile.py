@@ -10,8 +10,8 @@ that GPU's limit, registers and local-memory (spill) bytes of the CUBIN (``cuobj
 whether tensor cores are used (``mma.sync`` / ``wgmma`` in the PTX).
 
 Results are cached per (kernel fingerprint, signature, constexprs, target, warps, stages, triton version):
-in this process (in ``gemm_lab.compile``, which ``fresh()`` does not reload, so the visible and hidden test
-cells of one notebook compile once), and on disk as one small JSON file per key under
+in this process (``gemm_lab.compile.GRADER_RESULTS``; a grading worker gets the results of earlier workers
+for the same kernel source from the grader, ``preload``/``export``), and on disk as one small JSON file per key under
 ``$GEMM_LAB_COMPILE_CACHE`` (default ``~/.cache/gemm_lab/compile_checks``; ``off`` disables it). A
 read-only or missing directory is fine: the cache is then only read, or not used.
 """
@@ -54,10 +54,18 @@ def _key(fingerprint: str, signature: dict, constexprs: dict, target: str) -> st
 def _memory():
     from gemm_lab import compile as _compile
 
-    store = _compile.__dict__.get("GRADER_RESULTS")
-    if _TYPE_DICT is not _TYPE(store):
-        raise REAL_ASSERTION_ERROR("❌ 채점 환경이 바뀌었습니다: 컴파일 결과 캐시가 바뀌어 있습니다.")
-    return store
+    return _compile.GRADER_RESULTS
+
+
+def export() -> dict:
+    """Every compile result this process holds ({key: entry}): a worker hands them back to the grader."""
+    return {k: v for k, v in _memory().items() if _valid(v)}
+
+
+def preload(entries) -> None:
+    """Results the grader kept from earlier workers for the same kernel source."""
+    if isinstance(entries, dict):
+        _memory().update({k: v for k, v in entries.items() if isinstance(k, str) and _valid(v)})
 
 
 _TYPE = (0).__class__.__class__

@@ -75,6 +75,48 @@ def runner():
     return _RUNNER[0]
 
 
+# Compile results of earlier workers, per kernel module text: the visible and hidden cells of a notebook, and
+# hand-ins whose kernel source is the same, compile once. Kept by the grader (its own process and, with
+# GEMM_LAB_WORKER_COMPILE_CACHE, a folder no sandbox sees); a worker runs only Triton source, so what it
+# compiled is the compiler's verdict.
+_COMPILED: dict[str, dict] = {}
+COMPILE_CACHE_ENV = "GEMM_LAB_WORKER_COMPILE_CACHE"
+
+
+def _module_key(module: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(module.encode()).hexdigest()[:32]
+
+
+def compile_results(module: str) -> dict:
+    key = _module_key(module)
+    if key not in _COMPILED and os.environ.get(COMPILE_CACHE_ENV):
+        try:
+            _COMPILED[key] = json.loads((Path(os.environ[COMPILE_CACHE_ENV]) / f"{key}.json").read_text())
+        except (OSError, ValueError):
+            pass
+    return dict(_COMPILED.get(key) or {})
+
+
+def keep_compile_results(module: str, entries) -> None:
+    if not isinstance(entries, dict) or not entries:
+        return
+    key = _module_key(module)
+    merged = dict(_COMPILED.get(key) or {}, **entries)
+    _COMPILED[key] = merged
+    folder = os.environ.get(COMPILE_CACHE_ENV)
+    if folder:
+        path = Path(folder) / f"{key}.json"
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps(merged))
+            os.replace(tmp, path)
+        except OSError:
+            pass
+
+
 class KernelSource:
     """A hand-in's kernel as the grader holds it: its name and the module text ``extract`` built."""
 
@@ -89,8 +131,10 @@ class KernelSource:
         if self.refused is not None:
             raise AssertionError(f"❌ {name}: {self.refused}")
         job = {"op": "kernel", "module": self.module, "kernel": self.__name__, "exercise": exercise,
-               "dtype": dtype, "name": name, "runs": runs, "ownership": ownership}
+               "dtype": dtype, "name": name, "runs": runs, "ownership": ownership,
+               "compile_results": compile_results(self.module)}
         result = runner().run(job)
+        keep_compile_results(self.module, result.get("compile_results"))
         if "refused" in result:
             raise AssertionError(str(result["refused"]))
         if "crashed" in result:

@@ -33,15 +33,16 @@ def _load(text: str):
 
 
 def _kernel(job: dict) -> dict:
-    from gemm_lab.grading import kernels
+    from gemm_lab.grading import kernel_compile, kernels
 
+    kernel_compile.preload(job.get("compile_results"))
     mod = _load(job["module"])
     obj = getattr(mod, job["kernel"])
     try:
         out = kernels.execute(job["exercise"], obj, job["runs"], job["dtype"], job["name"], job["ownership"])
     except AssertionError as exc:
-        return {"refused": str(exc)}
-    return dict(out, device=_device_name())
+        return {"refused": str(exc), "compile_results": kernel_compile.export()}
+    return dict(out, device=_device_name(), compile_results=kernel_compile.export())
 
 
 def _device_name() -> str:
