@@ -170,6 +170,8 @@ def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mo
         _copy_public_files(course.release / assignment, kernel_cwd)
     runtime_dir = Path(tempfile.mkdtemp(prefix=runtime_dir_name(), dir="/tmp"))  # short: ipc socket paths
     env = {"JUPYTER_RUNTIME_DIR": str(runtime_dir),
+           # compile verdicts of the grader's workers, shared by hand-ins with the same kernel source
+           "GEMM_LAB_WORKER_COMPILE_CACHE": str(course.work / "worker-compile"),
            "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
     env.pop(ENV_SPEC, None)
     if mode == "bwrap":
