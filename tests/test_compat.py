@@ -188,7 +188,13 @@ def test_table_rows_notes_and_warning_counts():
     assert lines[3].endswith("| (baseline) |")
     assert "❌ 1 passed" in lines[4] and lines[4].endswith("| 1 |")
     assert "- newest kernels: FAILED tests/x.py::t - boom" in text
-    assert "- newest, new warning: `FutureWarning: fp fusion`" in text
+    assert "- newest, new warning: `` FutureWarning: fp fusion ``" in text
+    assert "Run on" not in text  # no dates in these records
+    results[0]["date"], results[2]["date"] = "2026-12-04", "2026-12-05"
+    results[2]["new_warnings"] = {"k": "DeprecationWarning: The `Comm` class is deprecated"}
+    text = cs.table(results, PINS)
+    assert "\nRun on 2026-12-04 to 2026-12-05.\n" in text
+    assert "- newest, new warning: `` DeprecationWarning: The `Comm` class is deprecated ``" in text
     failed_install = _result(["old"], "2.3.1")
     failed_install["checks"] = {"install": {"status": "fail", "summary": "", "detail": "no wheel"}}
     row = cs.table([failed_install], PINS).splitlines()[2]

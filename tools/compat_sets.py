@@ -249,8 +249,11 @@ def table(results: list[dict], pins: dict[str, str]) -> str:
         for name, check in checks.items():
             if check["status"] != "ok" and check.get("detail"):
                 notes.append(f"- {rs.name} {name}: {check['detail']}")
-        for line in (warn or {}).values():
-            notes.append(f"- {rs.name}, new warning: `{line}`")
+        for line in (warn or {}).values():  # a double-backtick span: a message may quote code in backticks
+            notes.append(f"- {rs.name}, new warning: `` {line.replace('``', '`')} ``")
+    dates = sorted({res["date"] for res in results if res.get("date")})
+    if dates:
+        notes = [f"Run on {' to '.join(dict.fromkeys([dates[0], dates[-1]]))}.", ""] + notes
     return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
 
 
