@@ -117,7 +117,7 @@ art = explore()
 # 해 볼 만한 것:
 #
 # * 같은 설정에서 타깃만 sm_80 → sm_90: PTX의 `mma.sync`가 `wgmma`로, TTGIR의 `#mma` `versionMajor`가 2 → 3으로
-# * sm_75: `fma`만 남고 `cp.async`가 사라짐(Triton 3.7의 T4 경로)
+# * sm_75: `fma`만 남고 `cp.async`가 사라짐(T4 경로: `make compat`로 확인한 Triton 3.6–3.9 모두 같음)
 # * `aligned` 끄기: `cp.async`가 `ld.global`로, `shared`가 줄어듦
 # * 64×32×32 s5 w2를 sm_90에서: 워프 2개라 wgmma를 못 쓰고 `mma.sync` 경로(버퍼 S−1개)
 # * `grouped_persistent`를 sm_90에서: persistent 루프가 TTGIR에서 어떻게 보이는지
