@@ -133,6 +133,8 @@ def test_later_definitions_win_and_a_rebinding_removes_the_kernel():
     ("    f = lambda v: v\n", "Lambda"),
     ("    x = getattr(tl, 'load')\n", "getattr"),
     ("    x = [i for i in range(3)]\n", "ListComp"),
+    ("    p = tl.make_block_ptr(x_ptr, (4,), (1,), (0,), (4,), (0,))\n", "3.9"),
+    ("    p = tl.advance(x_ptr, (4,))\n", "3.9"),
 ])
 def test_anything_but_triton_inside_a_kernel_is_refused(body, named):
     cells = [IMPORTS + "import numpy as np\nimport builtins\ndef compute(x):\n    return x\n",

@@ -25,6 +25,9 @@ ALLOWED_BUILTINS = frozenset({"range", "min", "max", "int", "float", "bool", "le
                               "False", "None"})
 _TRITON_ROOTS = ("triton",)
 _FORBIDDEN_ATTRS = frozenset({"handle", "fn", "data", "base", "ctypes", "builder"})
+# Triton calls that newer releases removed: a kernel using them runs on the grader's triton but not on the
+# student's own newer one, so the grade would not match what the student sees.
+_REMOVED = {"make_block_ptr": "triton 3.9", "advance": "triton 3.9"}
 _FORBIDDEN_NODES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import,
                     ast.ImportFrom, ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await,
                     ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr)
@@ -229,6 +232,10 @@ def _check_jit(fn: ast.FunctionDef, defs: _Defs) -> set[str]:
                                   "tl 연산만 쓸 수 있습니다")
                 path = _attr_path(sub)
                 if path and path[0] in defs.triton_aliases and path[0] not in local:
+                    if path[-1] in _REMOVED:
+                        raise Refused(f"@triton.jit 함수 `{fn.name}`가 `{'.'.join(path)}`을(를) 씁니다: 블록 포인터는 "
+                                      f"{_REMOVED[path[-1]]}에서 없어졌습니다. 포인터 산술(base + offs * stride)로 "
+                                      "바꾸세요")
                     _resolve(path, defs.triton_aliases)
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id not in local:
                 n = sub.id
