@@ -72,7 +72,13 @@ def _grade_args(p):
 def cmd_autograde(course, args):
     from .grade import sandbox_mode
     from .precheck import MastersNotFull, check_masters
+    from .schedule import check_settings
 
+    try:  # a bad setting (--jobs 0, GRADE_JOBS=x, ...) stops before anything runs: one line
+        check_settings(args.jobs, args.handin_memory_gb, args.unit)
+    except (ValueError, TypeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     assignments = _assignments(course, args.assignment, with_handins=True)
     t0 = time.monotonic()
     if not getattr(args, "no_master_check", False):
@@ -83,14 +89,11 @@ def cmd_autograde(course, args):
         except MastersNotFull as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-    try:  # every assignment in one pool (autograder/schedule.py)
-        results = autograde_all(course, assignments, students=args.student or None, jobs=args.jobs,
-                                cell_timeout=args.cell_timeout, notebook_timeout=args.notebook_timeout,
-                                allow_unsandboxed=args.allow_unsandboxed, memory_gb=args.memory_gb,
-                                regrade=args.regrade, handin_memory_gb=args.handin_memory_gb, unit=args.unit)
-    except (ValueError, TypeError) as exc:  # a bad setting (--jobs 0, GRADE_JOBS=x, ...): one line
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    # every assignment in one pool (autograder/schedule.py)
+    results = autograde_all(course, assignments, students=args.student or None, jobs=args.jobs,
+                            cell_timeout=args.cell_timeout, notebook_timeout=args.notebook_timeout,
+                            allow_unsandboxed=args.allow_unsandboxed, memory_gb=args.memory_gb,
+                            regrade=args.regrade, handin_memory_gb=args.handin_memory_gb, unit=args.unit)
     failed = sum(not r.ok for rs in results.values() for r in rs)
     for a, rs in results.items():
         print(f"{a}: {len(rs)} hand-ins")

@@ -109,6 +109,13 @@ def plan_jobs(jobs: int | None = None, *, per_handin_bytes: int, cpus: int | Non
                f"{per_handin_bytes / GiB:g} GiB per hand-in = {by_mem})")
 
 
+def check_settings(jobs: int | None = None, handin_memory_gb: float | None = None, unit: str | None = None) -> None:
+    """Raise ValueError/TypeError (one line) on a bad job count, hand-in memory limit or unit, arguments or
+    environment, before anything runs."""
+    plan_jobs(jobs, per_handin_bytes=handin_memory_bytes(None, handin_memory_gb), available=None)
+    grading_unit(unit)
+
+
 # ------------------------------------------------------------------------------------------ the parts
 def grading_unit(unit: str | None = None) -> str:
     """``unit``, else ``$GRADE_UNIT``, else 'notebook' on a Dask cluster and 'handin' on this machine; checked.
