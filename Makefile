@@ -83,7 +83,7 @@ check-release: setup ## fail when release/ is stale, holds a solution, a noteboo
 collect: setup ## import hand-ins: make collect FROM=<LMS download zip or folder> [ASSIGNMENT=week07] [PATTERN=regex]
 	@$(PY) autograder/collect.py $(ASSIGNMENT) "$(FROM)"
 
-autograde: setup ## grade every collected hand-in (sandboxed, one pool over every hand-in x notebook)
+autograde: setup ## grade every collected hand-in (sandboxed, one pool over every hand-in of every week)
 	GEMM_LAB_SCHEDULER=$(SCHEDULER) $(PY) autograder/autograde.py $(if $(GRADE_JOBS),--jobs $(GRADE_JOBS)) $(if $(GRADE_HANDIN_MEMORY_GB),--handin-memory-gb $(GRADE_HANDIN_MEMORY_GB)) $(if $(GRADE_UNIT),--unit $(GRADE_UNIT))  # GRADE_JOBS default: min(CPUs + 1, free memory / GRADE_HANDIN_MEMORY_GB (6)); SCHEDULER=tcp://host:8786: Dask
 
 bench-grading: setup ## class-scale grading benchmark: N synthetic students (default 100), both weeks -> results/grading_throughput.{csv,md}; run on a quiet machine
