@@ -77,16 +77,13 @@ def test_expected_points_are_what_the_work_deserves(built, notebooks):
 
 
 def test_the_attacks_hide_from_the_cell_scan_unless_flagged(built):
-    """What the old design missed: the attack sits in a written module, so the cell scan zeroes nothing; the cases
-    flagged for review are flagged by the scan (forged_handout) or by the grader's refusal of the kernel."""
+    """What the old design missed: the attack sits in a written module, so the cell scan finds nothing; the cases
+    flagged for review are flagged by the scan (forged_handout: exec) or by the grader's refusal of the kernel."""
     for (case, key), b in built.items():
         if b is None:
             continue
-        findings, zeroed = review_notebook(b[1])
-        if case == "forged_handout":
-            assert zeroed, (key, findings)
-        else:
-            assert zeroed == [], (case, key, findings)
+        findings, _ = review_notebook(b[1])
+        assert bool(findings) == (case == "forged_handout"), (case, key, findings)
 
 
 def test_the_new_grader_refuses_the_kernels_that_call_python(built, notebooks):

@@ -76,9 +76,10 @@ FULL_PLANS = {
 _CORE = {
     "week07": ["other_formats", "off_by_one", "kernel_no_k_mask", "kernel_no_store_mask", "kernel_loop_off_by_one",
                "kernel_acc_not_reset", "bad_matmul_block_k_8", "redefined_launcher", "raises", "fork_bomb", "tamper_checker", "snoop",
-               "deleted_test_after_locked", "duplicated_test", "changed_grade_id", "history_snoop"],
+               "deleted_test_after_locked", "duplicated_test", "changed_grade_id", "history_snoop",
+               *_V2_ANSWERS, *_V2_KERNELS],
     "week06": ["off_by_one", "kernel_no_load_mask", "kernel_other_zero", "bad_softmax_lambda", "tamper_checker",
-               "hidden_literal"],
+               "hidden_literal", *_V2_ANSWERS, *_V2_KERNELS],
 }
 _NARROW = {"week07": {"other_formats": [W7[1]]}, "week06": {"off_by_one": [W6[0]]}}
 PLANS = {a: {c: _NARROW[a].get(c, w) for c, w in plan.items() if c in ("full_marks", "blank", "all_wrong", *_CORE[a])}
