@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from gemm_lab.grading.integrity import locked_names, scan_source
+from gemm_lab.grading.integrity import FLAG_TEXT, locked_names, scan_source
 
 _CODE_RE = re.compile(r"^([A-Z_]+) ")
 
@@ -58,4 +58,26 @@ def review_notebook(nb: dict) -> tuple[list[str], list[str]]:
         gid = _meta(cell).get("grade_id", "-")
         for f in scan_source(_source(cell), locked_names(cells, before=idx)):
             findings.append(f"셀 {idx} [{gid}]: {f}")
+    for idx, cell in enumerate(cells):
+        for f in verdict_findings(cell):
+            findings.append(f"셀 {idx} [{_meta(cell).get('grade_id', '-')}]: {f}")
     return findings, []
+
+
+def verdict_findings(cell) -> list[str]:
+    """What the grader's verdict on a test cell tells the instructor: a kernel refused for using something
+    that is not Triton; a kernel right on every shape the cell names and wrong on a shape drawn per run."""
+    verdict = (cell.get("metadata", {}).get("gemm_lab") or {}).get("verdict") or {}
+    out = []
+    for check in verdict.get("checks") or []:
+        kernel = check.get("kernel") if isinstance(check, dict) else None
+        if not isinstance(kernel, dict):
+            continue
+        if kernel.get("not_triton"):
+            out.append(f"KERNEL_NOT_TRITON: {FLAG_TEXT['KERNEL_NOT_TRITON']} — {str(kernel.get('refused'))[:160]}")
+        cases = [c for c in kernel.get("cases") or [] if isinstance(c, dict)]
+        named = [c for c in cases if not c.get("drawn")]
+        if named and all(c.get("ok") for c in named) and any(c.get("drawn") and not c.get("ok") for c in cases):
+            bad = next(c for c in cases if c.get("drawn") and not c.get("ok"))
+            out.append(f"KERNEL_SHAPE_SPECIAL: {FLAG_TEXT['KERNEL_SHAPE_SPECIAL']} — {bad.get('where', '')}")
+    return out

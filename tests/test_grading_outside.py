@@ -278,3 +278,16 @@ def test_compile_results_come_back_to_the_grader_and_are_reused(interp, tmp_path
     monkeypatch.setattr(remote.runner(), "run", lambda job, arrays=None: seen.append(job) or real(job, arrays))
     _o, v = replay.grade_cell(VISIBLE_ADD, claim, [IMPORTS, ADD_KERNEL])
     assert v["status"] == "pass" and seen[0]["compile_results"] == first
+
+
+def test_the_verdict_tells_the_instructor_about_refused_and_shape_special_kernels(interp):
+    from autograder import integrity as review
+
+    claim = {"claims": {"add_kernel": {"__kernel__": "add_kernel"}}}
+    special = ADD_KERNEL.replace("mask = offsets < n_elements", "mask = offsets < tl.minimum(n_elements, 1000)")
+    calls_python = [IMPORTS + "def cheat(*a):\n    return 0\n", ADD_KERNEL.replace("x + y", "cheat(x, y)")]
+    for cells, code in (([IMPORTS, special], "KERNEL_SHAPE_SPECIAL"), (calls_python, "KERNEL_NOT_TRITON"),
+                        ([IMPORTS, ADD_KERNEL], None)):
+        _o, v = replay.grade_cell(VISIBLE_ADD, claim, cells, run_seed=3)
+        found = review.verdict_findings({"metadata": {"gemm_lab": {"verdict": v}}})
+        assert [f.split(":")[0] for f in found] == ([code] if code else [])

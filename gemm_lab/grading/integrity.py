@@ -55,6 +55,9 @@ FLAG_TEXT = {
     "LOCKED_REBIND": "주어진(잠긴) 셀이 정의한 이름이나 gemm_lab 모듈을 다시 정의하거나 고칩니다",
     "INPUT_HISTORY": "IPython 입력/출력 기록(In, Out, _ih, %history)을 읽습니다",
     "GRADER_CACHE": "채점기의 컴파일 검사 결과(캐시)를 건드립니다",
+    "WRITES_MODULE": "파이썬 모듈 파일(.py 등)을 만들거나 가리킵니다: 그 안의 코드는 이 검사가 읽지 못합니다",
+    "KERNEL_NOT_TRITON": "채점기가 커널을 거부했습니다: Triton이 아닌 것을 씁니다",
+    "KERNEL_SHAPE_SPECIAL": "커널이 셀에 적힌 크기에서만 맞고 채점기가 고른 크기에서는 틀립니다",
 }
 
 

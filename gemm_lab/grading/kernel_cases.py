@@ -347,11 +347,11 @@ def _diag_persistent(case, base):
 
 def persistent_cases(hidden, noncontiguous=True, aligned=False, extra_shapes=()) -> list:
     specs = [((130, 70, 50), ("padded", "padded", "padded"))]
-    specs += [(s, ("padded", "padded", "padded")) for s in extra_shapes]
     if hidden:
         specs += [((1, 33, 70), ("padded", "padded", "padded")), ((200, 9, 45), ("padded", "padded", "padded"))]
         if noncontiguous:
             specs += [((45, 37, 29), ("transposed", "transposed", "padded"))]
+    specs += [(s, ("padded", "padded", "padded")) for s in extra_shapes]
     cases = []
     for (M, N, K), (la, lb, lc) in _align(specs, aligned):
         case = _mm_case(M, N, K, la, lb, lc)

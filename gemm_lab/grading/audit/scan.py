@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 
 from ..integrity import FLAG_TEXT
 from .scan_rebind import RebindScanner, default_protected, history_magic, merge_protected, protected_names
@@ -54,6 +55,10 @@ _SHELL_CALLS = {("os", "system"), ("os", "popen"), ("os", "execv"), ("os", "exec
 # w7/05 and not flagged; forging a cubin there is documented as out of reach of this scan.)
 _GRADER_CACHE_NAMES = {"GRADER_RESULTS"}
 _GRADER_CACHE_TEXT = ("GRADER_RESULTS", "compile_checks", "GEMM_LAB_COMPILE_CACHE")
+
+
+# A file name of Python code (a module the notebook could write and import, where this scan never reads it).
+_MODULE_FILE = re.compile(r"\.(py|pyc|pth|so)$")
 
 
 # Module settings a notebook may legitimately change (display options, backends, environment).
@@ -250,6 +255,8 @@ class _Scanner(ast.NodeVisitor):
     def visit_Constant(self, node):
         if isinstance(node.value, str) and any(t in node.value for t in _GRADER_CACHE_TEXT):
             self.flag("GRADER_CACHE", node, repr(node.value)[:60])
+        if isinstance(node.value, str) and _MODULE_FILE.search(node.value.strip()):
+            self.flag("WRITES_MODULE", node, repr(node.value)[:60])
         self.generic_visit(node)
 
     def visit_Name(self, node):
