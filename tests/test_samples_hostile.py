@@ -76,14 +76,20 @@ def test_expected_points_are_what_the_work_deserves(built, notebooks):
             [g for g, _, _ in nb.graded_cells()], (case, key)
 
 
-def test_the_attacks_hide_from_the_cell_scan_unless_flagged(built):
-    """What the old design missed: the attack sits in a written module, so the cell scan finds nothing; the cases
-    flagged for review are flagged by the scan (forged_handout: exec) or by the grader's refusal of the kernel."""
+def test_the_review_scan_flags_the_written_modules_that_hold_the_attacks(built):
+    """The attack code sits in a module the notebook writes and imports, where the cell scan cannot read it:
+    writing Python code to a file is itself flagged (WRITES_MODULE); forged_handout's own cells use exec. The
+    grader's verdicts add KERNEL_NOT_TRITON / KERNEL_SHAPE_SPECIAL after grading (tests/test_grading_outside.py)."""
     for (case, key), b in built.items():
         if b is None:
             continue
-        findings, _ = review_notebook(b[1])
-        assert bool(findings) == (case == "forged_handout"), (case, key, findings)
+        findings, zero = review_notebook(b[1])
+        codes = {f.split(": ", 1)[1].split(" ")[0] for f in findings}
+        assert zero == []
+        if case == "forged_handout":
+            assert "DYNAMIC_CODE" in codes or "SHELL" in codes, (case, key, findings)
+        elif case != "special_shapes":
+            assert "WRITES_MODULE" in codes, (case, key, findings)
 
 
 def test_the_new_grader_refuses_the_kernels_that_call_python(built, notebooks):

@@ -714,9 +714,10 @@ CASES = {
     "patched_timers": patched_timers,
     "forged_handout": forged_handout,
 }
-# Flagged for the instructor: a kernel the grader refuses (a global that is not Triton), or a cell the static
-# scan flags (forged_handout: exec and get_ipython in its own cells).
-REVIEW = {"frame_walk", "kernel_calls_python", "forged_handout"}
+# Every attack is flagged for the instructor: the cells write a Python module (WRITES_MODULE), the grader
+# refuses a kernel that is not Triton (KERNEL_NOT_TRITON) or sees a kernel right only on the named shapes
+# (KERNEL_SHAPE_SPECIAL), or the scan sees exec/get_ipython (forged_handout). None of it changes a score.
+REVIEW = set(CASES)
 NOTEBOOKS = ("week06/01_block_model", "week07/01_pointer_blocks", "week07/03_tile_configs_roofline",
              "week07/06_persistent_loop")
 
