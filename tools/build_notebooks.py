@@ -242,7 +242,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--course-ref", default="", help="tag or commit the notebooks install (stamped first)")
     args = ap.parse_args(argv)
     if args.course_url or args.course_ref:
-        url, ref = stamp_course(args.course_url or None, args.course_ref or None)
+        try:
+            url, ref = stamp_course(args.course_url or None, args.course_ref or None)
+        except ValueError as exc:  # a refused COURSE_URL/COURSE_REF: one line, nothing stamped
+            print(f"error: {exc} (make release COURSE_REF=v0.2.0 or a commit hash)", file=sys.stderr)
+            return 2
         print(f"course: {url} @ {ref} (gemm_lab/__init__.py, README badges)")
     paths = [p.resolve() for p in args.paths] or masters()
     if args.check:
