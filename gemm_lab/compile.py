@@ -45,7 +45,9 @@ except ImportError:  # pragma: no cover
     InterpretedFunction = ()
 
 STAGES = ("ttir", "ttgir", "llir", "ptx", "cubin")
-TARGETS = ("sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_120")
+# sm_100 (datacenter Blackwell) uses tcgen05 with Tensor Memory; sm_120 (consumer Blackwell, RTX 50 / RTX Pro 6000)
+# keeps mma.sync: it has neither wgmma nor tcgen05
+TARGETS = ("sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120")
 DEFAULT_CPU_TARGET = "sm_80"
 DTYPES = {"fp16": "fp16", "float16": "fp16", "bf16": "bf16", "bfloat16": "bf16", "fp32": "fp32", "float32": "fp32"}
 
@@ -54,18 +56,20 @@ HIGHLIGHTS = {
     "ttir": [r"tt\.dot\b", r"tt\.load", r"tt\.store", r"scf\.for", r"tt\.descriptor_load", r"tt\.descriptor_store"],
     "ttgir": [r"^#\w+ = #ttg\.(blocked|nvidia_mma|amd_mma|nvmma_shared|swizzled_shared|shared|dot_op)",
               r"ttg\.local_alloc", r"ttg\.local_load", r"ttg\.convert_layout", r"ttg\.async_copy_global_to_local",
-              r"ttg\.async_wait", r"ttng\.async_tma_copy", r"ttng\.warp_group_dot", r"ttng\.barrier_expect",
+              r"ttg\.async_wait", r"ttng\.async_tma_copy", r"ttng\.warp_group_dot", r"ttng\.tc_gen5_mma", r"ttng\.tmem_alloc",
+              r"ttng\.barrier_expect",
               r"tt\.dot\b"],
     "llir": [r"mma", r"cp\.async", r"ldmatrix", r"addrspace\(3\)"],
-    "ptx": [r"\bmma\.sync", r"\bwgmma\.", r"\bcp\.async", r"\bld\.global", r"\bst\.global", r"\bldmatrix",
+    "ptx": [r"\bmma\.sync", r"\bwgmma\.", r"\btcgen05\.(mma|alloc|ld)\b", r"\bcp\.async", r"\bld\.global", r"\bst\.global", r"\bldmatrix",
             r"\bbar\.sync|\bbarrier\.", r"\bfma\.rn\.f32"],
-    "sass": [r"\bHGMMA\b", r"\bHMMA\b", r"\bFFMA\b", r"\bLDGSTS\b", r"\bUTMALDG\b", r"\bLDSM\b", r"\bSTG\b",
+    "sass": [r"\bUTC\w*MMA\b", r"\bHGMMA\b", r"\bHMMA\b", r"\bFFMA\b", r"\bLDGSTS\b", r"\bUTMALDG\b", r"\bLDSM\b", r"\bSTG\b",
              r"\bLDG\b"],
 }
 # instruction counts reported by Artifacts.summary() (PTX mnemonics)
 PTX_COUNTS = {
     "mma.sync": r"\bmma\.sync\.aligned",
     "wgmma": r"\bwgmma\.mma_async",
+    "tcgen05.mma": r"\btcgen05\.mma\b",
     "cp.async": r"\bcp\.async\.(ca|cg)\.",
     "cp.async.bulk.tensor": r"\bcp\.async\.bulk\.tensor",
     "ld.global": r"\bld\.global",
@@ -132,7 +136,7 @@ class Artifacts:
             row[key] = self.metadata.get(key)
         for name, pat in PTX_COUNTS.items():
             row[name] = self.count(pat)
-        row["mma"] = ("wgmma" if row["wgmma"] else "mma.sync" if row["mma.sync"] else "fma" if row["fma.rn.f32"]
+        row["mma"] = ("tcgen05" if row["tcgen05.mma"] else "wgmma" if row["wgmma"] else "mma.sync" if row["mma.sync"] else "fma" if row["fma.rn.f32"]
                       else "none")
         return row
 
