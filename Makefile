@@ -32,7 +32,7 @@ COMPAT_README ?= README.md
 
 .DEFAULT_GOAL := help
 .PHONY: help setup sandbox-deps browser-deps demo test test-fast lint notebooks release check-release \
-        collect autograde bench-grading feedback grades report bench examples lab compat wheel clean
+        collect autograde bench-grading feedback formgrader grades report bench examples lab compat wheel clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -89,8 +89,13 @@ autograde: setup ## grade every collected hand-in (sandboxed, one pool over ever
 bench-grading: setup ## class-scale grading benchmark: N synthetic students (default 100), both weeks -> results/grading_throughput.{csv,md}; run on a quiet machine
 	$(PY) autograder/bench_class.py -n $(or $(N),100) $(if $(GRADE_JOBS),--jobs $(GRADE_JOBS)) $(if $(NOTEBOOK),--notebook $(NOTEBOOK)) $(if $(OUT),--out $(OUT)) $(if $(GRADE_UNIT),--unit $(GRADE_UNIT))
 
-feedback: setup ## HTML feedback per student under autograder/feedback/
-	$(PY) autograder/feedback.py
+feedback: setup ## HTML feedback per student under autograder/feedback/; LMS=canvas|moodle: + autograder/feedback_<lms>_<ASSIGNMENT>.zip to upload
+	@$(PY) autograder/feedback.py $(ASSIGNMENT) $(if $(LMS),--lms "$(LMS)")
+
+formgrader: setup ## after make autograde: JupyterLab with nbgrader's formgrader on the course, to grade written answers
+	@test -f autograder/gradebook.db || { echo "no gradebook yet: run make collect FROM=<LMS download> and make autograde first" >&2; exit 1; }
+	@echo "formgrader: open the URL below, then menu Nbgrader -> Formgrader (or <URL without /lab>/formgrader): Manage Assignments -> ASSIGNMENT -> Manual grading; Ctrl-C here when done, then make grades"
+	$(VENV)/bin/jupyter lab --no-browser $(if $(filter 0,$(shell id -u)),--allow-root) --ServerApp.root_dir=.
 
 grades: setup ## grade table + autograder/grades.csv; LMS=canvas|moodle|blackboard|csv: the file that LMS imports
 	@$(PY) autograder/grades.py $(if $(LMS),--lms "$(LMS)")
