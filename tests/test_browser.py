@@ -224,3 +224,85 @@ def _drive(browser) -> None:
     after = _wait(lambda: (f := figure()) and f != before and f, 60, "the figure to be redrawn")
     assert after != before
     browser.save_screenshot(str(SHOTS / "02_group_m_slider_after.png"))
+
+
+CLASSIC_VENV = ROOT / "build" / "classic-venv"  # notebook 6.5.7 + ipywidgets 7.7.1: `make classic-venv`
+
+
+@pytest.mark.slow
+def test_group_m_slider_redraws_in_classic_notebook_with_ipywidgets_7(tmp_path):
+    """Colab-era front end: the GROUP_M widget renders and a slider move redraws its picture."""
+    jupyter = CLASSIC_VENV / "bin" / "jupyter"
+    if not jupyter.exists():
+        pytest.skip(f"no classic front end venv at {CLASSIC_VENV}: run `make classic-venv`")
+    chromium, driver_bin = shutil.which("chromium"), shutil.which("chromedriver")
+    if not (chromium and driver_bin):
+        pytest.fail("chromium / chromedriver missing: run `make setup` (apt-get install chromium chromium-driver)")
+    folder = tmp_path / "nb"
+    folder.mkdir()
+    source = (f"import sys; sys.path.insert(0, {str(ROOT)!r})\nfrom gemm_lab.viz import ordering\n"
+              "display(ordering.group_m_widget(6, 6, window=6))")
+    (folder / "t.ipynb").write_text(json.dumps({
+        "cells": [{"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None}],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "nbformat": 4, "nbformat_minor": 4}))
+    port, token = _free_port(), secrets.token_hex(16)
+    env = {k: v for k, v in os.environ.items() if k not in ("GEMM_LAB_GRADING", "PYTHONPATH", "VIRTUAL_ENV")}
+    env |= {"PATH": f"{CLASSIC_VENV / 'bin'}:{env['PATH']}", "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}
+    log = open(tmp_path / "notebook.log", "w")
+    server = subprocess.Popen(
+        [str(jupyter), "notebook", "--no-browser", "--ip=127.0.0.1", f"--port={port}", "--port-retries=0",
+         f"--NotebookApp.token={token}", f"--notebook-dir={folder}",
+         *(["--allow-root"] if os.geteuid() == 0 else [])],
+        cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+
+    def up():
+        try:
+            with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2) as r:
+                return r.status == 200
+        except OSError:
+            return server.poll() is not None
+
+    browser = None
+    try:
+        _wait(up, 90, "the classic notebook server to start")
+        assert server.poll() is None, (tmp_path / "notebook.log").read_text()[-3000:]
+        options = webdriver.ChromeOptions()
+        options.binary_location = chromium
+        for flag in CHROME_FLAGS:
+            options.add_argument(flag)
+        options.add_argument(f"--user-data-dir={tmp_path / 'chrome-profile'}")
+        browser = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=driver_bin))
+        browser.get(f"{base}/notebooks/t.ipynb?token={token}")
+        _wait(lambda: browser.execute_script(
+            "return !!(window.Jupyter && Jupyter.notebook && Jupyter.notebook.kernel"
+            " && Jupyter.notebook.kernel.is_connected());"), 120, "the classic notebook's kernel")
+        browser.execute_script("Jupyter.notebook.execute_all_cells()")
+        handle = _wait(lambda: browser.find_elements("css selector", ".ui-slider-handle"), 120,
+                       "the GROUP_M slider (ipywidgets 7 jQuery-UI slider)")[0]
+        box = handle.find_element("xpath", "./ancestor::div[contains(@class,'widget-vbox')][1]")
+
+        def figure():
+            imgs = box.find_elements("css selector", "img")
+            return imgs[0].get_attribute("src") if imgs else None
+
+        readout = box.find_element("css selector", ".widget-readout")
+        before_value = readout.text
+        before = _wait(figure, 60, "the slider's first figure")
+        handle.click()
+        handle.send_keys(Keys.ARROW_RIGHT)
+        _wait(lambda: readout.text != before_value, 20, "the slider value to change")
+        after = _wait(lambda: (f := figure()) and f != before and f, 60, "the figure to be redrawn")
+        assert after != before
+        SHOTS.mkdir(exist_ok=True)
+        browser.save_screenshot(str(SHOTS / "02_group_m_slider_classic.png"))
+    finally:
+        if browser is not None:
+            browser.quit()
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
