@@ -32,7 +32,7 @@ COMPAT_README ?= README.md
 
 .DEFAULT_GOAL := help
 .PHONY: help setup sandbox-deps browser-deps demo test test-fast lint notebooks release check-release \
-        collect autograde bench-grading feedback formgrader grades report bench examples lab compat wheel clean
+        collect autograde bench-grading feedback formgrader grades report bench examples lab compat classic-venv wheel clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -122,6 +122,10 @@ wheel: setup ## build dist/gemm_lab-*.whl (carries results/*.csv as package data
 compat: setup ## maintainers: notebooks, calc, kernels, cross-compile markers, new warnings per COMPAT_SETS
 	$(PY) tools/compat.py --out '$(COMPAT_OUT)' $(if $(COMPAT_README),--readme '$(COMPAT_README)') \
 	  $(foreach s,$(COMPAT_SETS),'$(s)')
+
+classic-venv: ## maintainers: classic notebook 6.5.7 + ipywidgets 7.7.1 (Colab's set) for the browser test (network install)
+	@test -x build/classic-venv/bin/python || $(PYTHON) -m venv build/classic-venv
+	build/classic-venv/bin/python -m pip install -q notebook==6.5.7 ipywidgets==7.7.1 ipykernel matplotlib numpy pandas
 
 clean: ## remove caches and grading outputs (keeps .venv)
 	rm -rf .pytest_cache .ruff_cache .hypothesis autograder/submitted autograder/autograded \
