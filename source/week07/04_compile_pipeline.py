@@ -289,6 +289,10 @@ display(marker_counts.xs("ttgir", axis=1, level="stage").rename(columns=lambda t
 # * **sm_75 (Turing, Colab/Kaggle의 T4)**: `tl.dot`이 Tensor Core를 쓰지 않고 FP32 FMA 명령(`fma.rn.f32`)으로 대체되고,
 #   비동기 복사(`cp.async`)와 파이프라이닝도 없습니다. 이 과정이 확인한 triton 3.6.0, 3.7.1(과정의 고정 버전), 3.8.0,
 #   3.9.0에서 모두 그렇습니다(위 표는 지금 설치된 버전으로 센 값입니다). Triton은 compute capability 8.0 이상을 지원 대상으로 둡니다.
+# * **Blackwell (sm_100 · sm_120)**: `compile_artifacts(..., target="sm_100")`처럼 교차 컴파일할 수 있습니다(triton 3.7.1로 확인).
+#   데이터센터용 **sm_100**(B200)은 `tt.dot`이 `ttng.tc_gen5_mma`가 되어 PTX에 `tcgen05.mma`가 나오고, 누적값은
+#   **Tensor Memory**(`tcgen05.alloc`)에 둡니다. 소비자용 **sm_120**(RTX 50, RTX Pro 6000)에는 `wgmma`도 `tcgen05`도 없어서
+#   sm_80과 같은 `mma.sync` 경로를 씁니다. 두 타깃 모두 포인터 커널은 `cp.async`로 읽고, TMA는 디스크립터 커널에서만 쓰입니다.
 #
 # ### 4.1 `cp.async` vs TMA
 #
