@@ -81,6 +81,10 @@ def cmd_autograde(course, args):
         return 2
     assignments = _assignments(course, args.assignment, with_handins=True)
     t0 = time.monotonic()
+    if not assignments:
+        print("nothing to grade: no hand-ins collected yet (make collect ASSIGNMENT=<name> FROM=<LMS download>)",
+              file=sys.stderr)
+        return 1
     if not getattr(args, "no_master_check", False):
         try:
             check_masters(course, assignments, mode=sandbox_mode(args.allow_unsandboxed),

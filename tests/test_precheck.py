@@ -14,7 +14,6 @@ from autograder import fixture, precheck  # noqa: E402
 from autograder.__main__ import main  # noqa: E402
 from autograder.course import Course, release  # noqa: E402
 
-pytestmark = pytest.mark.slow
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 
 
@@ -31,6 +30,7 @@ def _course(tmp_path, break_setup: bool):
     return root
 
 
+@pytest.mark.slow
 @needs_bwrap
 def test_broken_environment_stops_autograde_before_any_student(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("GEMM_LAB_PRECHECK_CACHE", str(tmp_path / "cache"))
@@ -43,6 +43,7 @@ def test_broken_environment_stops_autograde_before_any_student(tmp_path, monkeyp
     assert not list((tmp_path / "cache").glob("*.json"))
 
 
+@pytest.mark.slow
 @needs_bwrap
 def test_full_marks_masters_pass_once_then_the_check_is_remembered(tmp_path, monkeypatch):
     monkeypatch.setenv("GEMM_LAB_PRECHECK_CACHE", str(tmp_path / "cache"))
@@ -59,3 +60,10 @@ def test_full_marks_masters_pass_once_then_the_check_is_remembered(tmp_path, mon
 
     monkeypatch.setattr("autograder.grade.autograde", never)
     precheck.check_masters(course, [fixture.ASSIGNMENT], mode="bwrap", cell_timeout=60, notebook_timeout=300)
+
+
+def test_autograde_with_nothing_collected_says_what_to_run(tmp_path, capsys):
+    root = fixture.make_course(tmp_path / "course")
+    assert main(["--course-root", str(root), "autograde"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "make collect" in err[0]
