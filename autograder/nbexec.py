@@ -116,7 +116,10 @@ class GuardedExecute(Execute):
         self._run_seed = secrets.randbits(31)
         self._install_worker_runner()
         self._budget = OutputBudget(self.max_cell_output_bytes, self.max_notebook_output_bytes)
-        nb, resources = super().preprocess(nb, resources, km=km)
+        try:
+            nb, resources = super().preprocess(nb, resources, km=km)
+        finally:
+            remote.close_workers()
         resources.setdefault("gemm_lab", {})["stop_reason"] = self._stop_reason
         return nb, resources
 

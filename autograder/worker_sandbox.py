@@ -1,15 +1,15 @@
-"""The grader's workers run in the same sandbox as a student's kernel, one fresh sandbox per job.
+"""The grader's workers run in the same sandbox as a student's kernel.
 
-``SandboxRunner`` is what ``gemm_lab.grading.remote`` calls to run a job (a kernel's runs, a function's
-calls): the job folder is the sandbox's working directory (nothing of the hand-in but the source the job
-holds), and ``result.json`` comes back through the sandbox's copy-back. Same limits, same seccomp filter,
-same NVIDIA nodes as the notebook's kernel (``bwrap.run_sandboxed``).
+``SandboxRunner.start()`` is what ``gemm_lab.grading.remote`` calls for a worker (a notebook's kernel checks,
+or its function answers): ``python -m gemm_lab.grading.worker`` under bwrap with the same limits, seccomp
+filter, cgroup and NVIDIA nodes as the notebook's kernel (``bwrap.make_plan``), in an empty working folder
+(nothing of the hand-in but the source each job carries). Jobs and answers travel on its stdin/stdout.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -17,26 +17,28 @@ from pathlib import Path
 from gemm_lab.grading import remote
 
 from . import bwrap
+from . import cgroup as cg_mod
+from . import limits as lim
 
 
 class SandboxRunner:
     def __init__(self, spec_path: str, timeout: float):
         self.spec_path, self.timeout = spec_path, timeout
 
-    def run(self, job: dict, arrays: dict | None = None) -> dict:
+    def start(self) -> remote.Worker:
         spec = json.loads(Path(self.spec_path).read_text())
-        with tempfile.TemporaryDirectory(prefix="glw-", dir="/tmp") as d:
-            job_dir, out_dir = Path(d) / "job", Path(d) / "out"
-            job_dir.mkdir()
-            remote.write_job(job_dir, job, arrays)
-            spec = dict(spec, copy_back_to=str(out_dir))
-            spec.pop("report_dir", None)
-            try:
-                proc, outcome = bwrap.run_sandboxed([sys.executable, "-m", "gemm_lab.grading.worker"],
-                                                    str(job_dir), d, spec, timeout=self.timeout)
-            except subprocess.TimeoutExpired:
-                raise remote.WorkerFailed(f"채점 시간 제한({self.timeout:.0f}초)을 넘었습니다.") from None
-            limit = bwrap.lim.limit_reason(outcome)
-            if limit and not (out_dir / "result.json").is_file():
-                raise remote.WorkerFailed(f"커널을 실행하던 프로세스가 자원 제한으로 종료되었습니다({limit}).")
-            return remote.read_result(out_dir, proc.returncode, proc.stderr)
+        spec = dict(spec, copy_back_to=None)
+        spec.pop("report_dir", None)
+        folder = tempfile.mkdtemp(prefix="glw-", dir="/tmp")
+        (Path(folder) / "cwd").mkdir()
+        limits = lim.Limits.from_spec(spec)
+        group, note = cg_mod.create(limits.group_memory_bytes, limits.max_processes)
+        plan = bwrap.make_plan(folder, str(Path(folder) / "cwd"), spec, group, note)
+
+        def cleanup():
+            if group is not None:
+                group.destroy()
+            shutil.rmtree(folder, ignore_errors=True)
+
+        argv = bwrap.supervisor_argv(plan) + [sys.executable, "-m", "gemm_lab.grading.worker"]
+        return remote.Worker(argv, self.timeout, on_close=cleanup)

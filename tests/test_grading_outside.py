@@ -191,6 +191,8 @@ def interp(monkeypatch):
     monkeypatch.setenv("TRITON_INTERPRET", "1")
     monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", "off")
     remote.set_runner(remote.SubprocessRunner(timeout=240))
+    yield
+    remote.close_workers()
 
 
 def test_a_kernel_is_graded_from_its_source_in_a_worker(interp):
@@ -274,8 +276,9 @@ def test_compile_results_come_back_to_the_grader_and_are_reused(interp, tmp_path
     remote._COMPILED.clear()  # another grader process: the folder still has them
     assert remote.compile_results(module) == first
     seen = []
-    real = remote.runner().run
-    monkeypatch.setattr(remote.runner(), "run", lambda job, arrays=None: seen.append(job) or real(job, arrays))
+    w = remote.worker("kernel")
+    real = w.run
+    monkeypatch.setattr(w, "run", lambda job, arrays=None: seen.append(job) or real(job, arrays))
     _o, v = replay.grade_cell(VISIBLE_ADD, claim, [IMPORTS, ADD_KERNEL])
     assert v["status"] == "pass" and seen[0]["compile_results"] == first
 
@@ -291,3 +294,22 @@ def test_the_verdict_tells_the_instructor_about_refused_and_shape_special_kernel
         _o, v = replay.grade_cell(VISIBLE_ADD, claim, cells, run_seed=3)
         found = review.verdict_findings({"metadata": {"gemm_lab": {"verdict": v}}})
         assert [f.split(":")[0] for f in found] == ([code] if code else [])
+
+
+def test_one_worker_per_kind_serves_a_notebook_and_a_dead_one_is_replaced(interp):
+    claim = {"claims": {"add_kernel": {"__kernel__": "add_kernel"}}}
+    replay.grade_cell(VISIBLE_ADD, claim, [IMPORTS, ADD_KERNEL])
+    first = remote.worker("kernel")
+    replay.grade_cell(VISIBLE_ADD, claim, [IMPORTS, ADD_KERNEL.replace("x + y", "y + x")])
+    assert remote.worker("kernel") is first  # the second kernel ran in the same worker
+    first.proc.kill()
+    first.proc.wait()
+    _o, v = replay.grade_cell(VISIBLE_ADD, claim, [IMPORTS, ADD_KERNEL])
+    assert v["status"] == "pass" and remote.worker("kernel") is not first
+
+
+def test_a_job_that_outlives_its_time_limit_fails_the_cell(interp):
+    remote.set_runner(remote.SubprocessRunner(timeout=0.001))
+    claim = {"claims": {"add_kernel": {"__kernel__": "add_kernel"}}}
+    _o, v = replay.grade_cell(VISIBLE_ADD, claim, [IMPORTS, ADD_KERNEL])
+    assert v["status"] == "fail" and "시간 제한" in v["message"], v["message"]

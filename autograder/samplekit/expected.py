@@ -37,8 +37,31 @@ def build_cases(notebooks: list[Notebook], plan: dict):
             files[nb.name], expected[nb.name] = nb_json, exp
             descs.append(f"{nb.name}: {desc}" if len(names) > 1 else desc)
         if files:
+            review = case in hostile.REVIEW or any(refuses_a_kernel(nb_json) for nb_json in files.values())
             yield (case, "; ".join(dict.fromkeys(descs)) if len(files) > 1 else descs[0],
-                   case in hostile.REVIEW, hostile.REVIEW_CONTAINS.get(case, ""), files, expected)
+                   review, hostile.REVIEW_CONTAINS.get(case, ""), files, expected)
+
+
+def refuses_a_kernel(nb_json: dict) -> bool:
+    """True when the grader will refuse a kernel a test cell names (something that is not Triton): the
+    autograder flags every such refusal for the instructor."""
+    from gemm_lab.grading import extract, handout
+
+    sources = []
+    for cell in nb_json.get("cells", []):
+        if cell.get("cell_type") != "code":
+            continue
+        src = "".join(cell["source"]) if isinstance(cell.get("source"), list) else cell.get("source", "")
+        meta = cell.get("metadata", {}).get("nbgrader") or {}
+        if meta.get("grade") and not meta.get("solution"):
+            for name in set(handout.read_names(src)) & extract.jit_names(sources):
+                try:
+                    extract.kernel_module(sources, name)
+                except extract.Refused:
+                    return True
+        else:
+            sources.append(src)
+    return False
 
 
 def write_samples(nbs: list[Notebook], out: Path, plan: dict) -> Path:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import copy
 
+from gemm_lab.grading.handout import read_names
+
 from . import hostile_v2
 from .generic import _wrong_source
 from .model import HIDDEN_MARK, Notebook, _meta, insert_cell, is_auto_test, is_locked_only, is_solution
@@ -200,6 +202,22 @@ def after_first_test(code: str, desc: str):
     return case
 
 
+def _src(cell) -> str:
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else src
+
+
+def _assigned(cell) -> set[str]:
+    """Names a cell binds at top level."""
+    import ast
+
+    try:
+        tree = ast.parse(_src(cell))
+    except SyntaxError:
+        return set()
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
 def tamper(code: str, desc: str):
     """Tampering after the first test; the later answers wrong (the tampering is what would earn them)."""
     def case(nb: Notebook):
@@ -210,7 +228,12 @@ def tamper(code: str, desc: str):
             gid = _meta(cell).get("grade_id")
             if cell["cell_type"] == "code" and is_solution(cell) and gid != keep and gid in nb.solutions:
                 cell["source"] = _wrong_source(nb.solutions[gid])
-        expected = {g: (p if g == first_test else 0.0) for g, p in nb.full_points().items()}
+        # the grade is the grader's, computed outside the kernel: a test cell whose answers all come from the
+        # kept (right) answer cell earns its points whatever the tampering does; the rest were made wrong
+        kept = _assigned(next(c for c in out["cells"] if _meta(c).get("grade_id") == keep)) if keep else set()
+        right = {_meta(c)["grade_id"] for c in out["cells"] if is_auto_test(c)
+                 and set(read_names(_src(c))) and set(read_names(_src(c))) <= kept}
+        expected = {g: (p if g == first_test or g in right else 0.0) for g, p in nb.full_points().items()}
         return desc, insert_cell(out, cut, code), expected
     return case
 

@@ -19,7 +19,7 @@ import ast
 import importlib
 import types
 
-__all__ = ["Refused", "cell_code", "kernel_module", "function_module", "ALLOWED_BUILTINS"]
+__all__ = ["Refused", "cell_code", "jit_names", "kernel_module", "function_module", "ALLOWED_BUILTINS"]
 
 # ``NotImplementedError``: the release's TODO stub raises it (the checks then say "not implemented yet").
 ALLOWED_BUILTINS = frozenset({"range", "min", "max", "int", "float", "bool", "len", "print", "abs", "True",
@@ -261,6 +261,11 @@ def _plain_list(node) -> bool:
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return False
     return isinstance(value, (list, tuple, str, int, float, bool)) or value is None
+
+
+def jit_names(sources) -> set[str]:
+    """The @triton.jit functions the cells define at top level (the last definition of each name)."""
+    return set(_Defs(sources).jit)
 
 
 def kernel_module(sources, name: str) -> str:

@@ -7,11 +7,13 @@ the same for a plain Python function answer: calls are collected and run in one 
 
 How a worker is started is the runner's business: :class:`SubprocessRunner` (a plain child process, for
 tests and ``--allow-unsandboxed``) by default; the autograder installs its sandboxed runner with
-:func:`set_runner`.
+:func:`set_runner`. A notebook's kernel checks share one worker and its function answers another
+(:func:`worker`): a function job runs the student's Python, so it never shares a process with a kernel job.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import subprocess
@@ -19,60 +21,137 @@ import sys
 import tempfile
 from pathlib import Path
 
-__all__ = ["KernelSource", "FunctionSource", "WorkerFailed", "SubprocessRunner", "set_runner", "runner"]
+__all__ = ["KernelSource", "FunctionSource", "WorkerFailed", "Worker", "SubprocessRunner", "set_runner", "runner",
+           "worker", "close_workers"]
 
 
 class WorkerFailed(RuntimeError):
     """The worker did not give a result (crash, time limit); the message is Korean."""
 
 
+class Worker:
+    """One running worker process: jobs in on stdin, answers out on its stdout (``worker`` module)."""
+
+    def __init__(self, argv: list[str], timeout: float, cwd: str | None = None, env: dict | None = None,
+                 on_close=None):
+        import secrets
+
+        self.timeout, self.on_close = timeout, on_close
+        self.secret = secrets.token_hex(16)
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     cwd=cwd, env=env)
+        self._buf = b""
+        self._send(self.secret + "\n")
+
+    def _send(self, text: str) -> None:
+        try:
+            self.proc.stdin.write(text.encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise WorkerFailed("커널을 실행하던 프로세스가 끝났습니다.") from None
+
+    def run(self, job: dict, arrays: dict | None = None) -> dict:
+        import base64
+        import io
+        import select
+        import time
+
+        blob = None
+        if arrays:
+            import numpy as np
+
+            out = io.BytesIO()
+            np.savez(out, **arrays)
+            blob = base64.b64encode(out.getvalue()).decode()
+        self._send(json.dumps({"job": job, "npz": blob}) + "\n")
+        deadline = time.monotonic() + self.timeout
+        fd = self.proc.stdout.fileno()
+        while True:
+            while b"\n" in self._buf:
+                line, self._buf = self._buf.split(b"\n", 1)
+                head, _, body = line.decode(errors="replace").partition(" ")
+                if head == self.secret:
+                    try:
+                        return json.loads(body)
+                    except ValueError:
+                        raise WorkerFailed("커널 실행 결과를 읽을 수 없습니다.") from None
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.close()
+                raise WorkerFailed(f"채점 시간 제한({self.timeout:.0f}초)을 넘었습니다.")
+            ready, _, _ = select.select([fd], [], [], left)
+            if ready:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    code = self.proc.poll()
+                    self.close()
+                    raise WorkerFailed(f"커널을 실행하던 프로세스가 결과 없이 끝났습니다 (종료 코드 {code}).")
+                self._buf += chunk
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.close()
+                self.proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+        if self.on_close is not None:
+            self.on_close()
+            self.on_close = None
+
+
 class SubprocessRunner:
-    """Run a job in a child process in a fresh temporary folder."""
+    """Start workers as plain child processes (tests, ``--allow-unsandboxed``)."""
 
     def __init__(self, timeout: float = 300.0):
         self.timeout = timeout
 
-    def run(self, job: dict, arrays: dict | None = None) -> dict:
-        with tempfile.TemporaryDirectory(prefix="gemm-lab-worker-") as d:
-            folder = Path(d)
-            write_job(folder, job, arrays)
-            try:
-                proc = subprocess.run([sys.executable, "-m", "gemm_lab.grading.worker"], cwd=folder,
-                                      capture_output=True, text=True, timeout=self.timeout,
-                                      env=dict(os.environ, PYTHONSAFEPATH="1"))
-            except subprocess.TimeoutExpired:
-                raise WorkerFailed(f"채점 시간 제한({self.timeout:.0f}초)을 넘었습니다.") from None
-            return read_result(folder, proc.returncode, proc.stderr)
+    def start(self) -> Worker:
+        folder = tempfile.mkdtemp(prefix="gemm-lab-worker-")
 
+        def cleanup():
+            import shutil
 
-def write_job(folder: Path, job: dict, arrays: dict | None) -> None:
-    (folder / "job.json").write_text(json.dumps(job))
-    if arrays:
-        import numpy as np
+            shutil.rmtree(folder, ignore_errors=True)
 
-        np.savez(folder / "args.npz", **arrays)
-
-
-def read_result(folder: Path, returncode: int | None, stderr: str = "") -> dict:
-    path = folder / "result.json"
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        tail = (stderr or "").strip().splitlines()[-1:] or [""]
-        raise WorkerFailed(f"커널을 실행하던 프로세스가 결과 없이 끝났습니다 (종료 코드 {returncode}; {tail[0][:200]})."
-                           ) from None
+        return Worker([sys.executable, "-m", "gemm_lab.grading.worker"], self.timeout, cwd=folder,
+                      env=dict(os.environ, PYTHONSAFEPATH="1", TMPDIR=folder), on_close=cleanup)
 
 
 _RUNNER = [SubprocessRunner()]
+_WORKERS: dict[str, Worker] = {}
 
 
 def set_runner(new) -> None:
-    """Install how workers are started (an object with ``run(job, arrays) -> dict``)."""
+    """Install how workers are started (an object with ``start() -> Worker``); running workers are closed."""
+    close_workers()
     _RUNNER[0] = new
 
 
 def runner():
     return _RUNNER[0]
+
+
+def worker(kind: str) -> Worker:
+    """The running worker for ``kind`` ("kernel": only Triton source ever runs there; "function": a hand-in's
+    Python functions), started on first use; one each per notebook (``close_workers`` at its end)."""
+    w = _WORKERS.get(kind)
+    if w is None or not w.alive():
+        w = _WORKERS[kind] = runner().start()
+    return w
+
+
+def close_workers() -> None:
+    for w in _WORKERS.values():
+        w.close()
+    _WORKERS.clear()
+
+
+atexit.register(close_workers)
 
 
 # Compile results of earlier workers, per kernel module text: the visible and hidden cells of a notebook, and
@@ -133,7 +212,7 @@ class KernelSource:
         job = {"op": "kernel", "module": self.module, "kernel": self.__name__, "exercise": exercise,
                "dtype": dtype, "name": name, "runs": runs, "ownership": ownership,
                "compile_results": compile_results(self.module)}
-        result = runner().run(job)
+        result = worker("kernel").run(job)
         keep_compile_results(self.module, result.get("compile_results"))
         if "refused" in result:
             raise AssertionError(str(result["refused"]))
@@ -194,7 +273,7 @@ class FunctionSource:
             self.results = [{"error": self.refused}] * len(self.calls)
             return
         job = {"op": "calls", "module": self.module, "function": self.__name__, "calls": self.calls}
-        result = runner().run(job, self.arrays)
+        result = worker("function").run(job, self.arrays)
         results = result.get("results")
         if not isinstance(results, list) or len(results) != len(self.calls):
             crashed = result.get("crashed", "결과가 온전하지 않습니다")

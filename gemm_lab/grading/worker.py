@@ -1,33 +1,42 @@
 """The grader's worker: a fresh process that holds the course's given code and one hand-in's kernel or
-function source, nothing else of the hand-in (run as ``python -m gemm_lab.grading.worker`` in a folder
-holding ``job.json``; it writes ``result.json`` there).
+function source, nothing else of the hand-in (``python -m gemm_lab.grading.worker``).
 
-Jobs (``remote`` writes them):
+It reads a secret line, then one JSON job per line on stdin, and answers each on the real stdout as
+``<secret> <result JSON>``; everything else the process prints goes to stderr, so nothing a job runs can
+write an answer line. Jobs (``remote`` writes them):
 
 * ``{"op": "kernel", "module": text, "kernel": name, "exercise", "dtype", "name", "runs", "ownership"}``:
   the module (built by ``extract.kernel_module``: only Triton) is imported from a file (Triton reads the
   source), the kernel goes through ``kernels.execute`` (static checks, cross-compile, launches through the
   grader's launcher); the result holds the raw output buffers: the grader judges them.
 * ``{"op": "calls", "module": text, "function": name, "calls": [...]}``: a Python function answer is called
-  with the grader's arguments (arrays from ``args.npz``); each result is encoded as plain data (a claim).
+  with the grader's arguments (arrays sent as an ``.npz``); each result is encoded as plain data (a claim).
+  The grader never sends a kernel job to a worker that ran a function job.
 """
 
 from __future__ import annotations
 
+import base64
 import importlib.util
+import io
+import itertools
 import json
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 MODULE = "gemm_lab_handin"
+_COUNT = itertools.count()
 
 
 def _load(text: str):
-    path = Path.cwd() / f"{MODULE}.py"
+    name = f"{MODULE}_{next(_COUNT)}"
+    path = Path(tempfile.mkdtemp(prefix="job-")) / f"{name}.py"
     path.write_text(text)
-    spec = importlib.util.spec_from_file_location(MODULE, path)
+    spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
-    sys.modules[MODULE] = mod
+    sys.modules[name] = mod
     spec.loader.exec_module(mod)
     return mod
 
@@ -70,12 +79,9 @@ def _arg(value, arrays):
     return decode(value)
 
 
-def _calls(job: dict) -> dict:
-    import numpy as np
-
+def _calls(job: dict, arrays: dict) -> dict:
     from gemm_lab.grading.handout import encode
 
-    arrays = dict(np.load("args.npz", allow_pickle=False)) if Path("args.npz").exists() else {}
     mod = _load(job["module"])
     fn = getattr(mod, job["function"])
     results = []
@@ -89,15 +95,38 @@ def _calls(job: dict) -> dict:
     return {"results": results}
 
 
+def _arrays(blob: str | None) -> dict:
+    if not blob:
+        return {}
+    import numpy as np
+
+    return dict(np.load(io.BytesIO(base64.b64decode(blob)), allow_pickle=False))
+
+
+def run_job(job: dict, arrays: dict) -> dict:
+    try:
+        return _kernel(job) if job.get("op") == "kernel" else _calls(job, arrays)
+    except Exception as exc:  # noqa: BLE001 - reported to the grader, which decides
+        return {"crashed": f"{type(exc).__name__}: {str(exc).strip()[:500]}"}
+
+
 def main() -> int:
     from gemm_lab import runtime  # noqa: F401 - decides TRITON_INTERPRET before triton is imported
 
-    job = json.loads(Path("job.json").read_text())
-    try:
-        result = _kernel(job) if job["op"] == "kernel" else _calls(job)
-    except Exception as exc:  # noqa: BLE001 - reported to the grader, which decides
-        result = {"crashed": f"{type(exc).__name__}: {str(exc).strip()[:500]}"}
-    Path("result.json").write_text(json.dumps(result))
+    answers = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)  # what jobs print goes to stderr: only this loop writes answer lines
+    sys.stdout = sys.stderr
+    secret = sys.stdin.readline().strip()
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+            result = run_job(request["job"], _arrays(request.get("npz")))
+        except (ValueError, KeyError, TypeError) as exc:
+            result = {"crashed": f"bad request ({type(exc).__name__})"}
+        answers.write(f"{secret} {json.dumps(result)}\n")
+        answers.flush()
     return 0
 
 
