@@ -116,10 +116,7 @@ class GuardedExecute(Execute):
         self._run_seed = secrets.randbits(31)
         self._install_worker_runner()
         self._budget = OutputBudget(self.max_cell_output_bytes, self.max_notebook_output_bytes)
-        try:
-            nb, resources = super().preprocess(nb, resources, km=km)
-        finally:
-            remote.close_workers()
+        nb, resources = super().preprocess(nb, resources, km=km)
         resources.setdefault("gemm_lab", {})["stop_reason"] = self._stop_reason
         return nb, resources
 
@@ -223,14 +220,22 @@ class GuardedExecute(Execute):
                     outputs[i]["metadata"] = meta
 
     def _install_worker_runner(self) -> None:
+        """Workers started here serve every notebook of the hand-in this process grades (one student's code:
+        a kernel worker runs only Triton source, a function worker only this student's functions); they end
+        with the process."""
         timeout = float(self.timeout or 60) * 4
         spec = os.environ.get(ENV_SPEC)
+        key = (spec, timeout)
+        if getattr(remote.runner(), "gemm_lab_key", None) == key:
+            return
         if spec:
             from .worker_sandbox import SandboxRunner
 
-            remote.set_runner(SandboxRunner(spec, timeout))
+            new = SandboxRunner(spec, timeout)
         else:
-            remote.set_runner(remote.SubprocessRunner(timeout))
+            new = remote.SubprocessRunner(timeout)
+        new.gemm_lab_key = key
+        remote.set_runner(new)
 
     def _grade_test_cell(self, cell, resources, index):
         """Hand-out in the kernel, verdict here (see the module docstring)."""

@@ -361,11 +361,12 @@ def _graded_extra(kernel, kind: str, seed: int):
     def d(lo, hi):
         return lo + rng.next() % (hi - lo + 1)
 
+    # one shape per check, past the usual tile multiples (every dimension drawn, so no table of shapes fits it)
     if kind == "vector":
-        return (d(2, 999), d(1025, 5000)), run_seed
+        return (d(1025, 5000),), run_seed
     if kind == "softmax":
-        return ((d(1, 12), d(2, 200)), (d(2, 30), d(17, 130))), run_seed
-    return ((d(17, 90), d(17, 90), d(17, 90)), (d(65, 140), d(33, 100), d(2, 70))), run_seed
+        return ((d(2, 30), d(17, 200)),), run_seed
+    return ((d(33, 100), d(33, 100), d(17, 80)),), run_seed
 
 
 # --------------------------------------------------------------------------- public checks
