@@ -99,9 +99,10 @@ def test_samples_graded_as_expected_and_contained(tmp_path):
             if not any("커널" in i for i in review[s]["incidents"].get("01_counts", [])):
                 problems.append(f"{s}: kernel death not recorded")
         for s in ("tamper_checker", "tamper_compare"):
-            # the tampering did make later (blank) answers pass in the kernel: the policy withheld them
-            if not review[s]["withheld_points"].get("01_counts", 0) > 0:
-                problems.append(f"{s}: the tampering earned nothing, the sample proves nothing")
+            # the grade is the grader's (the tampering earns nothing: compare_with_expected), and the attempt is
+            # listed for the instructor
+            if not review[s]["findings"].get("01_counts"):
+                problems.append(f"{s}: the tampering was not listed for review")
         big = demo.autograded / "big_output" / ASSIGNMENT / "01_counts.ipynb"
         if big.stat().st_size > 4_000_000:
             problems.append(f"big_output: autograded notebook is {big.stat().st_size} bytes")
@@ -112,7 +113,7 @@ def test_samples_graded_as_expected_and_contained(tmp_path):
         by_student = {r[0]: r for r in rows[1:]}
         if set(by_student) != set(state["students"]) | {"max"} or by_student["max"][3] != "9":
             problems.append(f"grades.csv rows {sorted(by_student)}")
-        if by_student["full_marks"][3] != "8" or "tampering" not in by_student["tamper_compare"][4]:
+        if by_student["full_marks"][3] != "8" or "subvert" not in by_student["tamper_compare"][4]:
             problems.append(f"grades.csv content {by_student['full_marks']} {by_student['tamper_compare']}")
         feedback(demo, ASSIGNMENT)
         html = demo.feedback / "full_marks" / ASSIGNMENT / "01_counts.html"

@@ -21,8 +21,9 @@ def _course(tmp_path, break_setup: bool):
     root = fixture.make_course(tmp_path / "course")
     nb_path = root / "source" / fixture.ASSIGNMENT / "01_counts.ipynb"
     nb = json.loads(nb_path.read_text())
-    if break_setup:  # what an instructor's environment without a package the notebooks import looks like
-        nb["cells"][1]["source"] = "import gemm_lab_not_installed\n" + nb["cells"][1]["source"]
+    if break_setup:  # an environment without a package the notebooks import: the answers are never made
+        answer = next(c for c in nb["cells"] if (c.get("metadata", {}).get("nbgrader") or {}).get("solution"))
+        answer["source"] = "import gemm_lab_not_installed\n" + answer["source"]
     nb_path.write_text(json.dumps(nb))
     (root / "source" / fixture.ASSIGNMENT / "02_vectors.ipynb").unlink()
     release(Course.at(root), fixture.ASSIGNMENT)
