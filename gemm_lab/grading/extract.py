@@ -53,14 +53,11 @@ def cell_code(source: str) -> ast.Module | None:
 
 
 def _decorator_name(node: ast.expr) -> str:
+    """``triton.jit`` for ``@triton.jit`` and ``@triton.jit(...)``; '' for anything but a dotted name."""
     target = node.func if isinstance(node, ast.Call) else node
-    parts = []
-    while isinstance(target, ast.Attribute):
-        parts.append(target.attr)
-        target = target.value
     if isinstance(target, ast.Name):
-        parts.append(target.id)
-    return ".".join(reversed(parts))
+        return target.id
+    return ".".join(_attr_path(target) or []) if isinstance(target, ast.Attribute) else ""
 
 
 def _is_jit_def(node: ast.stmt, triton_aliases: dict) -> bool:
