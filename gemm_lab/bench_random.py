@@ -6,7 +6,11 @@ The shapes are drawn from a recorded seed (``draw_shapes``): dimensions 16-8192,
 strata so that at least a third have a dimension that is not a multiple of 16 and at least a third have
 a dimension of 128 or less. Per shape (fp16; bf16 on the first ``n_bf16``):
 
-* first call of each contender (Inductor: compile + autotune; best_matmul: plan + tuning), wall clock;
+* first call of each contender, wall clock (Inductor: compile + autotune; best_matmul: its first call with
+  an empty plan store, i.e. the heuristic's pick, compile included when the Triton cache lacks it);
+* best_matmul before tuning: ``rounds`` CUDA-graph timings of the heuristic's pick beside torch.matmul
+  (``untuned_graph_ratio_to_torch``);
+* ``best_matmul.tune(a, b)``: the candidates timed and the fastest pinned (``tune_s``, wall clock);
 * ``rounds`` rounds, the contenders' order rotating between rounds; each round times each contender as a
   CUDA-graph replay (GPU time, ``graph``) and with ``do_bench`` (eager: launch cost included);
 * every ratio is computed within a round (same inputs, neighbouring timings), then the median over
@@ -20,9 +24,11 @@ CSV it finds (shapes already measured are skipped) and stops starting shapes aft
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import random
+import tempfile
 import time
 
 import torch
@@ -41,7 +47,9 @@ COLUMNS = ["gpu", "compute_capability", "torch", "triton", "date", "seed", "inde
            "eager_ratio_to_torch_min", "eager_ratio_to_torch_max", "first_call_s", "inductor_first_call_s",
            "torch_graph_ms", "inductor_graph_ms", "best_graph_ms", "torch_eager_ms", "inductor_eager_ms",
            "best_eager_ms", "best_graph_tflops", "peer_graph_tflops", "rel_err_best", "rel_err_inductor",
-           "rel_err_torch", "best_choice", "error"]
+           "rel_err_torch", "best_choice", "error", "untuned_graph_ratio_to_torch",
+           "untuned_graph_ratio_to_torch_min", "untuned_graph_ratio_to_torch_max", "tune_s", "tune_timed",
+           "tune_skipped", "first_choice", "first_call_from_store_s"]
 
 
 def _log_uniform(rng: random.Random, lo: int, hi: int) -> int:
@@ -134,9 +142,21 @@ def measure_shape(M: int, N: int, Kd: int, dtype: str = "fp16", rounds: int = 5,
         errors.append(f"inductor: {exc.__class__.__name__}: {str(exc).splitlines()[0][:120] if str(exc) else ''}")
         fns.pop("inductor", None)
         first["inductor"], rel["inductor"] = float("nan"), float("nan")
-    c, first["best"] = _first_call(K.best_matmul, a, b)
+    with _tune_policy("off"):  # the first call's plan stays the heuristic's until tune() below
+        c, first["best"] = _first_call(K.best_matmul, a, b)
     rel["best"] = K.relative_error(c, ref)
     del c
+    plan = _plan_of(a, b)
+    first_choice = _pinned_text(plan)
+    untuned = []
+    for _ in range(rounds):
+        t_ms = bench.graph_bench_ms(lambda: torch.matmul(a, b), graph_rep)
+        untuned.append(t_ms / bench.graph_bench_ms(lambda: K.best_matmul(a, b), graph_rep))
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    report = K.best_matmul.tune(a, b)
+    torch.cuda.synchronize()
+    tune_s = time.perf_counter() - t
     names = [n for n in CONTENDERS if n in fns]
     per_round = []
     for r in range(rounds):
@@ -156,6 +176,14 @@ def measure_shape(M: int, N: int, Kd: int, dtype: str = "fp16", rounds: int = 5,
             out.append(ref_t / t["best"])
         return out
 
+    # a "second process": the plan dropped from memory, the next first call reads the pick from disk
+    from gemm_lab.kernels import best as B
+
+    B._PLANS.pop(B._key(a, b, None, None, "graph"), None)
+    _, store_s = _first_call(K.best_matmul, a, b)
+    again = _plan_of(a, b)
+    if again is None or again.source != "store":
+        errors.append(f"store: the second first call ran {getattr(again, 'source', None)!r}, not the stored pick")
     peers = ("torch", "inductor")
     gt, gp, gi = ratios("graph", ("torch",)), ratios("graph", peers), ratios("graph", ("inductor",))
     et, ep = ratios("eager", ("torch",)), ratios("eager", peers)
@@ -164,8 +192,7 @@ def measure_shape(M: int, N: int, Kd: int, dtype: str = "fp16", rounds: int = 5,
     peer_ms = min(med["graph_torch"], med["graph_inductor"]) if med["graph_inductor"] == med["graph_inductor"] \
         else med["graph_torch"]
     ch = K.best_matmul.choice_for(a, b)
-    plan = _plan_of(a, b)
-    tuned = f" -> {plan.tuned[0]} {_cfg_text(plan.tuned[1])}" if plan is not None and plan.tuned else ""
+    tuned = f" -> {_pinned_text(plan)}" if plan is not None and plan.pinned else ""
     return dict(bench.env_info(), seed=seed, index=index, M=M, N=N, K=Kd, dtype=dtype,
                 shape_class=shape_class(M, N, Kd), rounds=rounds,
                 graph_ratio_to_torch=_median(gt), graph_ratio_to_best_peer=_median(gp),
@@ -181,7 +208,31 @@ def measure_shape(M: int, N: int, Kd: int, dtype: str = "fp16", rounds: int = 5,
                 best_graph_tflops=bench.tflops(M, N, Kd, med["graph_best"]),
                 peer_graph_tflops=bench.tflops(M, N, Kd, peer_ms),
                 rel_err_best=rel["best"], rel_err_inductor=rel["inductor"], rel_err_torch=rel["torch"],
-                best_choice=ch.kernel + tuned, error="; ".join(errors))
+                best_choice=ch.kernel + tuned, error="; ".join(errors),
+                untuned_graph_ratio_to_torch=_median(untuned), untuned_graph_ratio_to_torch_min=min(untuned),
+                untuned_graph_ratio_to_torch_max=max(untuned), tune_s=tune_s, tune_timed=report.get("timed"),
+                tune_skipped=report.get("skipped"), first_choice=first_choice, first_call_from_store_s=store_s)
+
+
+@contextlib.contextmanager
+def _tune_policy(policy: str):
+    """GEMM_LAB_TUNE set to ``policy`` inside the block (plans made there keep it)."""
+    old = os.environ.get("GEMM_LAB_TUNE")
+    os.environ["GEMM_LAB_TUNE"] = policy
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("GEMM_LAB_TUNE", None)
+        else:
+            os.environ["GEMM_LAB_TUNE"] = old
+
+
+def _pinned_text(plan) -> str:
+    """"kernel config (source)" of what a plan runs, e.g. "hinted 64x64x64 s4 w4 (heuristic)"."""
+    if plan is None or plan.pinned is None:
+        return ""
+    return f"{plan.pinned[0]} {_cfg_text(plan.pinned[1])} ({plan.source})"
 
 
 def _plan_of(a, b):
@@ -203,11 +254,14 @@ def jobs_for(seed: int = DEFAULT_SEED, n: int = 40, n_bf16: int = 10) -> list[tu
 
 
 def host_rows(size: int = 1024, n: int = 200, rounds: int = 5) -> list[dict]:
-    """CPU microseconds per call at size^3 fp16 (``f(a, b)``, new output each call), ``rounds`` rounds
-    alternating torch.matmul and best_matmul; one row per round and contender."""
+    """CPU microseconds per call at size^3 fp16 (``f(a, b)``, new output each call) and the do_bench time
+    per call (``eager_ms``), ``rounds`` rounds alternating torch.matmul, best_matmul (default: after its
+    deferred tuning, which the two warm-up calls trigger) and best_matmul(tune_for="eager"); one row per
+    round and contender."""
     a, b = bench.random_inputs(size, size, size)
     env = bench.env_info()
-    fns = (("torch.matmul", lambda: torch.matmul(a, b)), ("best_matmul", lambda: K.best_matmul(a, b)))
+    fns = (("torch.matmul", lambda: torch.matmul(a, b)), ("best_matmul", lambda: K.best_matmul(a, b)),
+           ("best_matmul(tune_for='eager')", lambda: K.best_matmul(a, b, tune_for="eager")))
     for _, fn in fns:
         fn()
         fn()
@@ -215,13 +269,30 @@ def host_rows(size: int = 1024, n: int = 200, rounds: int = 5) -> list[dict]:
     for r in range(rounds):
         for name, fn in fns:
             rows.append(dict(env, M=size, N=size, K=size, dtype="fp16", call=name, round=r,
-                             host_us=bench.host_us(fn, n)))
+                             host_us=bench.host_us(fn, n), eager_ms=bench.do_bench_ms(fn, 5, 50)))
     return rows
 
 
 def run(csv_path: str, seed: int = DEFAULT_SEED, n: int = 40, n_bf16: int = 10, rounds: int = 5,
-        time_limit_s: float = float("inf"), log=print):
-    """Measure every job not yet in ``csv_path`` (resumes), rewriting the CSV after each shape."""
+        time_limit_s: float = float("inf"), log=print, plan_dir: str | None = None):
+    """Measure every job not yet in ``csv_path`` (resumes), rewriting the CSV after each shape.
+
+    ``plan_dir``: best_matmul's plan store for the run (``GEMM_LAB_PLAN_DIR``); default a new empty
+    folder, so that every first call is a cold one (no pick stored by an earlier run)."""
+    plan_dir = plan_dir or tempfile.mkdtemp(prefix="gemm_lab_plans_")
+    old = os.environ.get("GEMM_LAB_PLAN_DIR")
+    os.environ["GEMM_LAB_PLAN_DIR"] = plan_dir
+    log(f"[random] seed {seed}; best_matmul's plan store: {plan_dir}")
+    try:
+        return _run(csv_path, seed, n, n_bf16, rounds, time_limit_s, log)
+    finally:
+        if old is None:
+            os.environ.pop("GEMM_LAB_PLAN_DIR", None)
+        else:
+            os.environ["GEMM_LAB_PLAN_DIR"] = old
+
+
+def _run(csv_path, seed, n, n_bf16, rounds, time_limit_s, log):
     import pandas as pd
 
     done = set()
@@ -244,13 +315,15 @@ def run(csv_path: str, seed: int = DEFAULT_SEED, n: int = 40, n_bf16: int = 10, 
         pd.DataFrame(rows)[COLUMNS].to_csv(csv_path, index=False)
         log(f"[random] {i:2d} {dtype} {M}x{N}x{Kd} ({row['shape_class']}): graph/peer "
             f"{row['graph_ratio_to_best_peer']:.2f} graph/torch {row['graph_ratio_to_torch']:.2f} eager/torch "
-            f"{row['eager_ratio_to_torch']:.2f} first {row['first_call_s']:.1f}s (inductor "
+            f"{row['eager_ratio_to_torch']:.2f} untuned graph/torch {row['untuned_graph_ratio_to_torch']:.2f} "
+            f"first {row['first_call_s']:.2f}s tune {row['tune_s']:.1f}s (inductor "
             f"{row['inductor_first_call_s']:.1f}s) {row['best_choice']} [{time.time() - t:.0f}s]")
     return pd.DataFrame(rows)[COLUMNS] if rows else pd.DataFrame(columns=COLUMNS)
 
 
 SUMMARY_METRICS = ("graph_ratio_to_best_peer", "graph_ratio_to_torch", "graph_ratio_to_inductor",
-                   "eager_ratio_to_torch", "eager_ratio_to_best_peer", "first_call_s", "inductor_first_call_s")
+                   "eager_ratio_to_torch", "eager_ratio_to_best_peer", "first_call_s", "inductor_first_call_s",
+                   "untuned_graph_ratio_to_torch", "tune_s", "first_call_from_store_s")
 
 
 def summary(df, host=None):
@@ -265,6 +338,8 @@ def summary(df, host=None):
     for dtype, g in df.groupby("dtype"):
         for cls, h in [("all", g)] + list(g.groupby("shape_class")):
             for m in SUMMARY_METRICS:
+                if m not in h:  # a CSV from before the column existed
+                    continue
                 x = h[m].dropna()
                 if len(x):
                     out.append(dict(env, dtype=dtype, shape_class=cls, metric=m, shapes=len(x), min=x.min(),
@@ -272,13 +347,24 @@ def summary(df, host=None):
     if host:
         h = pd.DataFrame(host)
         t = h[h.call == "torch.matmul"].host_us.median()
-        bm = h[h.call == "best_matmul"].host_us.median()
-        for name, x in (("host_us_torch_1024", h[h.call == "torch.matmul"].host_us),
-                        ("host_us_best_1024", h[h.call == "best_matmul"].host_us)):
-            out.append(dict(env, dtype="fp16", shape_class="1024^3", metric=name, shapes=1, min=x.min(),
-                            median=x.median(), max=x.max(), below_1=None))
-        out.append(dict(env, dtype="fp16", shape_class="1024^3", metric="host_ratio_best_to_torch", shapes=1,
-                        min=None, median=bm / t, max=None, below_1=None))
+        calls = (("best", "best_matmul"), ("best_eager", "best_matmul(tune_for='eager')"))
+        for name, call in (("torch", "torch.matmul"),) + calls:
+            x = h[h.call == call].host_us
+            if len(x):
+                out.append(dict(env, dtype="fp16", shape_class="1024^3", metric=f"host_us_{name}_1024", shapes=1,
+                                min=x.min(), median=x.median(), max=x.max(), below_1=None))
+        for name, call in calls:
+            x = h[h.call == call]
+            if not len(x):
+                continue
+            out.append(dict(env, dtype="fp16", shape_class="1024^3", metric=f"host_ratio_{name}_to_torch",
+                            shapes=1, min=None, median=x.host_us.median() / t, max=None, below_1=None))
+            if "eager_ms" in h:  # per round: torch's do_bench time / best_matmul's, same round
+                te = h[h.call == "torch.matmul"].set_index("round").eager_ms
+                r = (te / x.set_index("round").eager_ms).dropna()
+                if len(r):
+                    out.append(dict(env, dtype="fp16", shape_class="1024^3", metric=f"eager_ratio_{name}_to_torch",
+                                    shapes=1, min=r.min(), median=r.median(), max=r.max(), below_1=int((r < 1).sum())))
     return pd.DataFrame(out)
 
 

@@ -109,7 +109,7 @@ def test_candidates_add_tutorial03_only_when_aligned():
     assert {k for k, _ in al} == {"hinted", "tutorial03", "splitk"}  # 64 tiles of 64x64 for 132 SMs
     assert [c for k, c in al if k == "splitk"] == best_tune.splitk_configs(512, 512, 512)
     mid = best_tune.candidates(2000, 1500, 64, (64, 1, 1500, 1, 1500, 1), "sm_80", small=False)
-    assert len(mid) == len(K.configs_for("sm_80"))
+    assert len(mid) == len(K.configs_for("sm_80")) + len(best_tune.SHORT_K_HINTED)  # K <= 128: whole-K tiles
 
 
 def test_pick_fastest_skips_failures_and_raises_when_none_runs():
@@ -139,7 +139,7 @@ def test_plan_tunes_in_the_interpreter_with_a_stand_in_timer(monkeypatch):
     a, b = torch.randn(M, Kd).half(), torch.randn(Kd, N).half()
     c, buf, mask = poisoned_view((M, N), torch.float16, "cpu")
     ch = best.explain(M, N, Kd, torch.float16, arch="sm_90")
-    best_plan = best._Plan(ch, M, N, Kd, "")
+    best_plan = best._Plan(ch, M, N, Kd, "", "graph", "first")  # time at the first call
     best_plan.run(a, b, c)
     K.assert_close(c, K.reference_matmul(a, b))
     assert margins_intact(buf, mask)
@@ -171,7 +171,7 @@ def test_plan_can_pin_the_tma_kernel_in_the_interpreter(monkeypatch):
     monkeypatch.setattr(best, "current_arch", lambda: "sm_90")
     M, N, Kd = 48, 64, 32
     a, b = torch.randn(M, Kd).half(), torch.randn(Kd, N).half()
-    plan = best._Plan(best.explain(M, N, Kd, torch.float16, arch="sm_90"), M, N, Kd, "")
+    plan = best._Plan(best.explain(M, N, Kd, torch.float16, arch="sm_90"), M, N, Kd, "", "graph", "first")
     out = torch.full((M, N), float("nan"), dtype=torch.float16)
     plan.run(a, b, out)
     K.assert_close(out, K.reference_matmul(a, b))

@@ -9,21 +9,28 @@ Rules (``explain`` returns the choice and a one-line reason, without running any
 * small M x N: small tiles (``best_tune.SMALL_HINTED``), so that enough tiles exist to fill the SMs.
 * otherwise: the architecture's tile list (``configs_for``).
 
-The two tiled paths time every candidate (kernel, config) once per key, each as a CUDA-graph replay
-(``best_tune``: ``do_bench`` would rank small shapes by launch overhead), over two kernels: the
-divisibility-hinted kernel (``hinted``: vectorized and pipelined even when sizes and strides are not
-multiples of 16) and, when they are, the Tutorial-03 kernel too; on Hopper the TMA kernel (operands a
-descriptor can't take are copied into padded buffers inside the timed call), split-K when few output tiles
-meet a long K, and narrow tiles for M or N <= 32. The pinned candidate is kept on disk (``best_store``).
+On a GPU every choice has a candidate list (``best_tune.candidates``: the divisibility-hinted kernel
+(``hinted``: vectorized and pipelined even when sizes and strides are not multiples of 16), the
+Tutorial-03 kernel when they are, on Hopper the TMA kernel (operands a descriptor can't take are copied
+into padded buffers inside the call), split-K when few output tiles meet a long K, narrow tiles for M or
+N <= 32, whole-K tiles for K <= 128, swap-AB (C^T = B^T A^T) for a skinny M). The first call for a key
+runs at once: the pick stored on disk by an earlier process (``best_store``), else the rule-based pick
+(``best_tune.heuristic``). Timing the candidates (each as a CUDA-graph replay: ``do_bench`` would rank
+small shapes by launch overhead) happens later, never on the first call unless asked for
+(``GEMM_LAB_TUNE``, ``best_matmul.tune``), within a time budget, and its pick is stored on disk.
 
-Launch overhead: the full argument validation and the plan (choice, grid, compiled-kernel handle) are
-kept per key (shapes, strides, dtypes, device, 16-byte alignment, activation, output layout); a repeated
-call re-checks only what the key cannot fix (output aliasing) and launches through the cached handle.
+Launch overhead: the full argument validation and the plan (choice, grid, compiled-kernel handle, the
+integer arguments) are kept per key (shapes, strides, dtypes, device, 16-byte alignment, activation,
+output layout); a repeated call builds the key, finds the plan and launches through the cached handle
+(with ``out=``, it re-checks once per address triple that ``out`` does not overlap the inputs).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
+import os
+import time
 
 import torch
 import triton
@@ -40,12 +47,18 @@ from .matmul import LEAKY_RELU_SLOPE, matmul_kernel, trivial_result, validate_ma
 from .persistent_tma import (
     TensorDescriptor,
     _descriptor_ok,
-    _operand,
     _set_allocator,
     aligned_copy,
     tma_persistent_kernel,
 )
-from .splitk import k_per_split, reduce_into, splitk_grid, splitk_partial_kernel
+from .splitk import (
+    REDUCE_BLOCK,
+    k_per_split,
+    reduce_grid,
+    splitk_grid,
+    splitk_partial_kernel,
+    splitk_reduce_kernel,
+)
 
 SMALL_MN = 1024 * 1024          # M*N at or below: small-tile autotuning
 TMA_MIN_MN = 2048 * 2048        # M*N at or above (Hopper, fp16/bf16): the TMA persistent kernel
@@ -55,6 +68,9 @@ SPLITK_MIN_K = 1024
 # between option sets are within about 1.5 %, run-to-run noise included
 TMA_CONFIG = best_tune.LARGE_TMA[0]
 H200_SMS = 132
+TUNE_POLICIES = ("deferred", "first", "off")
+TUNE_BUDGET_S = 10.0
+_log = logging.getLogger("gemm_lab.best")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,145 +127,249 @@ def explain(M: int, N: int, K: int, dtype: torch.dtype = torch.float16, arch=Non
                    "graphs, divisibility-hinted kernel (and Tutorial-03 when sizes are multiples of 16)")
 
 
-class _Plan:
-    """A choice made concrete for one key: what to launch and how."""
+def _policy() -> str:
+    """When a plan's candidates are timed: ``GEMM_LAB_TUNE`` (read when a plan is made)."""
+    p = os.environ.get("GEMM_LAB_TUNE", "deferred").strip().lower() or "deferred"
+    if p not in TUNE_POLICIES:
+        raise ValueError(f"GEMM_LAB_TUNE must be one of {TUNE_POLICIES}, got {p!r}; unset it for 'deferred'")
+    return p
 
-    def __init__(self, choice: Choice, M: int, N: int, K: int, activation: str, tune_for: str = "graph"):
+
+def _budget_s() -> float:
+    raw = os.environ.get("GEMM_LAB_TUNE_BUDGET_S", "")
+    try:
+        x = float(raw) if raw.strip() else TUNE_BUDGET_S
+    except ValueError:
+        raise ValueError(f"GEMM_LAB_TUNE_BUDGET_S must be a number of seconds, got {raw!r}") from None
+    if not x > 0:
+        raise ValueError(f"GEMM_LAB_TUNE_BUDGET_S must be > 0, got {raw!r}")
+    return x
+
+
+def _capturing(t: torch.Tensor) -> bool:
+    return t.is_cuda and torch.cuda.is_current_stream_capturing()
+
+
+class _Plan:
+    """A choice made concrete for one key: what to launch and how.
+
+    ``go(a, b, out)`` is the whole repeat-call path once the plan is final (``None`` before: the first
+    call pins a candidate, a deferred plan times the candidates at a later call). ``source`` says where
+    the pinned candidate came from: "interpreter", "heuristic", "tuned" or "store"."""
+
+    def __init__(self, choice: Choice, M: int, N: int, K: int, activation: str, tune_for: str = "graph",
+                 policy: str = "deferred", out_cols: int | None = None):
         self.choice, self.M, self.N, self.K, self.act = choice, M, N, K, activation
-        self.tune_for = tune_for
+        self.tune_for, self.policy = tune_for, policy
+        self.out_cols = out_cols  # new outputs: rows padded to this many columns (a view of N of them)
         self.key = None      # the plan-cache key, set by best_matmul: also the on-disk store's key
-        self.launch = None   # Launch, set at the first run (after autotuning when there is one)
+        self.go = None       # the pinned candidate's launch path
+        self.fast = None     # ``go`` once the plan is final (what a repeat call runs without looking further)
+        self.launch = None   # Launch of the pinned candidate's (main) kernel
+        self.pinned = None   # (kernel name, config) that runs
+        self.source = None
+        self.report = None   # the tuning's report (dict), once timed or loaded
         self.checked_ptrs = None  # (a, b, out) addresses last found not to overlap
         self.descs = None    # TMA: the three descriptors of the first run, templates for later runs
-        self.tuned = None    # tiled paths: (kernel name, config, ms, every candidate's time) once tuned
-        self.qargs = ()      # hinted kernel: the sizes and strides as quotients of their hints
+        self.tuned = None    # (kernel name, config, ms, every timed candidate's time) once tuned or loaded
+        self.ints = ()       # tiled kernels: the runtime integers after the three pointers
         self.tma = None      # the TMA persistent kernel's config, when that is what runs
         self.sk = None       # split-K: (slice length, slices), when that is what runs
-        p = choice.params
-        if choice.kernel == "splitk":
-            self.kps = k_per_split(K, p["split_k"], p["BLOCK_K"])
-            self.split = triton.cdiv(K, self.kps)
-            self.launch = Launch(splitk_partial_kernel, splitk_grid(M, N, p["BLOCK_M"], p["BLOCK_N"], self.split),
-                                 dict(BLOCK_M=p["BLOCK_M"], BLOCK_N=p["BLOCK_N"], BLOCK_K=p["BLOCK_K"]),
-                                 dict(num_warps=p["num_warps"], num_stages=p["num_stages"]))
-        elif choice.kernel == "tiled":
-            self._pin_tiled(p)
+        self.swap = False    # swap-AB: the kernel computes C^T = B^T A^T
+        self.qargs = ()
 
-    def _pin_tiled(self, cfg: dict, kernel: str = "tutorial03", a=None, b=None, out=None) -> Launch:
-        if kernel == "hinted":
-            grid, self.qargs, consts, options = hinted_launch_spec(self.M, self.N, self.K, a, b, out, self.act, cfg)
-            launch = Launch(hinted_matmul_kernel, grid, consts, options)
-        else:
-            grid = (triton.cdiv(self.M, cfg["BLOCK_SIZE_M"]) * triton.cdiv(self.N, cfg["BLOCK_SIZE_N"]),)
-            consts = {k: cfg[k] for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M")}
-            options = dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
-            launch = Launch(matmul_kernel, grid, {**consts, "ACTIVATION": self.act}, options)
-        self.launch = launch
-        return launch
+    # ------------------------------------------------------------------ output
+    def new_out(self, a: torch.Tensor) -> torch.Tensor:
+        if self.out_cols is None:
+            return torch.empty((self.M, self.N), dtype=a.dtype, device=a.device)
+        # rows padded to a 16-byte multiple: a view of the padded buffer, no copy (what Inductor's padded
+        # mm returns); the TMA kernel can store through it and the hinted kernel stores 16 bytes at a time
+        return torch.empty_strided((self.M, self.N), (self.out_cols, 1), dtype=a.dtype, device=a.device)
 
-    def _pin_splitk(self, cfg: dict) -> Launch:
-        kps = k_per_split(self.K, cfg["split_k"], cfg["BLOCK_K"])
-        self.sk = (kps, triton.cdiv(self.K, kps))
-        self.launch = Launch(splitk_partial_kernel, splitk_grid(self.M, self.N, cfg["BLOCK_M"], cfg["BLOCK_N"],
-                                                                self.sk[1]),
-                             dict(BLOCK_M=cfg["BLOCK_M"], BLOCK_N=cfg["BLOCK_N"], BLOCK_K=cfg["BLOCK_K"]),
-                             dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"]))
-        return self.launch
-
-    def _pin_tma(self, cfg: dict) -> Launch:
-        self.tma, self.descs = cfg, None
-        self.P = num_programs(self.M, self.N, cfg["BLOCK_M"], cfg["BLOCK_N"])
-        self.launch = Launch(tma_persistent_kernel, (self.P,), None, dict(num_warps=cfg["num_warps"],
-                             num_stages=cfg["num_stages"]))
-        return self.launch
-
-    def _tiled_args(self, a, b, out) -> tuple:
-        if self.launch.kernel is hinted_matmul_kernel:
-            return (a, b, out, *self.qargs)
-        return (a, b, out, self.M, self.N, self.K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                out.stride(0), out.stride(1))
-
-    def _tune(self, a, b, out) -> None:
-        """Time every candidate (kernel, config) on these tensors as a CUDA graph; pin the fastest."""
+    # ------------------------------------------------------------------ pinning
+    def _candidates(self, a, b, out) -> list:
         strides = (a.stride(0), a.stride(1), b.stride(0), b.stride(1), out.stride(0), out.stride(1))
         arch = current_arch()
-        # any layout: _run_tma copies an operand a descriptor can't take into a padded buffer (timed with it)
+        # any layout: _go_tma copies an operand a descriptor can't take into a padded buffer (timed with it)
         tma_ok = (parse_arch(arch)[0] >= 9 and a.dtype in (torch.float16, torch.bfloat16)
                   and TensorDescriptor is not None)
-        sms = runtime.num_sms() if runtime.on_gpu() else H200_SMS
-        cands = best_tune.candidates(self.M, self.N, self.K, strides, arch, self.choice.kernel == "autotuned_small",
-                                     tma_ok, large=self.choice.kernel == "tma_persistent", sms=sms)
+        self.sms = runtime.num_sms() if runtime.on_gpu() else H200_SMS
+        return best_tune.candidates(self.M, self.N, self.K, strides, arch, self.M * self.N <= SMALL_MN,
+                                    tma_ok, large=self.choice.kernel == "tma_persistent", sms=self.sms)
+
+    def _pin(self, cand, a, b, out) -> None:
+        """Make ``cand`` = (kernel name, config) the plan's launch path (compiles at its first launch)."""
+        kind, cfg = cand
+        self.tma = self.sk = self.descs = None
+        self.swap = kind == "hinted_swap"
+        M, N, K = self.M, self.N, self.K
+        if kind == "tma":
+            self.tma = cfg
+            self.P = num_programs(M, N, cfg["BLOCK_M"], cfg["BLOCK_N"])
+            self.launch = Launch(tma_persistent_kernel, (self.P,), None, dict(num_warps=cfg["num_warps"],
+                                 num_stages=cfg["num_stages"]))
+            self.modes = (_mode(a), _mode(b), _descriptor_ok(out))
+            self.go = self._go_tma
+        elif kind == "splitk":
+            kps = k_per_split(K, cfg["split_k"], cfg["BLOCK_K"])
+            self.sk = (kps, triton.cdiv(K, kps))
+            self.launch = Launch(splitk_partial_kernel, splitk_grid(M, N, cfg["BLOCK_M"], cfg["BLOCK_N"], self.sk[1]),
+                                 dict(BLOCK_M=cfg["BLOCK_M"], BLOCK_N=cfg["BLOCK_N"], BLOCK_K=cfg["BLOCK_K"]),
+                                 dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"]))
+            self.ints = (M, N, K, kps, a.stride(0), a.stride(1), b.stride(0), b.stride(1))
+            self.reduce = Launch(splitk_reduce_kernel, reduce_grid(M, N),
+                                 dict(BLOCK=REDUCE_BLOCK, ACTIVATION=self.act), dict(num_warps=4))
+            self.rints = (M, N, self.sk[1], out.stride(0), out.stride(1))
+            self.ws_shape = (self.sk[1], M, N)
+            self.go = self._go_splitk
+        elif kind in ("hinted", "hinted_swap"):
+            if self.swap:  # C^T (N x M) = B^T (N x K) @ A^T (K x M): same kernel, transposed views
+                grid, self.qargs, consts, options = hinted_launch_spec(N, M, K, b.t(), a.t(), out.t(), self.act, cfg)
+            else:
+                grid, self.qargs, consts, options = hinted_launch_spec(M, N, K, a, b, out, self.act, cfg)
+            self.launch = Launch(hinted_matmul_kernel, grid, consts, options)
+            self.ints = self.qargs
+            self.go = self._go_swap if self.swap else self._go_tiled
+        else:  # "tutorial03"
+            grid = (triton.cdiv(M, cfg["BLOCK_SIZE_M"]) * triton.cdiv(N, cfg["BLOCK_SIZE_N"]),)
+            consts = {k: cfg[k] for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M")}
+            options = dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
+            self.launch = Launch(matmul_kernel, grid, {**consts, "ACTIVATION": self.act}, options)
+            self.ints = (M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), out.stride(0), out.stride(1))
+            self.go = self._go_tiled
+        self.pinned = (kind, cfg)
+
+    def _state(self):
+        return (self.launch, self.tma, self.sk, self.swap, self.ints, self.qargs, self.descs, self.pinned, self.go,
+                getattr(self, "P", None), getattr(self, "modes", None), getattr(self, "reduce", None),
+                getattr(self, "rints", None), getattr(self, "ws_shape", None))
+
+    def _restore(self, st) -> None:
+        (self.launch, self.tma, self.sk, self.swap, self.ints, self.qargs, self.descs, self.pinned, self.go,
+         self.P, self.modes, self.reduce, self.rints, self.ws_shape) = st
+
+    def _tiled_args(self, a, b, out) -> tuple:
+        return (b, a, out, *self.ints) if self.swap else (a, b, out, *self.ints)
+
+    # ------------------------------------------------------------------ the paths
+    def _go_tiled(self, a, b, out) -> None:
+        self.launch(a, b, out, *self.ints)
+
+    def _go_swap(self, a, b, out) -> None:
+        self.launch(b, a, out, *self.ints)
+
+    def _go_splitk(self, a, b, out) -> None:
+        ws = torch.empty(self.ws_shape, dtype=torch.float32, device=a.device)
+        self.launch(a, b, ws, *self.ints)
+        self.reduce(ws, out, *self.rints)
+
+    def _go_tma(self, a, b, out) -> None:
+        p = self.tma
+        ma, mb, out_ok = self.modes
+        a_op = a if ma == 0 else (a.t() if ma == 1 else aligned_copy(a))
+        b_op = b if mb == 0 else (b.t() if mb == 1 else aligned_copy(b))
+        target = out if out_ok else aligned_empty(out)
+        if self.descs is None:  # validated once; the key fixes shapes, strides, dtypes and 16-byte alignment
+            BM, BN, BK = p["BLOCK_M"], p["BLOCK_N"], p["BLOCK_K"]
+            descs = (TensorDescriptor(a_op, a_op.shape, a_op.stride(), [BK, BM] if ma == 1 else [BM, BK]),
+                     TensorDescriptor(b_op, b_op.shape, b_op.stride(), [BN, BK] if mb == 1 else [BK, BN]),
+                     TensorDescriptor(target, target.shape, target.stride(), [BM, BN // 2]))
+            self.descs = tuple(_desc_like(d, None) for d in descs)  # templates hold no tensor
+        da, db, dc = self.descs
+        if self.launch.constexprs is None:
+            _set_allocator()
+            self.launch.constexprs = dict(BLOCK_M=p["BLOCK_M"], BLOCK_N=p["BLOCK_N"], BLOCK_K=p["BLOCK_K"],
+                                          GROUP_M=p["GROUP_M"], NUM_PROGRAMS=self.P, A_TRANS=ma == 1,
+                                          B_TRANS=mb == 1, EPILOGUE_SUBTILE=True, FLATTEN=p["flatten"],
+                                          WARP_SPECIALIZE=False, ACTIVATION=self.act)
+        self.launch(_desc_like(da, a_op), _desc_like(db, b_op), _desc_like(dc, target), self.M, self.N, self.K)
+        if target is not out:  # only for an out= whose rows a descriptor can't take
+            out.copy_(target)
+
+    # ------------------------------------------------------------------ first call, tuning
+    def run(self, a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
+        """Compute into ``out``: the pinned path, after pinning / tuning when the plan is not final yet."""
+        if self.fast is None:
+            self._settle(a, b, out)
+        self.go(a, b, out)
+
+    def _settle(self, a, b, out) -> None:
+        if self.pinned is None:  # first call
+            if self.choice.kernel == "tiled":  # interpreter: one config, nothing to time
+                self._pin(("tutorial03", self.choice.params), a, b, out)
+                self.source, self.fast = "interpreter", self.go
+                return
+            cands = self._candidates(a, b, out)
+            stored = best_store.load(self.key) if self.key is not None else None
+            if stored is not None and stored in cands:  # tuned by an earlier process on this GPU and software
+                self._pin(stored, a, b, out)
+                self.source, self.tuned = "store", (*stored, float("nan"), [(stored, float("nan"))])
+                self.report = dict(source="store", picked=stored, seconds=0.0, timed=0, skipped=0,
+                                   candidates=len(cands))
+                self.fast = self.go
+                return
+            if self.policy == "first" and not _capturing(a):
+                self.tune(a, b, out)
+                return
+            self._pin(best_tune.heuristic(cands, self.M, self.N, self.K, self.sms), a, b, out)
+            self.source = "heuristic"
+            if self.policy == "off":
+                self.source, self.fast = "heuristic (tuning off)", self.go
+            return
+        # a later call of a heuristic plan: time the candidates now (never inside a CUDA-graph capture)
+        if self.policy == "deferred" and not _capturing(a):
+            self.tune(a, b, out)
+
+    def tune(self, a, b, out, budget_s: float | None = None) -> dict:
+        """Time the candidates on these tensors (the heuristic's pick first, within ``budget_s``), pin the
+        fastest, store it on disk; returns the report (also kept as ``self.report``)."""
+        if self.choice.kernel == "tiled":
+            self.run(a, b, out)
+            return dict(source="interpreter", picked=self.pinned, seconds=0.0, timed=0, skipped=0, candidates=1)
+        budget_s = _budget_s() if budget_s is None else budget_s
+        t0 = time.perf_counter()
+        cands = self._candidates(a, b, out)
+        first = best_tune.heuristic(cands, self.M, self.N, self.K, self.sms)
+        cands = [first] + [c for c in cands if c != first]
         states = {}
 
         def run(cand):
             i = cands.index(cand)
             if i not in states:
-                self.tma = self.sk = None
-                if cand[0] == "tma":
-                    launch = self._pin_tma(cand[1])
-                elif cand[0] == "splitk":
-                    launch = self._pin_splitk(cand[1])
-                else:
-                    launch = self._pin_tiled(cand[1], cand[0], a, b, out)
-                states[i] = [launch, self.tma, self.qargs, None, self.sk]
-            self.launch, self.tma, self.qargs, self.descs, self.sk = states[i]
-            self._launch_pinned(a, b, out)
-            states[i][3] = self.descs
+                self._pin(cand, a, b, out)
+                states[i] = self._state()
+            self._restore(states[i])
+            self.go(a, b, out)
+            states[i] = self._state()  # keeps the TMA descriptor templates made at the first launch
 
-        stored = best_store.load(self.key) if self.key is not None else None
-        if stored is not None and stored in cands:  # tuned by an earlier process on this GPU and software
-            run(stored)
-            (kernel, cfg), ms, timings = stored, float("nan"), [(stored, float("nan"))]
-        else:
-            (kernel, cfg), ms, timings = best_tune.pick_fastest(cands, run, eager=self.tune_for == "eager")
-            if self.key is not None:
-                best_store.save(self.key, kernel, cfg)
-        self.tuned = (kernel, cfg, ms, timings)
-        self.launch, self.tma, self.qargs, self.descs, self.sk = states[cands.index((kernel, cfg))]
+        best, ms, timings = best_tune.pick_fastest(cands, run, eager=self.tune_for == "eager", budget_s=budget_s)
+        self._restore(states[cands.index(best)])
+        self.tuned = (*best, ms, timings)
+        self.source, self.fast = "tuned", self.go
+        seconds = time.perf_counter() - t0
+        self.report = dict(source="tuned", picked=best, seconds=seconds, timed=len(timings),
+                           skipped=len(cands) - len(timings), candidates=len(cands), heuristic=first,
+                           ms=ms, heuristic_ms=next((t for c, t in timings if c == first), float("nan")))
+        if self.key is not None:
+            best_store.save(self.key, *best)
+        _log.info("best_matmul: tuned %dx%dx%d in %.1f s: %s (%d of %d candidates timed, %d left out by the "
+                  "%.0f s budget)", self.M, self.N, self.K, seconds, best[0], len(timings), len(cands),
+                  len(cands) - len(timings), budget_s)
+        return self.report
 
-    def _launch_pinned(self, a, b, out) -> None:
-        if self.tma is not None:
-            self._run_tma(a, b, out)
-        elif self.sk is not None:
-            kps, split = self.sk
-            ws = torch.empty((split, self.M, self.N), dtype=torch.float32, device=a.device)
-            self.launch(a, b, ws, self.M, self.N, self.K, kps, a.stride(0), a.stride(1), b.stride(0), b.stride(1))
-            reduce_into(ws, out, self.act or None)
-        else:
-            self.launch(*self._tiled_args(a, b, out))
 
-    def run(self, a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
-        M, N, K = self.M, self.N, self.K
-        kind = self.choice.kernel
-        if kind in ("tiled", "autotuned_small", "autotuned", "tma_persistent"):
-            if self.launch is None:  # first run on a GPU: time the candidates, pin the fastest
-                self._tune(a, b, out)
-            self._launch_pinned(a, b, out)
-        else:  # splitk
-            ws = torch.empty((self.split, M, N), dtype=torch.float32, device=a.device)
-            self.launch(a, b, ws, M, N, K, self.kps, a.stride(0), a.stride(1), b.stride(0), b.stride(1))
-            reduce_into(ws, out, self.act or None)
+def _mode(t: torch.Tensor) -> int:
+    """How the TMA path takes an operand: 0 as it is, 1 transposed, 2 through a padded copy."""
+    if _descriptor_ok(t):
+        return 0
+    return 1 if _descriptor_ok(t.t()) else 2
 
-    def _run_tma(self, a, b, out) -> None:
-        p = self.tma
-        BM, BN, BK = p["BLOCK_M"], p["BLOCK_N"], p["BLOCK_K"]
-        a_op, a_t = _operand(a)
-        b_op, b_t = _operand(b)
-        target = out if _descriptor_ok(out) else aligned_copy(out)
-        if self.descs is None:  # validated once; the key fixes shapes, strides, dtypes and 16-byte alignment
-            descs = (TensorDescriptor(a_op, a_op.shape, a_op.stride(), [BK, BM] if a_t else [BM, BK]),
-                     TensorDescriptor(b_op, b_op.shape, b_op.stride(), [BN, BK] if b_t else [BK, BN]),
-                     TensorDescriptor(target, target.shape, target.stride(), [BM, BN // 2]))
-            self.descs = tuple(_desc_like(d, None) for d in descs)  # templates hold no tensor
-        a_desc, b_desc, c_desc = (_desc_like(d, t) for d, t in zip(self.descs, (a_op, b_op, target), strict=True))
-        if self.launch.constexprs is None:
-            _set_allocator()
-            self.launch.constexprs = dict(BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, GROUP_M=p["GROUP_M"],
-                                          NUM_PROGRAMS=self.P, A_TRANS=a_t, B_TRANS=b_t, EPILOGUE_SUBTILE=True,
-                                          FLATTEN=p["flatten"], WARP_SPECIALIZE=False, ACTIVATION=self.act)
-        self.launch(a_desc, b_desc, c_desc, self.M, self.N, self.K)
-        if target is not out:
-            out.copy_(target)
+
+def aligned_empty(t: torch.Tensor) -> torch.Tensor:
+    """A new tensor of ``t``'s shape whose rows start on 16-byte boundaries (contents undefined)."""
+    rows, cols = t.shape
+    per16 = max(1, 16 // t.element_size())
+    return torch.empty_strided((rows, cols), (triton.cdiv(cols, per16) * per16, 1), dtype=t.dtype, device=t.device)
 
 
 def _desc_like(template: TensorDescriptor, base: torch.Tensor | None) -> TensorDescriptor:
@@ -267,9 +387,11 @@ _MAX_PLANS = 4096
 
 
 def _key(a, b, out, activation, tune_for: str = "graph"):
-    okey = None if out is None else (tuple(out.shape), out.stride(), out.dtype, out.device, out.data_ptr() % 16 == 0)
-    return (tuple(a.shape), a.stride(), tuple(b.shape), b.stride(), a.dtype, b.dtype, a.device, b.device,
-            a.data_ptr() % 16 == 0, b.data_ptr() % 16 == 0, activation, okey, tune_for)
+    """The plan-cache key: everything the kernels are specialized on (best_matmul's fast path builds the
+    same tuple inline for out=None)."""
+    okey = None if out is None else (out.shape, out.stride(), out.dtype, out.device, out.data_ptr() & 15 == 0)
+    return (a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype, a.device, b.device,
+            a.data_ptr() & 15 == 0, b.data_ptr() & 15 == 0, activation, okey, tune_for)
 
 
 TUNE_FOR = ("graph", "eager")
@@ -280,17 +402,34 @@ def best_matmul(a: torch.Tensor, b: torch.Tensor, *, activation: str | None = No
     """C = activation(A @ B) with the kernel ``explain(M, N, K, dtype)`` picks (same inputs as ``matmul``).
 
     ``best_matmul.explain(M, N, K, dtype)`` gives the choice and its reason; ``best_matmul.choice_for(a, b)``
-    the choice for two tensors. The first call for a key validates fully and (on a GPU) times the
-    candidate kernels and configs where the choice says so; repeated calls reuse the plan.
+    the choice for two tensors; ``best_matmul.tune(a, b)`` times the candidates now and returns a report.
+    The first call for a key validates fully and runs at once: a plan stored on disk by an earlier process
+    on this GPU and software, else the heuristic's pick (``best_tune.heuristic``). When the candidates are
+    timed is set by ``GEMM_LAB_TUNE``: ``deferred`` (default: at the next call for the key that is not
+    captured into a CUDA graph), ``first`` (at the first call), ``off`` (never; ``best_matmul.tune`` still
+    works). Timing stops starting candidates after ``GEMM_LAB_TUNE_BUDGET_S`` seconds (default 10); the
+    pick is stored on disk (``best_store``). Repeated calls reuse the plan.
+    With ``out=None``, an output whose rows would not start on 16-byte boundaries (N * element size not a
+    multiple of 16, on a GPU) is returned as a view of a row-padded buffer (``is_contiguous()`` False, as
+    a column slice would be): the kernels then store whole rows and nothing is copied back.
     ``tune_for``: what the timing ranks. ``"graph"`` (default): GPU time alone, as when the call is replayed
     from a CUDA graph. ``"eager"``: per call ``max(GPU time, CPU time of the launch)``, as when the call is
-    made from Python each time; at small shapes a cheaper launch then beats a slightly faster kernel (on
-    the H200 at 1024^3 the TMA kernel is the fastest on the GPU but its launch costs ~4x its GPU time).
+    made from Python each time; at small shapes a cheaper launch then beats a slightly faster kernel.
 
     Autograd: when grad mode is on and ``a`` or ``b`` requires grad, the result carries a backward that
     computes both gradients with ``best_matmul`` itself (dA = dC' B^T, dB = A^T dC', dC' = dC through the
     activation's derivative); ``out=`` is refused then, as torch refuses it.
     """
+    try:  # the repeat call: one key, one dict lookup, the pinned launch (no other Python on the way)
+        if out is None and not (a.requires_grad or b.requires_grad):
+            plan = _PLANS.get((a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype, a.device, b.device,
+                               a.data_ptr() & 15 == 0, b.data_ptr() & 15 == 0, activation, None, tune_for))
+            if plan is not None and plan.fast is not None:
+                c = plan.new_out(a)
+                plan.fast(a, b, c)
+                return c
+    except (AttributeError, TypeError):  # not tensors / unhashable arguments: the full path explains
+        pass
     if torch.is_grad_enabled() and (getattr(a, "requires_grad", False) or getattr(b, "requires_grad", False)):
         if out is not None:
             raise ValueError("best_matmul(out=...) does not record gradients: a or b requires grad; call it "
@@ -302,7 +441,9 @@ def best_matmul(a: torch.Tensor, b: torch.Tensor, *, activation: str | None = No
     return _best_matmul(a, b, activation, out, tune_for)
 
 
-def _best_matmul(a, b, activation, out, tune_for):
+def _plan_for(a, b, activation, out, tune_for):
+    """(plan, out, done): the key's plan (made and cached on a miss, after full validation) and the output
+    to write; ``done`` when the result is trivial (empty product) and nothing is to be launched."""
     if tune_for not in TUNE_FOR:
         raise ValueError(f"tune_for must be one of {TUNE_FOR}, got {tune_for!r}")
     try:
@@ -311,19 +452,27 @@ def _best_matmul(a, b, activation, out, tune_for):
     except (AttributeError, TypeError):  # not tensors / unhashable activation: full validation explains
         key, plan = None, None
     if plan is None:
+        given = out
         out = validate_matmul(a, b, out, activation)
         M, K = a.shape
         N = b.shape[1]
         if trivial_result(out, K):
-            return out
-        plan = _Plan(explain(M, N, K, a.dtype), M, N, K, activation or "", tune_for)
+            return None, out, True
+        choice = explain(M, N, K, a.dtype)
+        pad = None
+        if given is None and choice.kernel != "tiled" and (N * a.element_size()) % 16:
+            per16 = 16 // a.element_size()
+            pad = triton.cdiv(N, per16) * per16
+        plan = _Plan(choice, M, N, K, activation or "", tune_for, _policy(), pad)
         plan.key = key
+        if given is None:
+            out = plan.new_out(a)
         if key is not None:
             if len(_PLANS) >= _MAX_PLANS:
                 _PLANS.clear()
             _PLANS[key] = plan
     elif out is None:
-        out = torch.empty((plan.M, plan.N), dtype=a.dtype, device=a.device)
+        out = plan.new_out(a)
     else:
         # whether out overlaps a or b follows from the key (shapes, strides, dtypes, devices) and the three
         # base addresses: check once per address triple, not on every call
@@ -331,8 +480,34 @@ def _best_matmul(a, b, activation, out, tune_for):
         if plan.checked_ptrs != ptrs:
             v.check_no_overlap("out", out, a=a, b=b)
             plan.checked_ptrs = ptrs
-    plan.run(a, b, out)
+    return plan, out, False
+
+
+def _best_matmul(a, b, activation, out, tune_for):
+    plan, out, done = _plan_for(a, b, activation, out, tune_for)
+    if not done:
+        plan.run(a, b, out)
     return out
+
+
+def tune(a: torch.Tensor, b: torch.Tensor, *, activation: str | None = None, out: torch.Tensor | None = None,
+         tune_for: str = "graph", budget_s: float | None = None) -> dict:
+    """Time ``best_matmul``'s candidates for these inputs now (a GPU's tiled paths), pin the fastest and
+    store it on disk; returns a report: ``source`` ("tuned", or "store" / "interpreter" when nothing was
+    timed), ``picked`` (kernel, config), ``seconds``, ``timed`` / ``skipped`` / ``candidates`` counts,
+    ``heuristic`` (the first call's pick) and ``ms`` / ``heuristic_ms`` (their GPU times). A plan tuned
+    before (this process) is not timed again: its report is returned. The result is written to ``out``
+    (or a scratch output) as a side effect."""
+    if budget_s is not None:
+        if isinstance(budget_s, bool) or not isinstance(budget_s, (int, float)) or not budget_s > 0:
+            raise ValueError(f"budget_s must be a number of seconds > 0, got {budget_s!r}")
+    with torch.no_grad():
+        plan, out, done = _plan_for(a, b, activation, out, tune_for)
+        if done:
+            return dict(source="none", picked=None, seconds=0.0, timed=0, skipped=0, candidates=0)
+        if plan.source in ("tuned", "store", "interpreter"):
+            return dict(plan.report) if plan.report else plan.tune(a, b, out)
+        return plan.tune(a, b, out, budget_s)
 
 
 class _BestMatmulFn(torch.autograd.Function):
@@ -373,3 +548,4 @@ def clear_plans() -> None:
 
 best_matmul.explain = explain
 best_matmul.choice_for = choice_for
+best_matmul.tune = tune

@@ -49,19 +49,30 @@ LARGE_HINTED = [_cfg(128, 256, 64, 8, 3, 8), _cfg(128, 128, 64, 8, 4, 4)]
 NARROW_N = [_cfg(128, 16, 64, 8, 4, 4), _cfg(64, 16, 128, 8, 4, 4), _cfg(64, 32, 128, 8, 4, 4)]
 NARROW_M = [_cfg(16, 128, 64, 8, 4, 4), _cfg(16, 64, 128, 8, 4, 4), _cfg(32, 64, 128, 8, 4, 4)]
 SPLITK_MIN_K = 512
+# short K (<= 128) at mid-size outputs: the whole K in one tile, so the kernel is one load and one store
+SHORT_K_HINTED = [_cfg(128, 128, 128, 8, 2, 8), _cfg(64, 128, 128, 8, 2, 4)]
+# swap-AB for a skinny M (C^T = B^T A^T): the long N becomes the tile's 128-row side, which Hopper's
+# warpgroup MMA needs (64 rows per warpgroup), and the short M the narrow side (an MMA may be 16 wide)
+SWAP_AB = [_cfg(128, 16, 64, 8, 4, 4), _cfg(128, 32, 64, 8, 4, 4), _cfg(64, 32, 128, 8, 4, 4),
+           _cfg(128, 64, 64, 8, 4, 4)]
+SWAP_MAX_M = 64
 
 
 def splitk_configs(M: int, N: int, K: int, sms: int = 132) -> list[dict]:
-    """Split-K candidates when the 64-wide output tiles fill at most half the SMs and K is long: one split
-    that about fills the SMs and one twice as deep (the fp32 partials are summed afterwards)."""
+    """Split-K candidates when the output tiles fill at most half the SMs and K is long: tiles as narrow
+    as the output (32 wide for M or N <= 32), K steps of 64 and 128, and splits that about fill the SMs,
+    half that (fewer fp32 partials to sum) and twice that (the partials are summed by one kernel after)."""
     bn = 32 if N <= 32 else 64
     bm = 32 if M <= 32 else 64
     tiles = triton.cdiv(M, bm) * triton.cdiv(N, bn)
     if tiles * 2 > sms or K < SPLITK_MIN_K:
         return []
     s1 = max(2, min(sms // tiles, K // 256, 64))
-    splits = sorted({s1, min(2 * s1, K // 128, 128)})
-    return [dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=64, num_warps=4, num_stages=3, split_k=s) for s in splits if s >= 2]
+    splits = sorted({max(2, s1 // 2), s1, min(2 * s1, K // 128, 128)})
+    out = [dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=64, num_warps=4, num_stages=3, split_k=s) for s in splits if s >= 2]
+    if K // s1 >= 256:  # slices of two or more 128-deep steps: a deeper step halves the loop trips
+        out.append(dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=128, num_warps=4, num_stages=3, split_k=s1))
+    return out
 
 
 def aligned(M: int, N: int, K: int, strides) -> bool:
@@ -74,8 +85,8 @@ def candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok: 
     """(kernel, config) pairs to time: ``"hinted"`` always; ``"tutorial03"`` too when the shape is aligned
     (unaligned, it loads 2 bytes at a time and is never the fastest); ``"tma"`` (the persistent TMA kernel,
     padded copies where an operand needs them) when ``tma_ok`` (Hopper, fp16/bf16); ``"splitk"`` when few
-    output tiles meet a long K. ``large``: the short list for outputs of TMA_MIN_MN and more (compiles
-    are what a first call pays for)."""
+    output tiles meet a long K; ``"hinted_swap"`` (the hinted kernel on C^T = B^T A^T) for a skinny M.
+    ``large``: the short list for outputs of TMA_MIN_MN and more (compiles are what tuning pays for)."""
     is_aligned = aligned(M, N, K, strides)
     if large:
         out = [("tma", c) for c in LARGE_TMA] if tma_ok else []
@@ -83,12 +94,16 @@ def candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok: 
             out.append(("tma", SHORT_K_TMA))
         if not is_aligned or not tma_ok:
             out += [("hinted", c) for c in LARGE_HINTED]
+        if K <= 128:
+            out += [("hinted", c) for c in SHORT_K_HINTED]
         return out
     hinted = list(SMALL_HINTED if small else configs_for(arch))
     if N <= 32:
         hinted += NARROW_N
     if M <= 32:
         hinted += NARROW_M
+    if K <= 128 and not small:
+        hinted += SHORT_K_HINTED
     out = [("hinted", c) for c in hinted]
     if is_aligned:
         out += [("tutorial03", c) for c in (SMALL_TUTORIAL if small else configs_for(arch))]
@@ -96,8 +111,69 @@ def candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok: 
         out += [("tma", c) for c in (SMALL_TMA if small else MID_TMA)]
         if K <= 128 and not small:
             out.append(("tma", SHORT_K_TMA))
+    if M <= SWAP_MAX_M and N >= 4 * M:
+        out += [("hinted_swap", c) for c in SWAP_AB]
     out += [("splitk", c) for c in splitk_configs(M, N, K, sms)]
     return out
+
+
+def _waves(M: int, N: int, bm: int, bn: int, sms: int) -> float:
+    """How full the last wave of (bm x bn) output tiles is, 0..1 (1: every wave uses every SM)."""
+    tiles = triton.cdiv(M, bm) * triton.cdiv(N, bn)
+    return tiles / (triton.cdiv(tiles, sms) * sms)
+
+
+def heuristic(cands: list[tuple[str, dict]], M: int, N: int, K: int, sms: int = 132) -> tuple[str, dict]:
+    """The candidate a first call runs before (or instead of) any timing, by rules alone:
+
+    * split-K when the list has it (few output tiles) and K is at least twice M and N: the middle split;
+    * a large output on TMA: the whole-K tile for K <= 128, else 128x256 when its last wave is at least
+      80 % full, else 128x128;
+    * a skinny M with swap-AB: the narrow tile that covers M;
+    * N or M <= 32: the narrow tile of that side;
+    * otherwise the hinted kernel at the tile whose count best fills the SMs (128x128 down to 64x64).
+
+    Pointer kernels are preferred below the large class: their launch costs a few microseconds less than
+    the TMA kernel's (three descriptors encoded per launch), which matters where the GPU time is short."""
+    if not cands:
+        raise ValueError("heuristic() needs at least one candidate")
+
+    def first(kind, pred=lambda c: True):
+        return next(((k, c) for k, c in cands if k == kind and pred(c)), None)
+
+    sk = [(k, c) for k, c in cands if k == "splitk"]
+    if sk and K >= 2 * max(M, N):
+        return sk[len(sk) // 2] if len(sk) > 2 else sk[0]
+    tma = [(k, c) for k, c in cands if k == "tma"]
+    if tma and M * N >= 2048 * 2048:
+        if K <= 128 and ("tma", SHORT_K_TMA) in tma:
+            return "tma", SHORT_K_TMA
+        wide = next((x for x in tma if x[1]["BLOCK_N"] == 256), None)
+        square = next((x for x in tma if x[1]["BLOCK_M"] == 128 and x[1]["BLOCK_N"] == 128), None)
+        if wide and (square is None or _waves(M, N, 128, 256, sms) >= 0.8):
+            return wide
+        return square or tma[0]
+    bk = (lambda c: c["BLOCK_SIZE_K"] == 128) if K <= 128 else (lambda c: True)
+    if M <= SWAP_MAX_M:
+        pick = first("hinted_swap", lambda c: c["BLOCK_SIZE_N"] >= min(M, 32) and c["BLOCK_SIZE_M"] == 128)
+        if pick:
+            return pick
+    if N <= 32:
+        pick = first("hinted", lambda c: c["BLOCK_SIZE_N"] in (16, 32) and c["BLOCK_SIZE_N"] >= min(N, 16))
+        if pick:
+            return pick
+    if M <= 32:
+        pick = first("hinted", lambda c: c["BLOCK_SIZE_M"] in (16, 32))
+        if pick:
+            return pick
+    for bm, bn in ((128, 128), (64, 128), (64, 64)):
+        if triton.cdiv(M, bm) * triton.cdiv(N, bn) >= sms or (bm, bn) == (64, 64):
+            pick = first("hinted", lambda c, bm=bm, bn=bn: (c["BLOCK_SIZE_M"], c["BLOCK_SIZE_N"]) == (bm, bn)
+                         and bk(c)) or first("hinted", lambda c, bm=bm, bn=bn: (c["BLOCK_SIZE_M"],
+                                                                                c["BLOCK_SIZE_N"]) == (bm, bn))
+            if pick:
+                return pick
+    return cands[0]
 
 
 def hints_of(M: int, N: int, K: int, strides) -> tuple[int, ...]:
@@ -127,7 +203,8 @@ def host_time_ms(fn, n: int = 50, warmup: bool = True) -> float:
     return dt
 
 
-def pick_fastest(cands, run, time_fn=None, *, eager: bool = False, host_fn=None):
+def pick_fastest(cands, run, time_fn=None, *, eager: bool = False, host_fn=None, budget_s: float | None = None,
+                 clock=None):
     """The candidate ``(kernel, config)`` with the smallest GPU time ``time_fn(lambda: run(cand))``.
 
     ``eager``: rank by the time per call when every call is made from Python instead, ``max(GPU time, CPU
@@ -136,11 +213,19 @@ def pick_fastest(cands, run, time_fn=None, *, eager: bool = False, host_fn=None)
     timings differ by noise alone, and ranking by them picked arbitrary configs on the H200.
     ``run(cand)`` is called once first (compiles it). Candidates that fail to compile or launch (e.g.
     OutOfResources on a smaller GPU) are skipped; if every one fails, the last error is raised.
-    Returns (candidate, ms, timings): ms is the winner's score, timings every candidate's GPU time."""
+    ``budget_s``: start no candidate after that many seconds (compiling is most of it); the first one is
+    always timed, so put the heuristic's pick first. Candidates left out are not in ``timings``.
+    Returns (candidate, ms, timings): ms is the winner's score, timings every timed candidate's GPU time."""
+    import time
+
     time_fn = time_fn or graph_time_ms
     host_fn = host_fn or host_time_ms
+    clock = clock or time.perf_counter
     last_exc, timings, hosts = None, [], {}
+    t0 = clock()
     for cand in cands:
+        if budget_s is not None and timings and clock() - t0 > budget_s:
+            break
         try:
             run(cand)
             ms = time_fn(lambda cand=cand: run(cand))

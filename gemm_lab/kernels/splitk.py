@@ -1,6 +1,7 @@
 """Split-K matmul: for small M x N with a long K (few output tiles, too few programs to fill the GPU),
 the K range is cut into SPLIT_K slices; program (tile, s) accumulates its slice in fp32 and writes a
-partial tile into an fp32 workspace [SPLIT_K, M, N]; the slices are then summed (torch) and cast.
+partial tile into an fp32 workspace [SPLIT_K, M, N]; one more kernel sums the slices, applies the
+activation and casts into C (one pass over the partials, no fp32 temporary).
 Deterministic (no atomics): the same inputs give the same bits."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import triton.language as tl
 from gemm_lab import runtime  # noqa: F401  (gemm_lab.kernels imports it before triton)
 
 from . import _validate as v
-from .matmul import LEAKY_RELU_SLOPE, check_tile, trivial_result, validate_matmul
+from .matmul import check_tile, leaky_relu, trivial_result, validate_matmul
 
 
 @triton.jit
@@ -46,6 +47,32 @@ def splitk_partial_kernel(
         acc = tl.dot(a, b, acc)
     ws = ws_ptr + s.to(tl.int64) * M * N + offs_m[:, None] * N + offs_n[None, :]
     tl.store(ws, acc, mask=mask_m & mask_n)
+
+
+@triton.jit
+def splitk_reduce_kernel(ws_ptr, c_ptr, M, N, SPLIT, stride_cm, stride_cn, BLOCK: tl.constexpr,
+                         ACTIVATION: tl.constexpr):
+    """C[m, n] = activation(sum over s of ws[s, m, n]), cast to C's dtype; ws is contiguous [SPLIT, M, N]."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mn = M * N
+    mask = offs < mn
+    p = ws_ptr + offs
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for _ in range(SPLIT):
+        acc += tl.load(p, mask=mask, other=0.0)
+        p += mn
+    if ACTIVATION == "leaky_relu":
+        acc = leaky_relu(acc)
+    m = offs // N
+    n = offs % N
+    tl.store(c_ptr + m * stride_cm + n * stride_cn, acc.to(c_ptr.dtype.element_ty), mask=mask)
+
+
+REDUCE_BLOCK = 1024
+
+
+def reduce_grid(M: int, N: int) -> tuple[int]:
+    return (triton.cdiv(M * N, REDUCE_BLOCK),)
 
 
 def splitk_grid(M: int, N: int, BLOCK_M: int, BLOCK_N: int, split_k: int) -> tuple[int, int]:
@@ -83,7 +110,7 @@ def splitk_matmul(a: torch.Tensor, b: torch.Tensor, *, split_k: int = 4, BLOCK_M
 
 
 def reduce_into(ws: torch.Tensor, out: torch.Tensor, activation: str | None) -> None:
-    acc = ws.sum(0) if ws.shape[0] > 1 else ws[0]
-    if activation == "leaky_relu":
-        acc = torch.where(acc >= 0, acc, LEAKY_RELU_SLOPE * acc)
-    out.copy_(acc)
+    """out = activation(ws.sum(0)) in one kernel (ws: contiguous fp32 [split, M, N])."""
+    split, M, N = ws.shape
+    splitk_reduce_kernel[reduce_grid(M, N)](ws, out, M, N, split, out.stride(0), out.stride(1),
+                                            BLOCK=REDUCE_BLOCK, ACTIVATION=activation or "", num_warps=4)
