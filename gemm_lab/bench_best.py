@@ -136,12 +136,11 @@ def _host_steps(size: int, n: int):
         steps.append(("  3 x _desc_like(template, t) (what plan.run does)", lambda: [
             B._desc_like(d, t) for d, t in zip(plan.descs, (a, b, out), strict=True)]))
     else:
-        args = plan._tiled_args(a, b, out)
-        steps.append(("  plan.launch(*args) (compiled launcher, no checks)", lambda: plan.launch(*args)))
+        steps.append(("  plan.go(a, b, out) (the pinned launch path, no key)", lambda: plan.go(a, b, out)))
     rows = []
     for what, fn in steps:
         fn()
-        what_runs = plan.choice.kernel + (f" -> {plan.tuned[0]}" if plan.tuned else "")
+        what_runs = plan.choice.kernel + (f" -> {plan.pinned[0]} ({plan.source})" if plan.pinned else "")
         rows.append(dict(env, M=size, N=size, K=size, dtype="fp16", plan=what_runs, step=what,
                          host_us=bench.host_us(fn, n)))
         print(f"[host] {size}^3 {what_runs:15s} {what:55s} {rows[-1]['host_us']:7.1f} us", flush=True)

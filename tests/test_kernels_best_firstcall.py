@@ -22,7 +22,7 @@ def gpu_paths(monkeypatch, tmp_path):
     def fake_time(fn):
         fn()
         timed.append(1)
-        return 1.0 + 0.01 * len(timed)  # the first candidate timed is the fastest
+        return 1.0 + 0.1 * len(timed)  # the first candidate timed is the fastest (no ties)
 
     monkeypatch.setattr(best_tune, "graph_time_ms", fake_time)
     monkeypatch.setattr(best, "current_arch", lambda: "sm_90")
@@ -231,6 +231,33 @@ def test_unaligned_output_is_a_view_of_a_padded_buffer(gpu_paths, monkeypatch, N
     K.assert_close(out, K.reference_matmul(a, b))
     a8, b8 = _ab(45, 24, 29)
     assert K.best_matmul(a8, b8).is_contiguous()  # aligned rows: a plain output
+
+
+@pytest.mark.parametrize("shape, layout", [((33, 21, 45), (False, True, False)), ((48, 64, 32), (True, True, True)),
+                                           ((64, 128, 64), (False, False, False))])
+def test_device_descriptor_tma_at_odd_shapes_and_views(monkeypatch, shape, layout):
+    monkeypatch.setattr(best, "current_arch", lambda: "sm_90")
+    plan = _pin_and_check(*shape, "dtma", *layout, activation="leaky_relu")
+    assert plan.dtma is not None and plan.launch.kernel.__name__ == "device_tma_persistent_kernel"
+    a, b = _ab(*shape)  # fresh contiguous tensors: descriptors straight on them (no copies)
+    plan = best._Plan(best.explain(*shape, torch.float16, arch="sm_90"), *shape, "")
+    out = torch.empty(shape[0], shape[1]).half()
+    plan._pin(next(x for x in plan._candidates(a, b, out) if x[0] == "dtma"), a, b, out)
+    plan.go(a, b, out)
+    K.assert_close(out, K.reference_matmul(a, b))
+    assert plan.modes == ((0, 0, True) if shape[1] % 8 == 0 and shape[2] % 8 == 0 else plan.modes)
+
+
+def test_graph_ranking_breaks_near_ties_by_launch_cost():
+    times = {("tma", 1): 1.00, ("dtma", 1): 1.01, ("hinted", 1): 1.005, ("hinted", 2): 1.5, ("splitk", 1): 0.99}
+    pick, ms, timings = best_tune.pick_fastest(list(times), lambda c: None, time_fn=lambda f: times[f.__defaults__[0]])
+    assert pick == ("hinted", 1) and ms == 1.005 and len(timings) == 5  # within 2 % of 0.99: cheapest launch
+    times[("hinted", 1)] = 1.2
+    assert best_tune.pick_fastest(list(times), lambda c: None,
+                                  time_fn=lambda f: times[f.__defaults__[0]])[0] == ("splitk", 1)  # rank 1, faster
+    times[("splitk", 1)] = 1.3
+    assert best_tune.pick_fastest(list(times), lambda c: None,
+                                  time_fn=lambda f: times[f.__defaults__[0]])[0] == ("dtma", 1)
 
 
 def test_tma_into_an_unaligned_out_copies_back_and_pads_operands(monkeypatch):

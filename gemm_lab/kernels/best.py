@@ -42,6 +42,7 @@ from . import best_store, best_tune
 from ._launch_cache import Launch
 from ._schedule import num_programs
 from .autotuned import current_arch, interpreter_config, parse_arch
+from .device_tma import device_tma_persistent_kernel
 from .hinted import hinted_launch_spec, hinted_matmul_kernel
 from .matmul import LEAKY_RELU_SLOPE, matmul_kernel, trivial_result, validate_matmul
 from .persistent_tma import (
@@ -174,6 +175,7 @@ class _Plan:
         self.tuned = None    # (kernel name, config, ms, every timed candidate's time) once tuned or loaded
         self.ints = ()       # tiled kernels: the runtime integers after the three pointers
         self.tma = None      # the TMA persistent kernel's config, when that is what runs
+        self.dtma = None     # the device-descriptor TMA kernel's config, when that is what runs
         self.sk = None       # split-K: (slice length, slices), when that is what runs
         self.swap = False    # swap-AB: the kernel computes C^T = B^T A^T
         self.qargs = ()
@@ -200,7 +202,7 @@ class _Plan:
     def _pin(self, cand, a, b, out) -> None:
         """Make ``cand`` = (kernel name, config) the plan's launch path (compiles at its first launch)."""
         kind, cfg = cand
-        self.tma = self.sk = self.descs = None
+        self.tma = self.sk = self.descs = self.dtma = None
         self.swap = kind == "hinted_swap"
         M, N, K = self.M, self.N, self.K
         if kind == "tma":
@@ -210,6 +212,19 @@ class _Plan:
                                  num_stages=cfg["num_stages"]))
             self.modes = (_mode(a), _mode(b), _descriptor_ok(out))
             self.go = self._go_tma
+        elif kind == "dtma":  # descriptors made on the device: a pointer launch
+            self.dtma = cfg
+            P = num_programs(M, N, cfg["BLOCK_M"], cfg["BLOCK_N"])
+            ma, mb = _mode(a), _mode(b)
+            self.modes = (ma, mb, _descriptor_ok(out))
+            ops = (_op(a, ma), _op(b, mb), out if self.modes[2] else aligned_empty(out))
+            self.ints = (M, N, K, ops[0].stride(0), ops[1].stride(0), ops[2].stride(0))
+            _set_allocator()
+            self.launch = Launch(device_tma_persistent_kernel, (P,), dict(
+                BLOCK_M=cfg["BLOCK_M"], BLOCK_N=cfg["BLOCK_N"], BLOCK_K=cfg["BLOCK_K"], GROUP_M=cfg["GROUP_M"],
+                NUM_PROGRAMS=P, A_TRANS=ma == 1, B_TRANS=mb == 1, FLATTEN=cfg["flatten"], ACTIVATION=self.act),
+                dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"]))
+            self.go = self._go_dtma
         elif kind == "splitk":
             kps = k_per_split(K, cfg["split_k"], cfg["BLOCK_K"])
             self.sk = (kps, triton.cdiv(K, kps))
@@ -240,12 +255,12 @@ class _Plan:
         self.pinned = (kind, cfg)
 
     def _state(self):
-        return (self.launch, self.tma, self.sk, self.swap, self.ints, self.qargs, self.descs, self.pinned, self.go,
+        return (self.launch, self.tma, self.dtma, self.sk, self.swap, self.ints, self.qargs, self.descs, self.pinned, self.go,
                 getattr(self, "P", None), getattr(self, "modes", None), getattr(self, "reduce", None),
                 getattr(self, "rints", None), getattr(self, "ws_shape", None))
 
     def _restore(self, st) -> None:
-        (self.launch, self.tma, self.sk, self.swap, self.ints, self.qargs, self.descs, self.pinned, self.go,
+        (self.launch, self.tma, self.dtma, self.sk, self.swap, self.ints, self.qargs, self.descs, self.pinned, self.go,
          self.P, self.modes, self.reduce, self.rints, self.ws_shape) = st
 
     def _tiled_args(self, a, b, out) -> tuple:
@@ -263,11 +278,17 @@ class _Plan:
         self.launch(a, b, ws, *self.ints)
         self.reduce(ws, out, *self.rints)
 
+    def _go_dtma(self, a, b, out) -> None:
+        ma, mb, out_ok = self.modes
+        target = out if out_ok else aligned_empty(out)
+        self.launch(_op(a, ma), _op(b, mb), target, *self.ints)
+        if target is not out:
+            out.copy_(target)
+
     def _go_tma(self, a, b, out) -> None:
         p = self.tma
         ma, mb, out_ok = self.modes
-        a_op = a if ma == 0 else (a.t() if ma == 1 else aligned_copy(a))
-        b_op = b if mb == 0 else (b.t() if mb == 1 else aligned_copy(b))
+        a_op, b_op = _op(a, ma), _op(b, mb)
         target = out if out_ok else aligned_empty(out)
         if self.descs is None:  # validated once; the key fixes shapes, strides, dtypes and 16-byte alignment
             BM, BN, BK = p["BLOCK_M"], p["BLOCK_N"], p["BLOCK_K"]
@@ -363,6 +384,10 @@ def _mode(t: torch.Tensor) -> int:
     if _descriptor_ok(t):
         return 0
     return 1 if _descriptor_ok(t.t()) else 2
+
+
+def _op(t: torch.Tensor, mode: int) -> torch.Tensor:
+    return t if mode == 0 else (t.t() if mode == 1 else aligned_copy(t))
 
 
 def aligned_empty(t: torch.Tensor) -> torch.Tensor:
