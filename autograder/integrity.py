@@ -6,14 +6,16 @@ process on handed-out values, kernels and function answers from their source in 
 added cells of the *autograded* notebook, after nbgrader restored the locked and test cells; each cell with
 the names the given cells above it define as protected) and lists every construct that tries to subvert a
 checker (rebinding checks, builtins, import hooks, frames, ``exec``, history reads, ...) in the review
-column, so the instructor knows who tried. It changes no score.
+column, so the instructor knows who tried. It changes no score (the codes, their Korean text and policy:
+gemm_lab/grading/findings.py).
 """
 
 from __future__ import annotations
 
 import re
 
-from gemm_lab.grading.integrity import FLAG_TEXT, locked_names, scan_source
+from gemm_lab.grading.findings import FLAG_TEXT
+from gemm_lab.grading.integrity import locked_names, scan_source
 
 _CODE_RE = re.compile(r"^([A-Z_]+) ")
 

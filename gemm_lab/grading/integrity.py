@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import sys
 
+from .findings import FLAG_TEXT
+
 __all__ = ["fresh", "scan_source", "scan_notebook", "locked_names", "FLAG_TEXT"]
 
 _PACKAGE = "gemm_lab.grading"
@@ -32,33 +34,7 @@ def fresh():
 
 
 # --------------------------------------------------------------------------- static scan
-
-# Korean text of each finding code of the static scan (.audit.scan; the autograder's policy per code is in
-# autograder/integrity.py).
-FLAG_TEXT = {
-    "MODULE_ATTR": "모듈(또는 모듈의 클래스) 속성을 바꿉니다",
-    "IMPORT_BUILTINS": "builtins 모듈을 가져옵니다",
-    "DUNDER_BUILTINS": "__builtins__에 접근합니다",
-    "SYS_HOOK": "sys의 import/추적 장치를 건드립니다",
-    "FRAME_ACCESS": "실행 프레임(frame)에 접근합니다",
-    "REDEFINE_CHECK": "채점 함수(check_*/assert*) 이름을 새로 정의합니다",
-    "ASSERTION_ERROR": "AssertionError를 바꿉니다",
-    "EXIT": "프로세스/커널을 종료합니다",
-    "CTYPES": "메모리를 직접 건드리는 모듈(ctypes 등)을 씁니다",
-    "NETWORK": "네트워크나 외부 프로세스를 씁니다",
-    "OPEN_OUTSIDE": "작업 폴더 밖의 파일을 엽니다",
-    "DYNAMIC_CODE": "문자열로 코드를 실행하거나 동적으로 import합니다",
-    "GLOBALS_WRITE": "globals()/vars()/__dict__를 직접 고칩니다",
-    "SHELL": "셸 명령(!, %%)을 실행합니다",
-    "SYNTAX": "코드를 해석할 수 없습니다",
-    "TORCH_HOOK": "torch의 연산 가로채기 장치(mode, library, __torch_function__)를 씁니다",
-    "LOCKED_REBIND": "주어진(잠긴) 셀이 정의한 이름이나 gemm_lab 모듈을 다시 정의하거나 고칩니다",
-    "INPUT_HISTORY": "IPython 입력/출력 기록(In, Out, _ih, %history)을 읽습니다",
-    "GRADER_CACHE": "채점기의 컴파일 검사 결과(캐시)를 건드립니다",
-    "WRITES_MODULE": "파이썬 모듈 파일(.py 등)을 만들거나 가리킵니다: 그 안의 코드는 이 검사가 읽지 못합니다",
-    "KERNEL_NOT_TRITON": "채점기가 커널을 거부했습니다: Triton이 아닌 것을 씁니다",
-    "KERNEL_SHAPE_SPECIAL": "커널이 셀에 적힌 크기에서만 맞고 채점기가 고른 크기에서는 틀립니다",
-}
+# The finding codes, their Korean text and policy live in .findings (FLAG_TEXT is re-exported here).
 
 
 def scan_source(code: str, protected=None) -> list[str]:

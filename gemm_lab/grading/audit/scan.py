@@ -2,8 +2,7 @@
 
 ``scan_source(code, protected=None)`` lists findings for one cell as ``"CODE (줄 N): 한국어 설명 — detail"``;
 ``scan_notebook(nb)`` runs it over the cells a student could write, protecting the names the notebook's
-locked cells define (``scan_rebind``). ``autograder/integrity.py`` decides which findings zero later
-tests and which are for review only.
+locked cells define (``scan_rebind``). The codes, their Korean text and policy are in ``..findings``.
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ import ast
 import os
 import re
 
-from ..integrity import FLAG_TEXT
+from ..findings import FLAG_TEXT
 from .scan_rebind import RebindScanner, default_protected, history_magic, merge_protected, protected_names
 
 __all__ = ["scan_source", "scan_notebook", "locked_names", "rebound_names", "FLAG_TEXT"]

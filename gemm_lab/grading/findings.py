@@ -1,0 +1,61 @@
+"""The review-finding codes: what each one detects, its Korean text, and what the autograder does with it.
+
+A finding reads ``"CODE (줄 N): 한국어 설명 — detail"`` (static scan) or ``"CODE: 한국어 설명 — detail"``
+(grader's verdict). Every code is a review aid: it lists the hand-in for the instructor and changes no
+score, because grades are computed outside the student's process (``integrity`` says how).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Finding", "FINDINGS", "FLAG_TEXT", "REVIEW", "SCAN", "REBIND", "VERDICT"]
+
+# Detectors: where a finding comes from.
+SCAN = "audit.scan"  # the static scan of a cell's source (gemm_lab.grading.audit.scan)
+REBIND = "audit.scan_rebind"  # the scan's rules for given names and IPython history
+VERDICT = "verdict"  # the grader's verdict on a test cell (autograder/integrity.py)
+
+# Policies: what the autograder does with a finding.
+REVIEW = "review"  # listed in the instructor's review column; the score is unchanged
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One finding code: ``code`` (the detection name), the detector that reports it, its Korean text
+    (shown to the instructor) and the autograder's policy for it."""
+
+    code: str
+    detector: str
+    text: str
+    policy: str = REVIEW
+
+
+FINDINGS: tuple[Finding, ...] = (
+    Finding("MODULE_ATTR", SCAN, "모듈(또는 모듈의 클래스) 속성을 바꿉니다"),
+    Finding("IMPORT_BUILTINS", SCAN, "builtins 모듈을 가져옵니다"),
+    Finding("DUNDER_BUILTINS", SCAN, "__builtins__에 접근합니다"),
+    Finding("SYS_HOOK", SCAN, "sys의 import/추적 장치를 건드립니다"),
+    Finding("FRAME_ACCESS", SCAN, "실행 프레임(frame)에 접근합니다"),
+    Finding("REDEFINE_CHECK", SCAN, "채점 함수(check_*/assert*) 이름을 새로 정의합니다"),
+    Finding("ASSERTION_ERROR", SCAN, "AssertionError를 바꿉니다"),
+    Finding("EXIT", SCAN, "프로세스/커널을 종료합니다"),
+    Finding("CTYPES", SCAN, "메모리를 직접 건드리는 모듈(ctypes 등)을 씁니다"),
+    Finding("NETWORK", SCAN, "네트워크나 외부 프로세스를 씁니다"),
+    Finding("OPEN_OUTSIDE", SCAN, "작업 폴더 밖의 파일을 엽니다"),
+    Finding("DYNAMIC_CODE", SCAN, "문자열로 코드를 실행하거나 동적으로 import합니다"),
+    Finding("GLOBALS_WRITE", SCAN, "globals()/vars()/__dict__를 직접 고칩니다"),
+    Finding("SHELL", SCAN, "셸 명령(!, %%)을 실행합니다"),
+    Finding("SYNTAX", SCAN, "코드를 해석할 수 없습니다"),
+    Finding("TORCH_HOOK", SCAN, "torch의 연산 가로채기 장치(mode, library, __torch_function__)를 씁니다"),
+    Finding("LOCKED_REBIND", REBIND, "주어진(잠긴) 셀이 정의한 이름이나 gemm_lab 모듈을 다시 정의하거나 고칩니다"),
+    Finding("INPUT_HISTORY", REBIND, "IPython 입력/출력 기록(In, Out, _ih, %history)을 읽습니다"),
+    Finding("GRADER_CACHE", SCAN, "채점기의 컴파일 검사 결과(캐시)를 건드립니다"),
+    Finding("WRITES_MODULE", SCAN,
+            "파이썬 모듈 파일(.py 등)을 만들거나 가리킵니다: 그 안의 코드는 이 검사가 읽지 못합니다"),
+    Finding("KERNEL_NOT_TRITON", VERDICT, "채점기가 커널을 거부했습니다: Triton이 아닌 것을 씁니다"),
+    Finding("KERNEL_SHAPE_SPECIAL", VERDICT, "커널이 셀에 적힌 크기에서만 맞고 채점기가 고른 크기에서는 틀립니다"),
+)
+
+# code -> Korean text (the form the scan and the autograder format findings with)
+FLAG_TEXT: dict[str, str] = {f.code: f.text for f in FINDINGS}
