@@ -412,3 +412,62 @@ def plot(df, png_path: str) -> str:
     fig.savefig(png_path, dpi=110)
     plt.close(fig)
     return png_path
+
+
+SMOKE_SHAPES = ((1024, 1024, 1024), (37, 3000, 700), (654, 20, 3420), (1692, 3851, 2101), (4997, 7125, 113),
+                (500, 600, 300), (4096, 4096, 4096))
+
+
+def smoke_rows(shapes=SMOKE_SHAPES, dtype: str = "fp16") -> list[dict]:
+    """Every candidate kind best_matmul can pin (its first config of each kind), run once at each shape on
+    this GPU: compiles? right result? graph time beside torch.matmul. A check of the GPU paths before a
+    long benchmark run, not a measurement to report (one timing per candidate)."""
+    from gemm_lab.kernels import best as B
+
+    bench.require_gpu()
+    env = bench.env_info()
+    rows = []
+    for M, N, Kd in shapes:
+        a, b = bench.random_inputs(M, N, Kd, dtype, 0)
+        ref = K.reference_matmul(a, b)
+        t_ms = bench.graph_bench_ms(lambda a=a, b=b: torch.matmul(a, b), 10)
+        per16 = 16 // a.element_size()
+        pad = None if (N * a.element_size()) % 16 == 0 else (N + per16 - 1) // per16 * per16
+        plan = B._Plan(B.explain(M, N, Kd, a.dtype), M, N, Kd, "", "graph", "off", pad)
+        out = plan.new_out(a)
+        cands = plan._candidates(a, b, out)
+        seen = {}
+        for cand in cands:
+            seen.setdefault(cand[0], cand)
+        seen["heuristic"] = B.best_tune.heuristic(cands, M, N, Kd, plan.sms)
+        for kind, cand in seen.items():
+            row = dict(env, M=M, N=N, K=Kd, dtype=dtype, kind=kind, config=f"{cand[0]} {_cfg_text(cand[1])}")
+            try:
+                plan._pin(cand, a, b, out)
+                plan.go(a, b, out)
+                if a.is_cuda:
+                    torch.cuda.synchronize()
+                row["rel_err"] = K.relative_error(out, ref)
+                row["graph_ratio_to_torch"] = t_ms / bench.graph_bench_ms(
+                    lambda plan=plan, a=a, b=b, out=out: plan.go(a, b, out), 10)
+                row["error"] = ""
+            except Exception as exc:  # noqa: BLE001 - a smoke test reports every failure and goes on
+                row.update(rel_err=float("nan"), graph_ratio_to_torch=float("nan"),
+                           error=f"{exc.__class__.__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''}")
+            rows.append(row)
+            print(f"[smoke] {M}x{N}x{Kd} {kind:11s} {row['config']:36s} rel_err {row['rel_err']:.1e} graph/torch "
+                  f"{row['graph_ratio_to_torch']:.2f} {row['error']}", flush=True)
+    return rows
+
+
+if __name__ == "__main__":  # python -m gemm_lab.bench_random [out.csv]: the smoke check above
+    import sys
+
+    import pandas as pd
+
+    df = pd.DataFrame(smoke_rows())
+    if len(sys.argv) > 1:
+        df.to_csv(sys.argv[1], index=False)
+    bad = df[(df.error != "") | ~(df.rel_err < 1e-2)]
+    print(f"[smoke] {len(df)} runs, {len(bad)} failed or wrong")
+    sys.exit(1 if len(bad) else 0)

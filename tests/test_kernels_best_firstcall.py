@@ -282,3 +282,20 @@ def test_repeat_call_takes_the_fast_path(gpu_paths, monkeypatch):
 
 
 _REAL_PLAN_FOR = best._plan_for
+
+
+# ------------------------------------------------------------------------------------------- smoke check
+def test_smoke_rows_run_every_candidate_kind_in_the_interpreter(monkeypatch):
+    """The pre-benchmark check (GPU-only in use), at small odd shapes with the timer and GPU guard
+    stood in: every kind the candidate list offers is pinned, run and compared with the reference."""
+    from gemm_lab import bench
+    from gemm_lab import bench_random as R
+
+    monkeypatch.setattr(best, "current_arch", lambda: "sm_90")
+    monkeypatch.setattr(bench, "require_gpu", lambda: None)
+    monkeypatch.setattr(bench, "graph_bench_ms", lambda fn, rep=10: (fn(), 1.0)[1])
+    monkeypatch.setattr(bench, "env_info", lambda: dict(gpu="cpu"))
+    rows = R.smoke_rows(shapes=((20, 90, 600), (33, 21, 45)))
+    kinds = {(r["M"], r["kind"]) for r in rows}
+    assert {(20, "hinted_swap"), (20, "splitk"), (20, "dtma"), (20, "tma"), (20, "heuristic"), (33, "hinted")} <= kinds
+    assert all(r["error"] == "" and r["rel_err"] < 1e-2 and r["graph_ratio_to_torch"] == 1.0 for r in rows)
