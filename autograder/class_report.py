@@ -29,149 +29,35 @@ import math
 import os
 import re
 import sqlite3
-import statistics
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+from .class_report_model import (  # noqa: F401  (the report's data; class_report.X keeps working)
+    KIND_LABELS,
+    MIN_SHARED,
+    STATUSES,
+    TOP_WRONG,
+    CellInfo,
+    CellStats,
+    CheckStats,
+    ClassReport,
+    KernelStats,
+    WrongAnswer,
+    _blank,
+    _key,
+    show,
+    summary_stats,
+)
 from .course import Course
 
-MIN_SHARED = 3  # the class copy shows no value given by fewer students than this
-TOP_WRONG = 5  # wrong answers listed per check (the rest: one row)
-STATUSES = ("pass", "fail", "grader_error", "not_run")
-KIND_LABELS = {
-    "k_tail": "K 꼬리 (k_tail)", "edge_tile": "가장자리 타일 (edge_tile)",
-    "noncontiguous": "비연속 입력 (noncontiguous)", "poisoned_margin": "오염된 여백 (poisoned_margin)",
-    "tiny": "아주 작은 크기 (tiny)", "packed": "빈틈없는 배치 (packed)", "time_limit": "시간 제한 (time_limit)",
-    "compile_refused": "컴파일 거부 (compile_refused)", "compile_error": "컴파일 오류 (compile_error)",
-}
 PARALLEL_FROM = 400  # autograded notebooks: read them in worker processes from this many on
 
 
 class ReportError(ValueError):
     """Bad use of `make report` (no gradebook, unknown assignment, nothing graded): a one-line message."""
-
-
-# ---------------------------------------------------------------------------------------------- data
-
-
-@dataclass
-class CellInfo:
-    notebook: str
-    grade_id: str
-    max_points: float
-    cell_type: str  # "code" | "markdown"
-    order: int = -1
-    title: str = ""  # the nearest heading above the cell in release/ (Korean)
-    description: str = ""  # the test cell's docstring, first line
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return self.notebook, self.grade_id
-
-
-@dataclass
-class WrongAnswer:
-    value: object
-    students: list = field(default_factory=list)
-    messages: Counter = field(default_factory=Counter)
-
-    @property
-    def message(self) -> str:
-        return self.messages.most_common(1)[0][0] if self.messages else ""
-
-
-@dataclass
-class CheckStats:
-    name: str
-    checked: int = 0
-    correct: int = 0
-    blank: list = field(default_factory=list)  # students
-    wrong: dict = field(default_factory=dict)  # canonical key -> WrongAnswer
-    expected: Counter = field(default_factory=Counter)
-
-    def top_wrong(self, min_students: int = 1) -> tuple[list[WrongAnswer], int, int]:
-        """(the most frequent wrong answers given by >= min_students, rows left out, their students)."""
-        ranked = sorted(self.wrong.values(), key=lambda w: (-len(w.students), _key(w.value)))
-        shown = [w for w in ranked if len(w.students) >= min_students][:TOP_WRONG]
-        rest = [w for w in ranked if w not in shown]
-        return shown, len(rest), sum(len(w.students) for w in rest)
-
-    @property
-    def expected_value(self):
-        return json.loads(self.expected.most_common(1)[0][0]) if self.expected else None
-
-
-@dataclass
-class KernelStats:
-    students: int = 0  # verdicts with a kernel record
-    failed: dict = field(default_factory=lambda: defaultdict(list))  # kind -> [(student, where, reason)]
-
-    def students_by_kind(self) -> list[tuple[str, list[str]]]:
-        out = [(kind, sorted({s for s, _, _ in rows})) for kind, rows in self.failed.items()]
-        return sorted(out, key=lambda kv: (-len(kv[1]), kv[0]))
-
-
-@dataclass
-class CellStats:
-    info: CellInfo
-    handed_in: int = 0
-    points: list = field(default_factory=list)  # scores of the handed-in, graded (not pending) submissions
-    full: int = 0
-    pending: list = field(default_factory=list)  # students whose manual grade is missing
-    status: Counter = field(default_factory=Counter)
-    checks: dict = field(default_factory=dict)  # name -> CheckStats (first-seen order)
-    kernel: KernelStats | None = None
-    grader_errors: list = field(default_factory=list)  # (student, message)
-    blank: list = field(default_factory=list)  # students who failed without giving a value to check
-    unchecked: dict = field(default_factory=dict)  # message -> [student]: failed before any check ran
-
-    @property
-    def verdicts(self) -> int:
-        return sum(self.status.values())
-
-    @property
-    def graded(self) -> int:
-        return len(self.points)
-
-    @property
-    def pass_rate(self) -> float | None:
-        return self.full / self.graded if self.graded else None
-
-    @property
-    def mean_points(self) -> float | None:
-        return sum(self.points) / self.graded if self.graded else None
-
-    @property
-    def blank_share(self) -> float | None:
-        """Share of the students with a verdict who failed without a value to check: every failing check
-        blank, or no check recorded (the answer's name undefined, the cell raised first)."""
-        return len(self.blank) / self.verdicts if self.verdicts else None
-
-
-@dataclass
-class ClassReport:
-    assignment: str
-    students: list  # in the gradebook, sorted
-    notebooks: list  # names, sorted
-    notebook_max: dict
-    totals: dict  # student -> total points (every notebook, 0 where not handed in: as grades.csv)
-    notebook_scores: dict  # notebook -> {student: points} (handed-in only)
-    cells: list  # CellStats, hardest first
-    review: dict  # student -> [note] of this assignment
-    unreadable: list  # (student, what)
-    ignored_verdicts: list  # (student, notebook, why)
-    read_seconds: float = 0.0
-
-    @property
-    def max_total(self) -> float:
-        return sum(self.notebook_max.values())
-
-    @property
-    def pending_total(self) -> int:
-        return sum(len(c.pending) for c in self.cells)
 
 
 # ------------------------------------------------------------------------------------- reading
@@ -398,14 +284,6 @@ def _canon(v, depth: int = 0):
     return str(v)
 
 
-def _key(v) -> str:
-    return json.dumps(v, sort_keys=True, ensure_ascii=False)
-
-
-def _blank(v) -> bool:
-    return v is None or (isinstance(v, str) and not v.strip())
-
-
 def _review_notes(course: Course, assignment: str) -> tuple[dict, list]:
     """({student: [review note of this assignment]}, [(student, why)] of students with no readable hand-in).
 
@@ -549,14 +427,6 @@ def analyze(course: Course, assignment: str, progress=None) -> ClassReport:
 # --------------------------------------------------------------------------------------- output
 
 
-def show(v, limit: int = 120) -> str:
-    """A value as the report prints it (JSON; a blank answer as its Korean label)."""
-    if _blank(v):
-        return "(빈 답)"
-    text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
-    return text if len(text) <= limit else text[:limit - 1] + "…"
-
-
 def _csv_cell(v) -> str:
     """A CSV cell a spreadsheet will not run as a formula."""
     text = "" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v))
@@ -684,13 +554,6 @@ def demo_reports(course: Course, assignments: list[str], out_dir: Path, out=None
             for page in (Path(out_dir) / f"{a}.html", Path(out_dir) / f"{a}_class.html"):
                 page.unlink(missing_ok=True)
     return paths
-
-
-def summary_stats(values: list[float]) -> dict:
-    if not values:
-        return {"n": 0}
-    return {"n": len(values), "mean": statistics.fmean(values), "median": statistics.median(values),
-            "min": min(values), "max": max(values)}
 
 
 def cli(course: Course, assignments: list[str], out_dir: str | None = None) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import math
 
-from .class_report import KIND_LABELS, MIN_SHARED, ClassReport
+from .class_report_model import KIND_LABELS, MIN_SHARED, ClassReport
 
 DPI = 100
 BLUE, RED, GREY = "#4C72B0", "#C44E52", "#8C8C8C"
