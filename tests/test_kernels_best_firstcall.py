@@ -77,13 +77,19 @@ def test_heuristic_tile_follows_the_last_wave():
         best_tune.heuristic([], 1, 1, 1)
 
 
-def test_candidates_add_swap_ab_short_k_and_deeper_splitk():
+def test_candidates_add_swap_ab_short_k_and_deeper_splitk(monkeypatch):
+    monkeypatch.setenv("GEMM_LAB_DEVICE_TMA", "0")
+    assert not any(k == "dtma" for k, _ in best_tune.candidates(3000, 900, 100, ST(3000, 900, 100), "sm_90", False,
+                                                                tma_ok=True))
+    monkeypatch.delenv("GEMM_LAB_DEVICE_TMA")
     skinny = best_tune.candidates(20, 3000, 2000, ST(20, 3000, 2000), "sm_90", True, tma_ok=True)
     assert [c for k, c in skinny if k == "hinted_swap"] == best_tune.SWAP_AB
     assert not any(k == "hinted_swap" for k, _ in best_tune.candidates(
         300, 3000, 2000, ST(300, 3000, 2000), "sm_90", True, tma_ok=True))
     mid = best_tune.candidates(3000, 900, 100, ST(3000, 900, 100), "sm_90", False, tma_ok=True)
     assert all(c in [c for k, c in mid if k == "hinted"] for c in best_tune.SHORT_K_HINTED)
+    assert any(k == "dtma" for k, _ in mid)
+
     sk = best_tune.splitk_configs(64, 16, 8192)
     splits = sorted({c["split_k"] for c in sk})
     assert len(splits) == 3 and any(c["BLOCK_K"] == 128 for c in sk)

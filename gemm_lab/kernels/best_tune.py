@@ -114,11 +114,19 @@ def candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok: 
         if K <= 128 and not small:
             out.append(("tma", SHORT_K_TMA))
         # the same kernel with device-made descriptors: a pointer launch, a few microseconds less CPU
-        out += [("dtma", c) for c in (SMALL_TMA if small else MID_TMA)[:2]]
+        if device_tma_enabled():
+            out += [("dtma", c) for c in (SMALL_TMA if small else MID_TMA)[:2]]
     if M <= SWAP_MAX_M and N >= 4 * M:
         out += [("hinted_swap", c) for c in SWAP_AB]
     out += [("splitk", c) for c in splitk_configs(M, N, K, sms)]
     return out
+
+
+def device_tma_enabled() -> bool:
+    """``GEMM_LAB_DEVICE_TMA=0`` leaves the device-descriptor TMA kernel out of the candidate lists."""
+    import os
+
+    return os.environ.get("GEMM_LAB_DEVICE_TMA", "1").strip() != "0"
 
 
 def _waves(M: int, N: int, bm: int, bn: int, sms: int) -> float:
