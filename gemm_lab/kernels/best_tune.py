@@ -61,12 +61,21 @@ SWAP_MAX_M = 64
 def splitk_configs(M: int, N: int, K: int, sms: int = 132) -> list[dict]:
     """Split-K candidates when the output tiles fill at most half the SMs and K is long: tiles as narrow
     as the output (32 wide for M or N <= 32), K steps of 64 and 128, and splits that about fill the SMs,
-    half that (fewer fp32 partials to sum) and twice that (the partials are summed by one kernel after)."""
+    half that (fewer fp32 partials to sum) and twice that (the partials are summed by one kernel after);
+    for a skinny side up to 128 whose 64-wide tiles are already many, one 128x128-tile split."""
     bn = 32 if N <= 32 else 64
     bm = 32 if M <= 32 else 64
     tiles = triton.cdiv(M, bm) * triton.cdiv(N, bn)
-    if tiles * 2 > sms or K < SPLITK_MIN_K:
+    if K < SPLITK_MIN_K:
         return []
+    if tiles * 2 > sms:
+        # enough small tiles, but a skinny side (e.g. M = 127, N = K = 4096) leaves 128x128 tiles few: those,
+        # split so that about every SM gets one (wide tiles reuse each loaded A and B row more)
+        big = triton.cdiv(M, 128) * triton.cdiv(N, 128)
+        if min(M, N) > 128 or big * 2 > sms or K < 2048:
+            return []
+        s = max(2, min(sms // big, K // 512, 16))
+        return [dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, num_warps=8, num_stages=3, split_k=s)]
     s1 = max(2, min(sms // tiles, K // 256, 64))
     splits = sorted({max(2, s1 // 2), s1, min(2 * s1, K // 128, 128)})
     out = [dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=64, num_warps=4, num_stages=3, split_k=s) for s in splits if s >= 2]
