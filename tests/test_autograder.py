@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from autograder import integrity, sandbox
+from autograder.course import IGNORE, Course
+from autograder.fixture import ASSIGNMENT
 
-from autograder import integrity, sandbox  # noqa: E402
-from autograder.course import IGNORE, Course, release  # noqa: E402
-from autograder.fixture import ASSIGNMENT, make_course  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _load_config(root: Path):
@@ -45,13 +44,11 @@ def test_grading_outputs_are_ignored_by_git():
 
 
 @pytest.fixture(scope="module")
-def released(tmp_path_factory):
-    root = make_course(tmp_path_factory.mktemp("course"))
-    course = Course.at(root)
-    release(course, ASSIGNMENT)
-    return course
+def released(tmp_path_factory, make_scratch_course):
+    return make_scratch_course(tmp_path_factory.mktemp("course"), released=True)
 
 
+@pytest.mark.slow
 def test_release_leaves_out_py_masters_and_solutions(released):
     files = sorted(p.name for p in (released.release / ASSIGNMENT).iterdir())
     assert files == ["01_counts.ipynb", "02_vectors.ipynb", "data.csv"]  # no *.py master
@@ -59,9 +56,7 @@ def test_release_leaves_out_py_masters_and_solutions(released):
     assert "tiles = 54" not in text and "BEGIN HIDDEN TESTS" not in text and "raise NotImplementedError" in text
 
 
-def test_bwrap_argv_exposes_only_the_environment(tmp_path):
-    if sandbox.bwrap_path() is None:
-        pytest.skip("bubblewrap not installed")
+def test_bwrap_argv_exposes_only_the_environment(tmp_path, bwrap):
     argv = sandbox.bwrap_options(str(tmp_path / "rt"))  # the hand-in is copied in, never bound
     assert "--unshare-all" in argv and "--die-with-parent" in argv and "--clearenv" in argv
     binds = [argv[i + 1] for i, a in enumerate(argv) if a in ("--bind", "--ro-bind")]
@@ -72,9 +67,7 @@ def test_bwrap_argv_exposes_only_the_environment(tmp_path):
     assert rw == [str(tmp_path / "rt")]
 
 
-def test_bwrap_sandbox_hides_the_repository(tmp_path):
-    if sandbox.bwrap_path() is None:
-        pytest.skip("bubblewrap not installed")
+def test_bwrap_sandbox_hides_the_repository(tmp_path, bwrap):
     handin = tmp_path / "handin"
     handin.mkdir()
     (handin / "mine.txt").write_text("mine")

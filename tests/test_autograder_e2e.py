@@ -20,17 +20,14 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+from autograder import grade as grade_mod
+from autograder.__main__ import compare_with_expected, run_demo
+from autograder.course import Course, read_notebook
+from autograder.fixture import ASSIGNMENT, make_course
+from autograder.make_samples import SNOOP, make_samples
+from autograder.report import feedback, write_grades_csv
 
-from autograder import grade as grade_mod  # noqa: E402
-from autograder import sandbox  # noqa: E402
-from autograder.__main__ import compare_with_expected, run_demo  # noqa: E402
-from autograder.course import Course, read_notebook, release  # noqa: E402
-from autograder.fixture import ASSIGNMENT, make_course  # noqa: E402
-from autograder.make_samples import SNOOP, make_samples  # noqa: E402
-from autograder.report import feedback, write_grades_csv  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _tree_digest(*dirs: Path) -> dict[str, str]:
@@ -61,11 +58,8 @@ def test_refuses_without_bwrap(monkeypatch):
 
 
 @pytest.mark.slow
-def test_samples_graded_as_expected_and_contained(tmp_path):
-    if sandbox.bwrap_path() is None:
-        pytest.skip("bubblewrap not installed (apt-get install -y bubblewrap)")
-    course = Course.at(make_course(tmp_path / "course"))
-    release(course, ASSIGNMENT)
+def test_samples_graded_as_expected_and_contained(tmp_path, make_scratch_course, bwrap):
+    course = make_scratch_course(tmp_path / "course", released=True)
     samples = make_samples(course, ASSIGNMENT, tmp_path / "samples", full_all=True)
     state = {}
 
@@ -223,14 +217,12 @@ def test_committed_samples_are_current(assignment, tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment", COMMITTED)
-def test_committed_samples_score_as_expected(assignment, tmp_path):
+def test_committed_samples_score_as_expected(assignment, tmp_path, bwrap):
     """`make demo`: the committed samples, graded from the current source/, score what expected.csv says.
 
     Fails when the notebooks changed and the samples were not regenerated
     (the command test_committed_samples_are_current prints).
     """
-    if sandbox.bwrap_path() is None:
-        pytest.skip("bubblewrap not installed (apt-get install -y bubblewrap)")
     if not (ROOT / "source" / assignment).is_dir():
         pytest.skip(f"no source/{assignment}")
     import io
@@ -247,16 +239,13 @@ def test_committed_samples_score_as_expected(assignment, tmp_path):
 
 
 @pytest.mark.slow
-def test_notebook_time_limit_stops_the_rest(tmp_path):
+def test_notebook_time_limit_stops_the_rest(tmp_path, make_scratch_course, bwrap):
     """With a notebook limit shorter than the cell limit, the looping cell is cut at the notebook limit
     and every later cell is not run (its tests score zero), while the other notebook is still graded."""
-    if sandbox.bwrap_path() is None:
-        pytest.skip("bubblewrap not installed (apt-get install -y bubblewrap)")
     from autograder.collect import collect
     from autograder.grade import autograde
 
-    course = Course.at(make_course(tmp_path / "course"))
-    release(course, ASSIGNMENT)
+    course = make_scratch_course(tmp_path / "course", released=True)
     samples = make_samples(course, ASSIGNMENT, tmp_path / "samples", full_all=True)
     drop = tmp_path / "drop"
     drop.mkdir()

@@ -9,26 +9,24 @@ from __future__ import annotations
 
 import csv
 import shutil
-import sys
 import warnings
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from autograder.__main__ import main  # noqa: E402
-from autograder.class_report import (  # noqa: E402
+from autograder.__main__ import main
+from autograder.class_report import (
     MIN_SHARED,
     _csv_cell,
     analyze,
     build_report,
 )
-from autograder.class_report_plots import bins  # noqa: E402
-from autograder.course import Course  # noqa: E402
-from autograder.synthetic_class import BREAK_EVEN_HINT, REGROUP_HINT, make_class, student_ids  # noqa: E402
+from autograder.class_report_plots import bins
+from autograder.course import Course
+from autograder.synthetic_class import BREAK_EVEN_HINT, REGROUP_HINT, make_class, student_ids
+
+ROOT = Path(__file__).resolve().parent.parent
 
 A = "week07"
 

@@ -19,23 +19,17 @@ from pathlib import Path
 
 import pytest
 
+from autograder import collect as col
+from autograder.collect_names import LMS_REGEXP, parse_lms_name, sanitize_student_id
+from autograder.collect_report import report_path
+from autograder.collect_zip import ZipLimits
+from autograder.course import Course
+from autograder.fixture import ASSIGNMENT, make_course
+from autograder.report import grade_table, review_flags, write_grades_csv
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from autograder import collect as col  # noqa: E402
-from autograder.collect_names import LMS_REGEXP, parse_lms_name, sanitize_student_id  # noqa: E402
-from autograder.collect_report import report_path  # noqa: E402
-from autograder.collect_zip import ZipLimits  # noqa: E402
-from autograder.course import Course  # noqa: E402
-from autograder.fixture import ASSIGNMENT, make_course  # noqa: E402
-from autograder.report import grade_table, review_flags, write_grades_csv  # noqa: E402
-
-NB1, NB2 = "01_counts", "02_vectors"
-
-
-@pytest.fixture
-def course(tmp_path):
-    return Course.at(make_course(tmp_path / "course"))
+NB1, NB2 = "01_counts", "02_vectors"  # the `course` fixture (scratch course, not released): conftest.py
 
 
 def _nb(course: Course, name: str, marker: str = "") -> dict:

@@ -5,16 +5,13 @@ Nothing here installs, asks the network or compiles (tools/compat.py does that; 
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
+import compat
+import compat_sets as cs
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-import compat  # noqa: E402
-import compat_sets as cs  # noqa: E402
 
 PINS = {"torch": "2.13.0", "triton": "3.7.1", "numpy": "2.4.6", "pandas": "3.1.1", "matplotlib": "3.11.2",
         "ipywidgets": "8.1.9", "ipykernel": "7.4.0", "nbclient": "0.11.0", "pytest": "9.2.0",

@@ -74,21 +74,6 @@ def test_death_reason_reads_the_exit_status(status, reason, sig):
 
 
 # ------------------------------------------------------------------------------------ real processes
-def _course(tmp_path, students: dict):
-    from autograder.course import Course, release
-    from autograder.fixture import ASSIGNMENT, hand_in, make_course, solved
-
-    course = Course.at(make_course(tmp_path / "course"))
-    release(course, ASSIGNMENT)
-    full = {n: solved(course.root, n) for n in ("01_counts", "02_vectors")}
-    for student, edit in students.items():
-        nbs = json.loads(json.dumps(full))
-        if edit:
-            edit(nbs)
-        hand_in(course.root, student, nbs)
-    return course
-
-
 def _start(course, *extra, env=None):
     cmd = [sys.executable, "-m", "autograder", "--course-root", str(course.root), "autograde", "demo01",
            "--cell-timeout", "30", "--notebook-timeout", "120", *extra]
@@ -163,7 +148,7 @@ def _cmdline(pid: int) -> str:
 
 
 @pytest.mark.slow
-def test_sigkill_midway_then_rerun_keeps_scores_and_grades_the_rest_once(tmp_path):
+def test_sigkill_midway_then_rerun_keeps_scores_and_grades_the_rest_once(tmp_path, make_scratch_course):
     from autograder import sandbox
 
     if sandbox.bwrap_path() is None:
@@ -173,7 +158,7 @@ def test_sigkill_midway_then_rerun_keeps_scores_and_grades_the_rest_once(tmp_pat
         cell = next(c for c in nbs["01_counts"]["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "ans_pct")
         cell["source"] = "pct = 41.0"
 
-    course = _course(tmp_path, {"a_full": None, "b_wrong": wrong, "c_full": None})
+    course = make_scratch_course(tmp_path / "course", hand_ins={"a_full": None, "b_wrong": wrong, "c_full": None})
     # 0. kill -9 while it records the assignment (nbgrader generate_assignment writing the gradebook)
     p = _start(course, "--jobs", "1")
     lock = course.work / "autograde.lock"
@@ -231,7 +216,7 @@ def test_sigkill_midway_then_rerun_keeps_scores_and_grades_the_rest_once(tmp_pat
 
 
 @pytest.mark.slow
-def test_second_autograde_refused_and_kernel_killed_from_outside_flagged(tmp_path):
+def test_second_autograde_refused_and_kernel_killed_from_outside_flagged(tmp_path, make_scratch_course):
     from autograder import sandbox
 
     if sandbox.bwrap_path() is None:
@@ -249,7 +234,8 @@ def test_second_autograde_refused_and_kernel_killed_from_outside_flagged(tmp_pat
         cells.insert(i + 1, {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
                              "source": "import os\nos._exit(3)"})
 
-    course = _course(tmp_path, {"sleeper": sleeper, "self_exit": self_exit, "sleeper_once": sleeper})
+    course = make_scratch_course(tmp_path / "course",
+                                 hand_ins={"sleeper": sleeper, "self_exit": self_exit, "sleeper_once": sleeper})
     p = _start(course, "--jobs", "3", "--unit", "notebook")  # the other tests here grade a task per hand-in
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.extend(p.stdout), daemon=True)

@@ -21,10 +21,10 @@ import pytest
 distributed = pytest.importorskip("distributed")
 import cloudpickle  # noqa: E402
 
-from autograder import dispatch, sandbox  # noqa: E402
+from autograder import dispatch  # noqa: E402
 from autograder.collect import collect  # noqa: E402
-from autograder.course import Course, release  # noqa: E402
-from autograder.fixture import ASSIGNMENT, make_course  # noqa: E402
+from autograder.course import Course  # noqa: E402
+from autograder.fixture import ASSIGNMENT  # noqa: E402
 from autograder.grade import autograde  # noqa: E402
 from autograder.make_samples import make_samples  # noqa: E402
 from autograder.report import scores  # noqa: E402
@@ -34,9 +34,8 @@ STUDENTS = ["full_marks", "all_wrong"]
 cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import tests/
 
 
-def _course(tmp_path: Path, name: str, students=STUDENTS) -> Course:
-    course = Course.at(make_course(tmp_path / name))
-    release(course, ASSIGNMENT)
+def _course(make_scratch_course, tmp_path: Path, name: str, students=STUDENTS) -> Course:
+    course = make_scratch_course(tmp_path / name, released=True)
     samples = make_samples(course, ASSIGNMENT, tmp_path / f"{name}-samples", full_all=True, cases=students)
     collect(course, ASSIGNMENT, samples)
     return course
@@ -51,12 +50,10 @@ def _graded(course: Course, monkeypatch, scheduler: str | None) -> dict:
 
 
 @pytest.fixture(scope="module")
-def local_scores(tmp_path_factory):
-    if sandbox.bwrap_path() is None:
-        pytest.skip("bubblewrap not installed (apt-get install -y bubblewrap)")
+def local_scores(tmp_path_factory, make_scratch_course, bwrap):
     mp = pytest.MonkeyPatch()
     try:
-        return _graded(_course(tmp_path_factory.mktemp("local"), "c"), mp, None)
+        return _graded(_course(make_scratch_course, tmp_path_factory.mktemp("local"), "c"), mp, None)
     finally:
         mp.undo()
 
@@ -72,10 +69,12 @@ def test_scheduler_address_is_checked(monkeypatch):
             pass
 
 
-def test_local_cluster_same_scores(local_scores, tmp_path, monkeypatch):
+@pytest.mark.slow
+def test_local_cluster_same_scores(local_scores, tmp_path, monkeypatch, make_scratch_course):
     assert local_scores["full_marks"] and sum(local_scores["full_marks"].values()) > 0
     with dispatch.local_cluster(2) as cluster:
-        assert _graded(_course(tmp_path, "c"), monkeypatch, cluster.scheduler_address) == local_scores
+        course = _course(make_scratch_course, tmp_path, "c")
+        assert _graded(course, monkeypatch, cluster.scheduler_address) == local_scores
 
 
 # --------------------------------------------------------------------------- worker deaths (toy tasks)
@@ -95,6 +94,7 @@ def _always_dies(marker: str) -> str:
     os._exit(1)
 
 
+@pytest.mark.slow
 def test_worker_death_retried_once_then_reported(tmp_path):
     once, always = tmp_path / "once", tmp_path / "always"
     with dispatch.local_cluster(2) as cluster, dispatch.dask_client(cluster) as client:
@@ -121,7 +121,8 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_cli_cluster_same_scores_and_a_killed_worker(local_scores, tmp_path, monkeypatch):
+@pytest.mark.slow
+def test_cli_cluster_same_scores_and_a_killed_worker(local_scores, tmp_path, monkeypatch, make_scratch_course):
     dask_cli = str(Path(sys.executable).parent / "dask")
     port = _free_port()
     addr = f"tcp://127.0.0.1:{port}"
@@ -152,7 +153,7 @@ def test_cli_cluster_same_scores_and_a_killed_worker(local_scores, tmp_path, mon
 
             killer = threading.Thread(target=kill_first_busy_worker)
             killer.start()
-            course = _course(tmp_path, "kill")
+            course = _course(make_scratch_course, tmp_path, "kill")
             monkeypatch.setenv(dispatch.ENV, addr)
             results = autograde(course, ASSIGNMENT, jobs=2, cell_timeout=60, quiet=True)
             killer.join()

@@ -19,12 +19,11 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from autograder import safe_feedback as sf
+from autograder.normalize import normalize
+from autograder.output_limits import OutputBudget, is_notice, output_bytes
 
-from autograder import safe_feedback as sf  # noqa: E402
-from autograder.normalize import normalize  # noqa: E402
-from autograder.output_limits import OutputBudget, is_notice, output_bytes  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 PAYLOADS = [
     "<script>alert('s1')</script>",
@@ -418,17 +417,13 @@ def _hostile_handins(root):
 
 
 @pytest.mark.slow
-def test_feedback_of_hostile_and_edited_handins_is_safe(tmp_path):
-    from autograder import sandbox
-    from autograder.course import Course, read_notebook, release
-    from autograder.fixture import ASSIGNMENT, make_course
+def test_feedback_of_hostile_and_edited_handins_is_safe(tmp_path, make_scratch_course, bwrap):
+    from autograder.course import read_notebook
+    from autograder.fixture import ASSIGNMENT
     from autograder.grade import autograde
     from autograder.report import feedback
 
-    if sandbox.bwrap_path() is None:
-        pytest.skip("bubblewrap not installed (apt-get install -y bubblewrap)")
-    course = Course.at(make_course(tmp_path / "course"))
-    release(course, ASSIGNMENT)
+    course = make_scratch_course(tmp_path / "course", released=True)
     _hostile_handins(course.root)
     t0 = time.monotonic()
     results = {r.student: r for r in autograde(course, ASSIGNMENT, jobs=2, cell_timeout=30, notebook_timeout=120,
@@ -491,17 +486,13 @@ def test_feedback_of_hostile_and_edited_handins_is_safe(tmp_path):
 
 
 @pytest.mark.slow
-def test_without_normalize_nbgrader_crashes_on_the_edited_handin(tmp_path, monkeypatch):
+def test_without_normalize_nbgrader_crashes_on_the_edited_handin(tmp_path, monkeypatch, make_scratch_course, bwrap):
     """The problem the normalisation solves, reproduced: nbgrader 0.9.6 itself fails on these edits
     (KeyError in add_missing_grade_cells / 'grade_id'), so the whole hand-in would score 0."""
-    from autograder import grade, sandbox
-    from autograder.course import Course, release
-    from autograder.fixture import ASSIGNMENT, make_course
+    from autograder import grade
+    from autograder.fixture import ASSIGNMENT
 
-    if sandbox.bwrap_path() is None:
-        pytest.skip("bubblewrap not installed (apt-get install -y bubblewrap)")
-    course = Course.at(make_course(tmp_path / "course"))
-    release(course, ASSIGNMENT)
+    course = make_scratch_course(tmp_path / "course", released=True)
     _hostile_handins(course.root)
     monkeypatch.setattr(grade, "normalize_file", lambda path, release_path: [])
     (res,) = grade.autograde(course, ASSIGNMENT, students=["edited"], jobs=1, quiet=True)

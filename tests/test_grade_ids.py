@@ -8,24 +8,22 @@ import copy
 import importlib.util
 import json
 import random
-import sys
 from pathlib import Path
 
 import jupytext
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from autograder import grade_ids  # noqa: E402
-from autograder.grade_ids import (  # noqa: E402
+from autograder import grade_ids
+from autograder.grade_ids import (
     OLD_GRADE_IDS,
     expected_values,
     id_leaks,
     notebook_leaks,
     renames,
 )
-from autograder.normalize import normalize, normalize_file  # noqa: E402
+from autograder.normalize import normalize, normalize_file
+
+ROOT = Path(__file__).resolve().parent.parent
 
 MASTERS = sorted(ROOT.glob("source/*/*.py"))
 
@@ -245,18 +243,15 @@ def test_renames_apply_only_where_the_release_has_the_new_id_and_not_the_old(tmp
 
 
 @pytest.mark.slow
-def test_an_old_id_hand_in_gets_its_points(tmp_path, monkeypatch):
+def test_an_old_id_hand_in_gets_its_points(tmp_path, monkeypatch, bwrap):
     """End to end (nbgrader + bubblewrap): a full-marks hand-in made from the release before its ids were
     renamed scores what the same hand-in with the new ids scores, and the review says what was renamed."""
     from nbgrader.api import Gradebook
 
-    from autograder import sandbox
     from autograder.course import Course, release
     from autograder.fixture import ASSIGNMENT, hand_in, make_course, solved
     from autograder.grade import autograde
 
-    if sandbox.bwrap_path() is None:
-        pytest.skip("bubblewrap not installed (apt-get install -y bubblewrap)")
     course = Course.at(make_course(tmp_path / "course"))
     renamed = {"vec_even": "vec_values"}  # "even" would name the answer's property
     master = course.source / ASSIGNMENT / "02_vectors.ipynb"

@@ -18,23 +18,17 @@ from pathlib import Path
 
 import pytest
 
+from autograder import collect as col
+from autograder.collect_names import sanitize_student_id
+from autograder.course import Course
+from autograder.fixture import ASSIGNMENT, make_course
+from autograder.gradebook_export import export, read_gradebook
+from autograder.roster import load_roster
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from autograder import collect as col  # noqa: E402
-from autograder.collect_names import sanitize_student_id  # noqa: E402
-from autograder.course import Course  # noqa: E402
-from autograder.fixture import ASSIGNMENT, make_course  # noqa: E402
-from autograder.gradebook_export import export, read_gradebook  # noqa: E402
-from autograder.roster import load_roster  # noqa: E402
-
-NB1, NB2 = "01_counts", "02_vectors"
+NB1, NB2 = "01_counts", "02_vectors"  # the `course` fixture (scratch course, not released): conftest.py
 KIM, LEE, PARK = "김민수", "Dave Lee", "박 지우"
-
-
-@pytest.fixture
-def course(tmp_path):
-    return Course.at(make_course(tmp_path / "course"))
 
 
 def _text(course: Course, name: str, marker: str) -> str:

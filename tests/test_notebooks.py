@@ -3,17 +3,14 @@
 The notebooks are executed as a student runs them in tests/test_student_path.py (once per kind:
 release, master, lab); the nbgrader round trip grades them in tests/test_roundtrip.py."""
 
-import sys
 from pathlib import Path
 
+import build_notebooks
 import pytest
 
+import release
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-import build_notebooks  # noqa: E402
-
-import release  # noqa: E402
 
 ASSIGNMENTS = sorted(p.name for p in (ROOT / "source").glob("week*") if p.is_dir())
 

@@ -13,12 +13,11 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from autograder import dispatch, lock, schedule
+from autograder.course import Course
+from autograder.limits import GiB
 
-from autograder import dispatch, lock, schedule  # noqa: E402
-from autograder.course import Course  # noqa: E402
-from autograder.limits import GiB  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _fake_host(tmp_path, avail_gib: float, cg_max: str | None = None, cg_current: int = 0):
@@ -213,24 +212,22 @@ def test_killed_commands_leave_nothing_a_rerun_does_not_clean(tmp_path):
 
 
 @pytest.mark.slow
-def test_killed_collect_staging_is_cleaned_by_the_next_collect(tmp_path):
+def test_killed_collect_staging_is_cleaned_by_the_next_collect(tmp_path, make_scratch_course):
     """A collect killed with SIGKILL mid-way leaves its staging; the next collect removes it."""
     from autograder.collect import collect
-    from autograder.course import release
-    from autograder.fixture import ASSIGNMENT, make_course, solved
+    from autograder.fixture import ASSIGNMENT, solved
 
-    course = Course.at(make_course(tmp_path / "course"))
-    release(course, ASSIGNMENT)
+    course = make_scratch_course(tmp_path / "course", released=True)
     src = tmp_path / "downloads"
     src.mkdir()
     for s in ("ann", "bob"):
         (src / f"{s}.ipynb").write_text(json.dumps(solved(course.root, "01_counts")), encoding="utf-8")
-    code = ("import sys, os, signal; sys.path.insert(0, sys.argv[1]);"
+    code = ("import sys, os, signal;"
             "import autograder.collect as c; from autograder.course import Course;"
             "c._Run.choose = lambda self: os.kill(os.getpid(), signal.SIGKILL);"
-            "c.collect(Course.at(sys.argv[2]), sys.argv[3], sys.argv[4])")
-    p = subprocess.run([sys.executable, "-c", code, str(ROOT), str(course.root), ASSIGNMENT, str(src)],
-                       capture_output=True, text=True, timeout=120)
+            "c.collect(Course.at(sys.argv[1]), sys.argv[2], sys.argv[3])")
+    p = subprocess.run([sys.executable, "-c", code, str(course.root), ASSIGNMENT, str(src)],
+                       capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert p.returncode == -9, p.stderr
     left = list(course.work.glob("collect-*"))
     assert left and any(left[0].rglob("*.ipynb"))  # the kill left a staging copy behind

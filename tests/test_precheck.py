@@ -3,16 +3,12 @@ environment stops autograde with one line naming the likely cause."""
 
 import json
 import shutil
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from autograder import fixture, precheck  # noqa: E402
-from autograder.__main__ import main  # noqa: E402
-from autograder.course import Course, release  # noqa: E402
+from autograder import fixture, precheck
+from autograder.__main__ import main
+from autograder.course import Course, release
 
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 

@@ -3,17 +3,14 @@ the untouched release to zero on every auto-graded cell (tools/roundtrip.py, san
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tools"))
+from autograder import sandbox
+from autograder.course import Course
 
-from autograder import sandbox  # noqa: E402
-from autograder.course import Course  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 ASSIGNMENTS = Course.at(ROOT).assignments()
 

@@ -18,12 +18,11 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from autograder import cgroup as cg_mod
+from autograder import limits as lim
+from autograder import sandbox, seccomp
 
-from autograder import cgroup as cg_mod  # noqa: E402
-from autograder import limits as lim  # noqa: E402
-from autograder import sandbox, seccomp  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 needs_bwrap = pytest.mark.skipif(sandbox.bwrap_path() is None, reason="bubblewrap not installed")
 SECRET = "tok-d41d8cd98f00b204"

@@ -24,13 +24,11 @@ import sys
 import zipfile
 from pathlib import Path
 
+import build_notebooks
 import pytest
 import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-import build_notebooks  # noqa: E402
 
 VENV = ROOT / "build" / "student-venv"
 WHEELS = ROOT / "build" / "student-wheel"

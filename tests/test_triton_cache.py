@@ -9,10 +9,8 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from autograder import sandbox, triton_cache  # noqa: E402
-from gemm_lab import triton_cache as layered  # noqa: E402
+from autograder import sandbox, triton_cache
+from gemm_lab import triton_cache as layered
 
 needs_bwrap = pytest.mark.skipif(sandbox.bwrap_path() is None, reason="bubblewrap not installed")
 REPO = Path(__file__).resolve().parent.parent
@@ -67,10 +65,11 @@ def test_env_for_needs_an_absolute_path():
 def test_triton_uses_the_layered_manager_for_a_real_compile(tmp_path):
     """A cross-compile in a fresh process: first run fills the shared folder, a second process with an
     empty private cache compiles nothing (its own cache stays empty) and gets the same artifacts."""
-    code = ("import sys, os; sys.path.insert(0, %r); from gemm_lab import compile as c; "
-            "a = c.compile_artifacts('vector_add', target='sm_80'); print(len(a.ptx))") % str(REPO)
+    code = ("from gemm_lab import compile as c; "
+            "a = c.compile_artifacts('vector_add', target='sm_80'); print(len(a.ptx))")
     shared, own = tmp_path / "shared", tmp_path / "own"
-    base = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GEMM_LAB_COMPILE_CACHE": "off"}
+    base = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GEMM_LAB_COMPILE_CACHE": "off",
+            "PYTHONPATH": str(REPO)}
     first = subprocess.run([sys.executable, "-c", code], env=dict(base, TRITON_CACHE_DIR=str(shared)),
                            capture_output=True, text=True, timeout=300)
     assert first.returncode == 0, first.stderr
