@@ -229,10 +229,12 @@ def _tune_policy(policy: str):
 
 
 def _pinned_text(plan) -> str:
-    """"kernel config (source)" of what a plan runs, e.g. "hinted 64x64x64 s4 w4 (heuristic)"."""
+    """"kernel config (source)" of what a plan runs, e.g. "hinted 64x64x64 s4 w4 (heuristic)"; a first
+    pick borrowed from the nearest tuned shape of its class (``best_store.nearest``) says which."""
     if plan is None or plan.pinned is None:
         return ""
-    return f"{plan.pinned[0]} {_cfg_text(plan.pinned[1])} ({plan.source})"
+    near = f", from the pick tuned at {'x'.join(map(str, plan.near))}" if getattr(plan, "near", None) else ""
+    return f"{plan.pinned[0]} {_cfg_text(plan.pinned[1])} ({plan.source}{near})"
 
 
 def _plan_of(a, b):
@@ -278,7 +280,8 @@ def run(csv_path: str, seed: int = DEFAULT_SEED, n: int = 40, n_bf16: int = 10, 
     """Measure every job not yet in ``csv_path`` (resumes), rewriting the CSV after each shape.
 
     ``plan_dir``: best_matmul's plan store for the run (``GEMM_LAB_PLAN_DIR``); default a new empty
-    folder, so that every first call is a cold one (no pick stored by an earlier run)."""
+    folder: no shape's pick is stored before it is measured, but a first call may start from the pick
+    tuned for an earlier shape of the run in its class (``first_choice`` says so)."""
     plan_dir = plan_dir or tempfile.mkdtemp(prefix="gemm_lab_plans_")
     old = os.environ.get("GEMM_LAB_PLAN_DIR")
     os.environ["GEMM_LAB_PLAN_DIR"] = plan_dir

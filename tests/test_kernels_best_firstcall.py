@@ -308,3 +308,45 @@ def test_smoke_rows_run_every_candidate_kind_in_the_interpreter(monkeypatch):
     kinds = {(r["M"], r["kind"]) for r in rows}
     assert {(20, "hinted_swap"), (20, "splitk"), (20, "dtma"), (20, "tma"), (20, "heuristic"), (33, "hinted")} <= kinds
     assert all(r["error"] == "" and r["rel_err"] < 1e-2 and r["graph_ratio_to_torch"] == 1.0 for r in rows)
+
+
+# ------------------------------------------------------------------------------------------- neighbours
+def test_nearest_stored_pick_of_the_same_class(monkeypatch, tmp_path):
+    from gemm_lab.kernels import best_store
+
+    monkeypatch.setenv("GEMM_LAB_PLAN_DIR", str(tmp_path))
+    assert best_store.nearest("c", 10, 10, 10) is None  # no file yet
+    best_store.save(("k1",), "hinted", {"x": 1}, dict(M=100, N=200, K=300, cls="c"))
+    best_store.save(("k2",), "tma", {"x": 2}, dict(M=400, N=200, K=300, cls="c"))
+    best_store.save(("k3",), "splitk", {"x": 3}, dict(M=110, N=200, K=300, cls="other"))
+    best_store.save(("k4",), "hinted", {"x": 4})  # no shape: never a neighbour
+    assert best_store.nearest("c", 120, 200, 300) == (("hinted", {"x": 1}), (100, 200, 300))
+    assert best_store.nearest("c", 350, 210, 300) == (("tma", {"x": 2}), (400, 200, 300))
+    assert best_store.nearest("c", 5000, 5000, 300) is None        # too far from both
+    assert best_store.nearest("none", 100, 200, 300) is None
+    assert best_store.load(("k1",)) == ("hinted", {"x": 1}) and best_store.load(("k4",)) == ("hinted", {"x": 4})
+    monkeypatch.setenv("GEMM_LAB_PLAN_DIR", "off")
+    assert best_store.nearest("c", 100, 200, 300) is None
+
+
+def test_first_call_borrows_the_nearest_tuned_pick(gpu_paths, monkeypatch):
+    timed = gpu_paths
+    state = {}
+
+    def fake_time(fn):
+        fn()
+        timed.append(1)
+        return 0.5 if len(timed) == 3 else 2.0  # the third candidate timed wins (not the rules' pick)
+
+    monkeypatch.setattr(best_tune, "graph_time_ms", fake_time)
+    a, b = _ab(40, 24, 32)
+    report = K.best_matmul.tune(a, b)
+    state["won"] = report["picked"]
+    assert report["picked"] != report["heuristic"]
+    a2, b2 = _ab(44, 24, 40)  # same class (rows 16-byte aligned too), near: starts from that pick
+    K.assert_close(K.best_matmul(a2, b2), K.reference_matmul(a2, b2))
+    plan = _plan(a2, b2)
+    assert plan.pinned == state["won"] and plan.near == (40, 24, 32) and plan.source == "heuristic"
+    a3, b3 = _ab(44, 24, 40, dtype=torch.float32)  # another dtype: another class, the rules' pick
+    K.best_matmul(a3, b3)
+    assert _plan(a3, b3).near is None

@@ -179,6 +179,7 @@ class _Plan:
         self.sk = None       # split-K: (slice length, slices), when that is what runs
         self.swap = False    # swap-AB: the kernel computes C^T = B^T A^T
         self.qargs = ()
+        self.near = None     # (M, N, K) of the tuned shape whose pick the first call borrowed, if any
 
     # ------------------------------------------------------------------ output
     def new_out(self, a: torch.Tensor) -> torch.Tensor:
@@ -189,6 +190,16 @@ class _Plan:
         return torch.empty_strided((self.M, self.N), (self.out_cols, 1), dtype=a.dtype, device=a.device)
 
     # ------------------------------------------------------------------ pinning
+    def shape_class(self, a, b, out) -> str:
+        """What a tuned pick is shared by (``best_store.nearest``): the choice, dtype, activation, ranking,
+        and per operand whether its rows are 16-byte aligned and whether it is transposed; a neighbour's
+        pick is used only if it is in this shape's candidate list too."""
+        def lay(t):
+            return f"{'T' if t.stride(0) == 1 and t.stride(1) != 1 else 'N'}{int(_descriptor_ok(t))}"
+
+        return "|".join((self.choice.kernel, str(a.dtype), self.act or "-", self.tune_for,
+                         lay(a), lay(b), lay(out)))
+
     def _candidates(self, a, b, out) -> list:
         strides = (a.stride(0), a.stride(1), b.stride(0), b.stride(1), out.stride(0), out.stride(1))
         arch = current_arch()
@@ -332,7 +343,11 @@ class _Plan:
             if self.policy == "first" and not _capturing(a):
                 self.tune(a, b, out)
                 return
-            self._pin(best_tune.heuristic(cands, self.M, self.N, self.K, self.sms), a, b, out)
+            # the pick tuned for the nearest shape of this class, when there is one, else the rules'
+            near = best_store.nearest(self.shape_class(a, b, out), self.M, self.N, self.K)
+            self._pin(near[0] if near and near[0] in cands else
+                      best_tune.heuristic(cands, self.M, self.N, self.K, self.sms), a, b, out)
+            self.near = near[1] if near and near[0] in cands else None
             self.source = "heuristic"
             if self.policy == "off":
                 self.source, self.fast = "heuristic (tuning off)", self.go
@@ -350,7 +365,9 @@ class _Plan:
         budget_s = _budget_s() if budget_s is None else budget_s
         t0 = time.perf_counter()
         cands = self._candidates(a, b, out)
-        first = best_tune.heuristic(cands, self.M, self.N, self.K, self.sms)
+        # the first call's pick (the rules' or a neighbour's) is timed first: within any budget, and the
+        # report says how much tuning gained over it
+        first = self.pinned if self.pinned in cands else best_tune.heuristic(cands, self.M, self.N, self.K, self.sms)
         cands = [first] + [c for c in cands if c != first]
         states = {}
 
@@ -372,7 +389,7 @@ class _Plan:
                            skipped=len(cands) - len(timings), candidates=len(cands), heuristic=first,
                            ms=ms, heuristic_ms=next((t for c, t in timings if c == first), float("nan")))
         if self.key is not None:
-            best_store.save(self.key, *best)
+            best_store.save(self.key, *best, dict(M=self.M, N=self.N, K=self.K, cls=self.shape_class(a, b, out)))
         _log.info("best_matmul: tuned %dx%dx%d in %.1f s: %s (%d of %d candidates timed, %d left out by the "
                   "%.0f s budget)", self.M, self.N, self.K, seconds, best[0], len(timings), len(cands),
                   len(cands) - len(timings), budget_s)
@@ -520,7 +537,8 @@ def tune(a: torch.Tensor, b: torch.Tensor, *, activation: str | None = None, out
     """Time ``best_matmul``'s candidates for these inputs now (a GPU's tiled paths), pin the fastest and
     store it on disk; returns a report: ``source`` ("tuned", or "store" / "interpreter" when nothing was
     timed), ``picked`` (kernel, config), ``seconds``, ``timed`` / ``skipped`` / ``candidates`` counts,
-    ``heuristic`` (the first call's pick) and ``ms`` / ``heuristic_ms`` (their GPU times). A plan tuned
+    ``heuristic`` (the first call's pick: the rules', or the one tuned for the nearest shape of its class)
+    and ``ms`` / ``heuristic_ms`` (their GPU times). A plan tuned
     before (this process) is not timed again: its report is returned. The result is written to ``out``
     (or a scratch output) as a side effect."""
     if budget_s is not None:

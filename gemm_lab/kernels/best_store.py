@@ -4,8 +4,9 @@ One JSON file (``GEMM_LAB_PLAN_DIR``, default ``~/.cache/gemm_lab``, file ``best
 section per GPU and software (device name, SM count, torch and triton versions: a plan tuned for one of
 them says nothing about another) to entries per plan key (shapes, strides, dtypes, 16-byte alignment,
 activation, output layout, ``tune_for``: what the kernels are specialized on) holding the pinned
-candidate ``[kernel, config]``. Only what a later run can check is stored: the loader accepts an entry
-only if that candidate is still in the current candidate list. A missing, unreadable or foreign file is
+candidate ``[kernel, config, shape]`` (``shape``: M, N, K and a coarse class, so that a new shape of the
+same class can start from the pick of the nearest tuned one, ``nearest``). Only what a later run can check
+is stored: the loader accepts an entry only if that candidate is still in the current candidate list. A missing, unreadable or foreign file is
 treated as empty; writes go to a temporary file renamed over the old one (no half-written file), and
 merge with what another process wrote meanwhile. ``GEMM_LAB_PLAN_DIR=off`` disables the store (it is off
 in the CPU interpreter unless the variable names a folder).
@@ -58,19 +59,48 @@ def _read(path: str) -> dict:
     return data["plans"]
 
 
+def _valid(entry) -> bool:
+    return (isinstance(entry, list) and len(entry) in (2, 3) and isinstance(entry[0], str)
+            and isinstance(entry[1], dict))
+
+
 def load(key: tuple) -> tuple[str, dict] | None:
     """The stored (kernel, config) for a plan key on this GPU and software, or None."""
     d = store_dir()
     if d is None:
         return None
     entry = _read(os.path.join(d, FILE)).get(section(), {}).get(key_text(key))
-    if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str) and isinstance(entry[1], dict)):
+    if not _valid(entry):
         return None
     return entry[0], entry[1]
 
 
-def save(key: tuple, kernel: str, cfg: dict) -> bool:
-    """Store the pinned candidate for a plan key; False (and nothing raised) when the folder can't be written."""
+def nearest(cls: str, M: int, N: int, K: int, max_distance: float = 1.5) -> tuple[tuple[str, dict], tuple] | None:
+    """((kernel, config), (M', N', K')) of the stored pick of class ``cls`` whose shape is nearest to
+    (M, N, K) in log space (sum of |log(x / x')| over the three sizes, at most ``max_distance``: about a
+    factor 4.5 in all), or None. A starting point for a shape never tuned, not a substitute for tuning."""
+    import math
+
+    d = store_dir()
+    if d is None:
+        return None
+    best, best_d = None, max_distance
+    for entry in _read(os.path.join(d, FILE)).get(section(), {}).values():
+        if not (_valid(entry) and len(entry) == 3 and isinstance(entry[2], dict) and entry[2].get("cls") == cls):
+            continue
+        try:
+            dims = tuple(int(entry[2][k]) for k in ("M", "N", "K"))
+            dist = sum(abs(math.log(x / y)) for x, y in zip((M, N, K), dims, strict=True))
+        except (KeyError, TypeError, ValueError, ZeroDivisionError):
+            continue
+        if dist <= best_d:
+            best, best_d = ((entry[0], entry[1]), dims), dist
+    return best
+
+
+def save(key: tuple, kernel: str, cfg: dict, shape: dict | None = None) -> bool:
+    """Store the pinned candidate for a plan key (``shape``: {"M", "N", "K", "cls"} for ``nearest``);
+    False (and nothing raised) when the folder can't be written."""
     d = store_dir()
     if d is None:
         return False
@@ -78,7 +108,7 @@ def save(key: tuple, kernel: str, cfg: dict) -> bool:
         os.makedirs(d, exist_ok=True)
         path = os.path.join(d, FILE)
         plans = _read(path)
-        plans.setdefault(section(), {})[key_text(key)] = [kernel, cfg]
+        plans.setdefault(section(), {})[key_text(key)] = [kernel, cfg] + ([shape] if shape else [])
         fd, tmp = tempfile.mkstemp(dir=d, prefix=".best_plans.", suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump({"version": VERSION, "plans": plans}, f, indent=0, sort_keys=True)
