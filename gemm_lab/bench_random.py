@@ -255,11 +255,15 @@ def jobs_for(seed: int = DEFAULT_SEED, n: int = 40, n_bf16: int = 10) -> list[tu
     return [(i, s, "fp16") for i, s in enumerate(shapes)] + [(i, s, "bf16") for i, s in enumerate(shapes[:n_bf16])]
 
 
-def host_rows(size: int = 1024, n: int = 200, rounds: int = 5) -> list[dict]:
+_LAST_CSV = []  # the CSV the last run() wrote: host_rows() writes its file beside it
+
+
+def host_rows(size: int = 1024, n: int = 200, rounds: int = 5, csv_path: str | None = None) -> list[dict]:
     """CPU microseconds per call at size^3 fp16 (``f(a, b)``, new output each call) and the do_bench time
     per call (``eager_ms``), ``rounds`` rounds alternating torch.matmul, best_matmul (default: after its
     deferred tuning, which the two warm-up calls trigger) and best_matmul(tune_for="eager"); one row per
-    round and contender."""
+    round and contender. The rows are also written to ``csv_path`` (default: best_matmul_random_host.csv
+    beside the CSV of the last ``run``, if any)."""
     a, b = bench.random_inputs(size, size, size)
     env = bench.env_info()
     fns = (("torch.matmul", lambda: torch.matmul(a, b)), ("best_matmul", lambda: K.best_matmul(a, b)),
@@ -272,6 +276,12 @@ def host_rows(size: int = 1024, n: int = 200, rounds: int = 5) -> list[dict]:
         for name, fn in fns:
             rows.append(dict(env, M=size, N=size, K=size, dtype="fp16", call=name, round=r,
                              host_us=bench.host_us(fn, n), eager_ms=bench.do_bench_ms(fn, 5, 50)))
+    if csv_path is None and _LAST_CSV:
+        csv_path = os.path.join(os.path.dirname(_LAST_CSV[-1]), "best_matmul_random_host.csv")
+    if csv_path:
+        import pandas as pd
+
+        pd.DataFrame(rows).to_csv(csv_path, index=False)
     return rows
 
 
@@ -282,6 +292,7 @@ def run(csv_path: str, seed: int = DEFAULT_SEED, n: int = 40, n_bf16: int = 10, 
     ``plan_dir``: best_matmul's plan store for the run (``GEMM_LAB_PLAN_DIR``); default a new empty
     folder: no shape's pick is stored before it is measured, but a first call may start from the pick
     tuned for an earlier shape of the run in its class (``first_choice`` says so)."""
+    _LAST_CSV.append(csv_path)
     plan_dir = plan_dir or tempfile.mkdtemp(prefix="gemm_lab_plans_")
     old = os.environ.get("GEMM_LAB_PLAN_DIR")
     os.environ["GEMM_LAB_PLAN_DIR"] = plan_dir

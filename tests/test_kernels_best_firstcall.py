@@ -350,3 +350,27 @@ def test_first_call_borrows_the_nearest_tuned_pick(gpu_paths, monkeypatch):
     a3, b3 = _ab(44, 24, 40, dtype=torch.float32)  # another dtype: another class, the rules' pick
     K.best_matmul(a3, b3)
     assert _plan(a3, b3).near is None
+
+
+def test_host_rows_file_and_summary_metrics(monkeypatch, tmp_path):
+    pd = pytest.importorskip("pandas")
+    from gemm_lab import bench
+    from gemm_lab import bench_random as R
+
+    us = {"torch.matmul": 10.0, "best_matmul": 12.0, "best_matmul(tune_for='eager')": 11.0}
+    calls = []
+    monkeypatch.setattr(bench, "env_info", lambda: dict(gpu="G", torch="t", triton="tr", date="d"))
+    monkeypatch.setattr(bench, "host_us", lambda fn, n: (calls.append(1), 0.0)[1])
+    monkeypatch.setattr(bench, "do_bench_ms", lambda fn, w, r: 0.0)
+    rows = R.host_rows(size=16, n=3, rounds=2, csv_path=str(tmp_path / "host.csv"))
+    assert len(rows) == 6 and len(calls) == 6 and (tmp_path / "host.csv").exists()
+    for r in rows:  # stand-in numbers: torch 10 us and 0.010 ms, best 12 us and 0.012 ms, eager-tuned 11 us
+        r.update(host_us=us[r["call"]], eager_ms=us[r["call"]] / 1000)
+    df = pd.DataFrame([dict(gpu="G", torch="t", triton="tr", date="d", seed=3, M=64, N=64, K=64, dtype="fp16",
+                            shape_class="x", graph_ratio_to_best_peer=1.0, tune_s=2.0)])
+    s = R.summary(df, rows)
+    s = s[s.shape_class.isin(["all", "1024^3"])].set_index("metric")
+    assert s.loc["host_ratio_best_to_torch", "median"] == pytest.approx(1.2)
+    assert s.loc["host_ratio_best_eager_to_torch", "median"] == pytest.approx(1.1)
+    assert s.loc["eager_ratio_best_to_torch", "median"] == pytest.approx(10 / 12)
+    assert s.loc["tune_s", "median"] == 2.0 and "untuned_graph_ratio_to_torch" not in s.index
