@@ -116,16 +116,17 @@ def explain(M: int, N: int, K: int, dtype: torch.dtype = torch.float16, arch=Non
         split = max(2, min(sms // tiles, K // 256, 64))
         cfg = dict(BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, num_warps=4, num_stages=3, split_k=split)
         return _choice("splitk", cfg, f"{tiles} output tiles of 64x64 cannot fill {sms} SMs and K={K} is long: "
-                       f"split K into {split} slices, sum the fp32 partials")
+                       f"split K (about {split} slices first; other splits and tiles timed later), sum the fp32 partials "
+                       "in one kernel")
     if major >= 9 and dtype != torch.float32 and M * N >= TMA_MIN_MN:
         return _choice("tma_persistent", TMA_CONFIG, f"large output ({M}x{N}) on sm_{major}{minor}: "
-                       "persistent kernel with TMA tensor descriptors (128x256x64 or 128x128x64 tiles, timed), "
-                       "one program per SM")
+                       "persistent kernel with TMA tensor descriptors (128x256x64 or 128x128x64 tiles by the last "
+                       "wave's fill first, both timed later), one program per SM")
     if M * N <= SMALL_MN:
-        return _choice("autotuned_small", {}, f"small output ({M}x{N}): {len(best_tune.SMALL_HINTED)} small-tile "
-                       f"configs timed as CUDA graphs (enough tiles to fill {sms} SMs), divisibility-hinted kernel")
-    return _choice("autotuned", {}, f"mid-size output ({M}x{N}): the sm_{major}{minor} config list timed as CUDA "
-                   "graphs, divisibility-hinted kernel (and Tutorial-03 when sizes are multiples of 16)")
+        return _choice("autotuned_small", {}, f"small output ({M}x{N}): the small tile whose count fills {sms} SMs "
+                       "first (divisibility-hinted kernel), small-tile configs of each kernel timed as CUDA graphs later")
+    return _choice("autotuned", {}, f"mid-size output ({M}x{N}): the hinted kernel at the widest tile that fills "
+                   f"the SMs first, the sm_{major}{minor} config list timed as CUDA graphs later")
 
 
 def _policy() -> str:
