@@ -462,8 +462,8 @@ def compile_jit(fn, signature: dict, constexprs: dict | None = None, target=None
 
 
 _JIT_CACHE: dict = {}
-# The grader's compile results (gemm_lab.grading.kernel_compile), kept here because fresh() reloads the
-# grading package for every test cell and this module is not reloaded: key -> plain dict.
+# The grader's compile results in this process (gemm_lab.grading.kernel_compile reads and fills it):
+# key -> plain dict.
 GRADER_RESULTS: dict = {}
 
 

@@ -26,9 +26,9 @@ after the K loop, so ``shared = max(loop buffers, epilogue scratch)``:
 
 These rules reproduce all but two entries of :data:`MEASURED_SHARED` (listed in :data:`KNOWN_MISSES`,
 both unusual 256-row tiles; a test checks every entry, and a slow test re-compiles a sample with the
-installed triton). The rules were fitted on the first 65 entries; the later ones were predicted first. They describe triton 3.6/3.7 and Tutorial 03's kernel;
-sm_86/89 were not compiled (they share sm_80's rules by assumption). Treat them as a model of the
-compiler, not as its contract.
+installed triton). The rules were fitted on the first 65 entries; the later ones were predicted first.
+They describe triton 3.6/3.7 and Tutorial 03's kernel; sm_86/89 were not compiled (they share sm_80's
+rules by assumption). Treat them as a model of the compiler, not as its contract.
 
 Limits are compared the way Triton does (``CompiledKernel._init_handles``: it raises
 ``OutOfResources`` only when ``shared > max_shared``), so a kernel needing exactly the limit fits.

@@ -1,20 +1,12 @@
 """Where grading decisions are made, and the instructor's review scan of hand-ins.
 
-Threat model. The kernel that runs a hand-in is the student's machine: anything it prints, returns or
-writes is a claim. So, while the autograder runs a notebook, test cells do not judge there: each hands
-the values it reads out as data (``handout``), and the grader, in its own process, runs the test cell's
-source on them (``replay``); kernels and function answers are taken from the notebook's source
-(``extract``: a kernel may use only Triton) and run in a fresh sandboxed worker (``worker``/``remote``)
-on inputs the grader makes, with the reference computed and compared in the grader. Nothing a hand-in
-runs can change a check, the expected values or a compile verdict; forging the hand-out only claims an
-answer.
+While the autograder runs a notebook, the student's kernel only hands out data: test cells run in the
+grader's process (``handout``, ``replay``), kernels and function answers from their source in a fresh
+worker (``extract``, ``remote``); autograder/README.md, "How a hand-in is graded", tells the rest. On a
+student's own machine the test cells run in the notebook and ``fresh()`` is simply this package.
 
-On a student's own machine (not grading) the same test cells run in the notebook and print their ✅/❌
-lines at once; there, ``fresh()`` is simply this package.
-
-``scan_source(code, protected)`` (``.audit.scan``) lists constructs that try to subvert a checker
-(rebinding checks or built-ins, import hooks, frames, ``exec``, history reads, ...): a review aid that
-tells the instructor which hand-ins tried, never a defence the grade depends on.
+``scan_source`` / ``scan_notebook`` (``.audit.scan``) list constructs that try to subvert a checker: a
+review aid for the instructor, never a defence the grade depends on (codes: ``.findings``).
 """
 
 from __future__ import annotations

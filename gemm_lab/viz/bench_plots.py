@@ -8,7 +8,7 @@ The functions take plain tables, not a CSV schema: the notebook selects the rows
   column). Each bar is labelled with its ratio to torch.matmul measured in the same run.
 * :func:`programs_per_sm_plot` — ``{programs_per_sm: TFLOP/s}`` (Mapping or Series), or a DataFrame
   indexed by programs_per_sm with one column per line; plus reference levels drawn as horizontal lines
-  (e.g. ``{"naive tiled": 389.1, "torch.matmul": 765.4}`` taken from the same CSV).
+  (e.g. ``{"naive tiled": ..., "torch.matmul": ...}``, their TFLOP/s taken from the same CSV).
 
 Labels are English (the notebooks' fonts may lack Hangul). Every function returns the ``Axes``.
 """

@@ -6,10 +6,6 @@ any mapping/object with the stage names as keys/attributes — and answer *where
 ``tt.dot`` or ``wgmma`` first appears. Those answers are computed from the compiler's own output,
 so the notebooks use them as answer keys. Picture labels are English (the notebooks explain them
 in Korean); nothing here imports triton.
-
-Public names: ``Stage``, ``PIPELINE``, ``STAGE_KEYS``, ``DECISIONS``, ``stage_table``, ``stage_text``,
-``stages_containing``, ``first_stage``, ``find_lines``, ``marker_table``, ``evidence_lines``,
-``draw_pipeline``, ``JitCacheKey``, ``jit_cache_key``.
 """
 
 from __future__ import annotations

@@ -4,6 +4,5 @@
   (``scan_source``, ``scan_notebook``; ``gemm_lab.grading.integrity`` re-exports them).
 * ``cell_audit``: whether a master's test cells follow the test-cell rule (``tests/test_master_test_cells.py``).
 
-This is a subpackage so that ``fresh()``, which reloads every module of ``gemm_lab.grading`` for each
-test cell, does not compile this code each time (``_loader`` loads the package's own ``*.py`` files only).
+A subpackage, so that importing ``gemm_lab.grading`` (every test cell does) does not load it.
 """
