@@ -288,6 +288,10 @@ def test_repeat_call_takes_the_fast_path(gpu_paths, monkeypatch):
     c = K.best_matmul(a.clone().requires_grad_(True), b)  # grad: the autograd path, not the fast path
     assert c.grad_fn is not None
     K.assert_close(c.detach(), K.reference_matmul(a, b))
+    monkeypatch.setattr(best, "_plan_for", lambda *x: calls.append(x) or pytest.fail("slow path taken"))
+    with torch.no_grad():  # weights that require grad, used under no_grad: the fast path, no graph
+        c = K.best_matmul(a.clone().requires_grad_(True), b)
+    assert c.grad_fn is None and calls == []
 
 
 _REAL_PLAN_FOR = best._plan_for

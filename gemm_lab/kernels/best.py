@@ -464,7 +464,7 @@ def best_matmul(a: torch.Tensor, b: torch.Tensor, *, activation: str | None = No
     activation's derivative); ``out=`` is refused then, as torch refuses it.
     """
     try:  # the repeat call: one key, one dict lookup, the pinned launch (no other Python on the way)
-        if out is None and not (a.requires_grad or b.requires_grad):
+        if out is None and not ((a.requires_grad or b.requires_grad) and torch.is_grad_enabled()):
             plan = _PLANS.get((a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype, a.device, b.device,
                                a.data_ptr() & 15 == 0, b.data_ptr() & 15 == 0, activation, None, tune_for))
             if plan is not None and plan.fast is not None:
