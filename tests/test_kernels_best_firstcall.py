@@ -64,6 +64,8 @@ def test_heuristic_picks_by_rule_from_the_list(shape, small, large, want):
         assert cfg["BLOCK_SIZE_M"] == 128 and cfg["BLOCK_SIZE_N"] >= 16
     if shape == (3000, 20, 300):
         assert cfg["BLOCK_SIZE_N"] in (16, 32)
+    if shape == (1024, 1024, 1024):  # 128 tiles of 64x128 for 132 SMs (64 of 128x128 would be half a wave)
+        assert (cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]) == (64, 128)
 
 
 def test_heuristic_tile_follows_the_last_wave():
