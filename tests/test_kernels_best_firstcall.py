@@ -380,3 +380,25 @@ def test_host_rows_file_and_summary_metrics(monkeypatch, tmp_path):
     assert s.loc["host_ratio_best_eager_to_torch", "median"] == pytest.approx(1.1)
     assert s.loc["eager_ratio_best_to_torch", "median"] == pytest.approx(10 / 12)
     assert s.loc["tune_s", "median"] == 2.0 and "untuned_graph_ratio_to_torch" not in s.index
+
+
+def test_a_first_pick_that_fails_here_falls_back_to_timing(gpu_paths, monkeypatch):
+    """The untimed first pick may not compile or launch on this GPU (shared memory, an old Triton): the
+    call still returns the right product, from the fastest candidate that runs, and says so."""
+    real_pin, pins = best._Plan._pin, []
+
+    def pin(self, cand, a, b, out):
+        real_pin(self, cand, a, b, out)
+        pins.append(cand)
+        if len(pins) == 1:
+            def broken(*args):
+                raise RuntimeError("out of resource: shared memory")
+            self.go = broken
+
+    monkeypatch.setattr(best._Plan, "_pin", pin)
+    a, b = _ab(37, 45, 29)
+    with pytest.warns(RuntimeWarning, match="first pick"):
+        c = K.best_matmul(a, b)
+    K.assert_close(c, K.reference_matmul(a, b))
+    plan = _plan(a, b)
+    assert plan.source == "tuned" and len(gpu_paths) > 1 and len(pins) > 1

@@ -31,6 +31,7 @@ import dataclasses
 import logging
 import os
 import time
+import warnings
 
 import torch
 import triton
@@ -323,7 +324,18 @@ class _Plan:
     def run(self, a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
         """Compute into ``out``: the pinned path, after pinning / tuning when the plan is not final yet."""
         if self.fast is None:
+            first = self.pinned is None
             self._settle(a, b, out)
+            if first and self.source != "interpreter" and not _capturing(a):
+                try:
+                    self.go(a, b, out)
+                except Exception as exc:  # noqa: BLE001 - the untimed pick does not compile or launch here
+                    warnings.warn(f"best_matmul: the first pick {self.pinned} failed on this GPU "
+                                  f"({type(exc).__name__}); timing the other candidates now", RuntimeWarning,
+                                  stacklevel=3)
+                    self.tune(a, b, out)  # skips candidates that fail, pins the fastest that runs
+                    self.go(a, b, out)
+                return
         self.go(a, b, out)
 
     def _settle(self, a, b, out) -> None:
