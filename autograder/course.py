@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
-import signal
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from . import nbgrader_fork
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 IGNORE = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.py"]
@@ -104,19 +104,6 @@ class Course:
         return run_nbgrader(list(args), cwd=cwd or self.root, env=env, timeout=timeout, log=log)
 
 
-_PR_SET_PDEATHSIG = 1
-try:
-    _prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up before any fork
-except (OSError, AttributeError):  # not Linux
-    _prctl = None
-
-
-def _die_with_parent() -> None:
-    """In the child: SIGKILL when the parent dies (a killed autograde leaves no nbgrader running on)."""
-    if _prctl is not None:
-        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-
-
 def run_nbgrader(args: list[str], cwd: Path, env: dict | None = None, timeout: float | None = None,
                  log: Path | None = None, check: bool = True) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "nbgrader", *args]
@@ -124,8 +111,11 @@ def run_nbgrader(args: list[str], cwd: Path, env: dict | None = None, timeout: f
     full_env.update(env or {})
     # nbgrader runs `alembic` from PATH: put this interpreter's bin/ (the venv) first
     full_env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), full_env.get("PATH", "")])
-    proc = subprocess.run(cmd, cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout,
-                          preexec_fn=_die_with_parent)
+    if nbgrader_fork.enabled():
+        proc = nbgrader_fork.run(args, cwd, full_env, timeout)
+    else:
+        proc = subprocess.run(cmd, cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout,
+                              preexec_fn=nbgrader_fork.die_with_parent)
     if log is not None:
         log.parent.mkdir(parents=True, exist_ok=True)
         log.write_text(f"$ {' '.join(cmd)}\n{proc.stdout}\n{proc.stderr}")

@@ -16,6 +16,11 @@ nbgrader_config.py). Differences from nbgrader's Execute:
   answers taken from the notebook's source and run in a fresh sandboxed worker
   (``autograder/worker_sandbox.py``); the cell's outputs become the grader's ✅/❌ lines and its metadata
   ``gemm_lab.verdict`` records the verdict;
+* the notebooks of one hand-in share one kernel (:class:`SharedKernel`): after a notebook that ended
+  cleanly the kernel's namespace and common process-wide settings are reset (``RESET_SOURCE``) and the
+  next notebook runs there, sparing a kernel start and the course's imports per notebook; a notebook that timed out, stopped or lost its kernel hands the next one a
+  fresh kernel (the kernel is the student's machine: what one notebook leaves there can only change what
+  the next one claims, and claims are checked here);
 * outputs are capped in bytes per cell and per notebook (autograder/output_limits.py);
 * the kernel is started by :class:`autograder.sandbox.SandboxKernelManager` (bwrap) when the driver set
   ``GEMM_LAB_SANDBOX``; without it only an explicit ``GEMM_LAB_UNSANDBOXED=1`` lets the kernel run.
@@ -23,6 +28,7 @@ nbgrader_config.py). Differences from nbgrader's Execute:
 
 from __future__ import annotations
 
+import atexit
 import math
 import os
 import secrets
@@ -32,6 +38,7 @@ from time import monotonic
 
 import nbformat
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbclient.util import ensure_async, run_sync
 from nbformat.notebooknode import NotebookNode
 from nbformat.v4 import output_from_msg
 from nbgrader.preprocessors import Execute
@@ -40,7 +47,7 @@ from traitlets import Integer
 from gemm_lab.grading import handout, remote, replay
 
 from .output_limits import DEFAULT_CELL_BYTES, DEFAULT_NOTEBOOK_BYTES, OutputBudget, notice, output_bytes
-from .sandbox import ENV_SPEC, PlainIpcKernelManager, SandboxKernelManager
+from .sandbox import ENV_SPEC, SANDBOX_CWD, PlainIpcKernelManager, SandboxKernelManager
 
 STOP_ENAME = "GraderStop"
 GUARD_MARK = "gemm-lab GuardedExecute"
@@ -91,6 +98,102 @@ def _stop_output(reason_ko: str) -> NotebookNode:
                         traceback=[f"{STOP_ENAME}: {reason_ko}"])
 
 
+# Run silently in a fresh kernel before its first cell: what the reset below puts back.
+BASELINE_SOURCE = """\
+import sys as _sys, os as _os, builtins as _b, warnings as _w
+_sys._gemm_lab_baseline = (dict(_os.environ), list(_sys.path), set(dir(_b)), list(_w.filters))
+del _sys, _os, _b, _w
+"""
+
+# Run in a kept kernel before the next notebook: a fresh session (user namespace, history, Out) in the
+# folder the kernel started in (the sandbox's working directory, or the notebook's folder unsandboxed),
+# with the process-wide settings a notebook commonly changes put back: environment, sys.path, names added
+# to builtins, warning filters, torch's default dtype and grad mode, numpy's error handling. What is left
+# (a patched library function, say) can only change what the next notebook claims, and claims are
+# checked in the grader. If the reset fails (a student rebound get_ipython), the kernel is replaced.
+RESET_SOURCE = """\
+get_ipython().reset(new_session=True, aggressive=False)
+import os as _os, gc as _gc, sys as _sys, builtins as _b, warnings as _w
+_os.chdir(%r)
+_base = getattr(_sys, "_gemm_lab_baseline", None)
+if _base is None:
+    raise RuntimeError("no baseline")
+_os.environ.clear()
+_os.environ.update(_base[0])
+_sys.path[:] = _base[1]
+for _n in set(dir(_b)) - _base[2]:
+    delattr(_b, _n)
+_w.filters[:] = _base[3]
+if "torch" in _sys.modules:
+    _sys.modules["torch"].set_default_dtype(_sys.modules["torch"].float32)
+    _sys.modules["torch"].set_grad_enabled(True)
+if "numpy" in _sys.modules:
+    _sys.modules["numpy"].seterr(divide="warn", over="warn", under="ignore", invalid="warn")
+if "matplotlib.pyplot" in _sys.modules:
+    _sys.modules["matplotlib.pyplot"].close("all")
+_gc.collect()
+del _os, _gc, _sys, _b, _w, _base
+get_ipython().execution_count = 1
+"""
+
+
+class SharedKernel:
+    """The kernel kept between the notebooks of one hand-in (one per nbgrader process).
+
+    ``GEMM_LAB_SHARE_KERNEL=0`` turns sharing off (every notebook starts its own kernel).
+    """
+
+    km = None
+    path: str | None = None
+
+    @classmethod
+    def enabled(cls) -> bool:
+        return os.environ.get("GEMM_LAB_SHARE_KERNEL", "1") != "0"
+
+    @classmethod
+    def take(cls, path: str | None):
+        """The kept kernel manager if it is alive and ran in ``path``; else None (and any kept one is shut)."""
+        km, cls.km = cls.km, None
+        if km is None:
+            return None
+        try:
+            alive = run_sync(km.is_alive)()
+        except Exception:  # noqa: BLE001 - a manager in a bad state is simply not reused
+            alive = False
+        if alive and cls.path == path:
+            return km
+        cls._shut(km)
+        return None
+
+    @classmethod
+    def keep(cls, km, path: str | None) -> None:
+        """Keep ``km`` for the next notebook (``take`` always empties the slot, so nothing is overwritten)."""
+        cls.km, cls.path = km, path
+
+    @classmethod
+    def _shut(cls, km) -> None:
+        # graceful, as nbclient ends a kernel: the sandbox's supervisor outlives the kernel and writes
+        # its outcome (the limits it hit), which an immediate kill of the supervisor would lose
+        try:
+            if run_sync(km.is_alive)():
+                run_sync(km.shutdown_kernel)(now=False)
+        except Exception:  # noqa: BLE001 - already gone
+            pass
+        try:
+            run_sync(km.cleanup_resources)()
+        except Exception:  # noqa: BLE001
+            pass
+
+    @classmethod
+    def close(cls) -> None:
+        km, cls.km = cls.km, None
+        if km is not None:
+            cls._shut(km)
+
+
+atexit.register(SharedKernel.close)
+
+
 class GuardedExecute(Execute):
     notebook_timeout = Integer(600, help="Seconds for the whole notebook (all cells).").tag(config=True)
     max_cell_output_bytes = Integer(DEFAULT_CELL_BYTES, help="Bytes of output kept per cell.").tag(config=True)
@@ -109,6 +212,9 @@ class GuardedExecute(Execute):
         self.log.info("%s: kernel manager %s", GUARD_MARK, kwargs["kernel_manager_class"].__name__)
         self._deadline = None
         self._stop_reason = None
+        self._reused = False
+        self._timed_out = False
+        self._baseline_ok = False
 
     def preprocess(self, nb, resources=None, km=None):
         self._deadline = monotonic() + self.notebook_timeout
@@ -116,9 +222,90 @@ class GuardedExecute(Execute):
         self._run_seed = secrets.randbits(31)
         self._install_worker_runner()
         self._budget = OutputBudget(self.max_cell_output_bytes, self.max_notebook_output_bytes)
+        self._reused = self._timed_out = self._baseline_ok = False
+        self._path = ((resources or {}).get("metadata") or {}).get("path")
         nb, resources = super().preprocess(nb, resources, km=km)
         resources.setdefault("gemm_lab", {})["stop_reason"] = self._stop_reason
         return nb, resources
+
+    def create_kernel_manager(self):
+        # called by nbclient's synchronous setup_kernel (no event loop running), so run_sync is safe here
+        km = SharedKernel.take(self._path) if SharedKernel.enabled() else None
+        if km is not None and self._reset_kept(km):
+            self._reused = True
+            self.log.info("%s: the kept kernel runs this notebook (namespace reset)", GUARD_MARK)
+            self.km = km
+            return km
+        if km is not None:
+            SharedKernel._shut(km)
+        return super().create_kernel_manager()
+
+    def _reset_kept(self, km) -> bool:
+        """A fresh session in the kept kernel; False if it does not answer ok in a few seconds."""
+        kc = km.client()
+        try:
+            kc.start_channels()
+            run_sync(kc.wait_for_ready)(timeout=30)
+            reply = run_sync(kc.execute_interactive)(RESET_SOURCE % (self._kernel_cwd(),), silent=True,
+                                                     store_history=False, timeout=30,
+                                                     output_hook=lambda msg: None)
+            ok = reply.get("content", {}).get("status") == "ok"
+            if not ok:
+                self.log.info("%s: the kept kernel did not reset (%s): starting a fresh one", GUARD_MARK,
+                              reply.get("content", {}).get("ename"))
+            return ok
+        except Exception as e:  # noqa: BLE001 - any failure means a fresh kernel
+            self.log.info("%s: the kept kernel did not reset (%s): starting a fresh one", GUARD_MARK,
+                          type(e).__name__)
+            return False
+        finally:
+            try:
+                kc.stop_channels()
+            except Exception:  # noqa: BLE001
+                pass
+
+    def start_new_kernel_client(self):
+        kc = super().start_new_kernel_client()
+        if not self._reused and SharedKernel.enabled():
+            try:
+                reply = run_sync(self.kc.execute_interactive)(BASELINE_SOURCE, silent=True, store_history=False,
+                                                              timeout=30, output_hook=lambda msg: None)
+                self._baseline_ok = reply.get("content", {}).get("status") == "ok"
+            except Exception:  # noqa: BLE001 - this kernel is then simply not kept
+                self._baseline_ok = False
+        return kc
+
+    def _kernel_cwd(self) -> str:
+        return SANDBOX_CWD if os.environ.get(ENV_SPEC) else (self._path or ".")
+
+    async def _async_handle_timeout(self, timeout, cell=None):
+        self._timed_out = True
+        return await super()._async_handle_timeout(timeout, cell)
+
+    async def _async_cleanup_kernel(self) -> None:
+        """Keep the kernel for the hand-in's next notebook when this one ended cleanly, else shut it."""
+        km = self.km
+        keep = (SharedKernel.enabled() and km is not None and self._stop_reason is None
+                and not self._timed_out and (self._reused or self._baseline_ok))
+        if keep:
+            try:
+                keep = bool(await ensure_async(km.is_alive()))
+            except Exception:  # noqa: BLE001
+                keep = False
+        if not keep:
+            if km is not None and SharedKernel.km is km:
+                SharedKernel.km = None
+            await super()._async_cleanup_kernel()
+            return
+        if getattr(self, "kc", None) is not None:
+            try:
+                self.kc.stop_channels()
+            finally:
+                self.kc = None
+        SharedKernel.keep(km, self._path)
+        self.km = None
+
+    _cleanup_kernel = run_sync(_async_cleanup_kernel)  # nbclient binds its own at class creation
 
     def _get_timeout(self, cell):
         timeout = super()._get_timeout(cell)

@@ -179,7 +179,8 @@ def test_sigkill_midway_then_rerun_keeps_scores_and_grades_the_rest_once(tmp_pat
     p.wait(timeout=60)
     assert first is not None and p.returncode == -signal.SIGKILL
     time.sleep(1)
-    assert not _running_in(course.root), "grading processes outlived the kill"
+    left = _running_in(course.root)
+    assert not left, f"grading processes outlived the kill: {[_cmdline(x)[:160] for x in left]}"
     before = _scores(course)  # integrity_check inside
     assert _graded_mark(course) == {first}
     leftover_rt = list(Path("/tmp").glob(f"glrt-{p.pid}-*"))

@@ -1,0 +1,143 @@
+"""The notebooks of one hand-in share a kernel, reset between notebooks (autograder/nbexec.py SharedKernel),
+and run as ``nbgrader`` children of a fork server (autograder/nbgrader_fork.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+# appended to 01_counts: leaves a name, an environment variable, a builtin, a warning filter, a folder
+LEAVE_BEHIND = """\
+vec = [0, 2, 4, 6]
+import builtins, os, sys, warnings
+builtins.vec_from_01 = [0, 2, 4, 6]
+os.environ["FROM_01"] = "1"
+sys.path.insert(0, "/nowhere")
+warnings.simplefilter("error")
+os.makedirs("elsewhere", exist_ok=True)
+os.chdir("elsewhere")
+"""
+
+# 02_vectors' answer: right only when nothing of 01_counts is left in the kernel
+CLEAN_ONLY = """\
+import builtins, os, sys, warnings
+try:
+    vec
+    left = ["vec"]
+except NameError:
+    left = []
+left += [what for what, there in [("builtin", hasattr(builtins, "vec_from_01")),
+                                  ("environ", "FROM_01" in os.environ),
+                                  ("sys.path", "/nowhere" in sys.path),
+                                  ("warnings", bool(warnings.filters) and warnings.filters[0][0] == "error"),
+                                  ("cwd", os.path.basename(os.getcwd()) == "elsewhere")] if there]
+vec = np.arange(4) * 2.0 if not left else left
+"""
+
+
+def _cells_with(nb, gid):
+    return next(i for i, c in enumerate(nb["cells"]) if c["metadata"].get("nbgrader", {}).get("grade_id") == gid)
+
+
+def _leaves(nbs):
+    nbs["01_counts"]["cells"].append({"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                                      "source": LEAVE_BEHIND})
+    nbs["02_vectors"]["cells"][_cells_with(nbs["02_vectors"], "ans_vec")]["source"] = CLEAN_ONLY
+
+
+def _times_out(nbs):
+    _leaves(nbs)
+    nbs["01_counts"]["cells"].append({"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                                      "source": "import time\ntime.sleep(600)"})
+
+
+def test_the_next_notebook_sees_nothing_the_last_one_left(tmp_path, make_scratch_course, bwrap):
+    from nbgrader.api import Gradebook
+
+    from autograder.fixture import ASSIGNMENT
+    from autograder.grade import autograde
+
+    course = make_scratch_course(tmp_path / "course", hand_ins={"leaves": _leaves, "times_out": _times_out})
+    results = {r.student: r for r in autograde(course, ASSIGNMENT, jobs=2, cell_timeout=20, notebook_timeout=60,
+                                               quiet=True)}
+    assert all(r.ok for r in results.values()), {s: r.error for s, r in results.items()}
+    with Gradebook(course.db_url) as gb:
+        for student in ("leaves", "times_out"):
+            nb = {n.name: n.score for n in gb.find_submission(ASSIGNMENT, student).notebooks}
+            assert nb["02_vectors"] == 2.0, (student, nb)
+    # the first really ran 02_vectors in 01_counts' kernel; the second got a fresh one after the time limit
+    shared = Path(results["leaves"].log).read_text(errors="replace")
+    assert shared.count("the kept kernel runs this notebook") == 1, shared[-3000:]
+    fresh = Path(results["times_out"].log).read_text(errors="replace")
+    assert "the kept kernel runs this notebook" not in fresh and "Timeout" in fresh
+
+
+def test_forked_nbgrader_is_a_subprocess_in_all_that_counts(tmp_path):
+    from autograder import nbgrader_fork
+
+    if not nbgrader_fork.enabled():
+        pytest.skip("the fork server runs on Linux only")
+    env = dict(os.environ, GEMM_LAB_PROBE="42")
+    proc = nbgrader_fork.run(["--version"], tmp_path, env, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip(), proc.stderr
+    args = ["autograde", "nope", "--student", "x"]
+    forked = nbgrader_fork.run(args, tmp_path, env, timeout=120)
+    plain = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=tmp_path, env=env, capture_output=True,
+                           text=True, timeout=120)
+    assert forked.returncode == plain.returncode
+    assert "No notebooks were matched" in forked.stderr and "No notebooks were matched" in plain.stderr
+    assert str(tmp_path) in forked.stderr  # run in its own working directory
+    t0 = time.monotonic()
+    with pytest.raises(subprocess.TimeoutExpired):
+        nbgrader_fork.run(["--version"], tmp_path, env, timeout=0.001)
+    assert time.monotonic() - t0 < 30
+
+
+def test_forked_nbgrader_dies_with_a_killed_grader(tmp_path):
+    """A grader killed by SIGKILL leaves no forked nbgrader behind (nor the fork server)."""
+    from autograder import nbgrader_fork
+
+    if not nbgrader_fork.enabled():
+        pytest.skip("the fork server runs on Linux only")
+    marker = tmp_path / "child.pid"
+    (tmp_path / "nbgrader_config.py").write_text("import time\ntime.sleep(600)\n")  # nbgrader list hangs here
+    script = (
+        "import os, sys, time\n"
+        "from pathlib import Path\n"
+        "from autograder import nbgrader_fork\n"
+        "import autograder.nbgrader_fork as f\n"
+        "ctx = f._context()\n"
+        "p = ctx.Process(target=f._child, args=(['list'], sys.argv[1], dict(os.environ), "
+        "os.devnull, os.devnull, os.getpid()))\n"
+        "p.start()\n"
+        "Path(sys.argv[2]).write_text(str(p.pid))\n"
+        "time.sleep(600)\n")
+    grader = subprocess.Popen([sys.executable, "-c", script, str(tmp_path), str(marker)],
+                              cwd=Path(__file__).resolve().parent.parent)
+    deadline = time.monotonic() + 120
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    child = int(marker.read_text())
+    time.sleep(3)
+    assert Path(f"/proc/{child}").exists(), "the forked nbgrader ended before the grader was killed"
+    grader.kill()
+    grader.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(child, 0)
+            state = Path(f"/proc/{child}/stat").read_text().split()[2]
+            if state == "Z":
+                break
+        except (ProcessLookupError, FileNotFoundError):
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"forked nbgrader {child} outlived its killed grader by 10 s")
