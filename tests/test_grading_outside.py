@@ -284,7 +284,7 @@ def test_compile_results_come_back_to_the_grader_and_are_reused(interp, tmp_path
 
 
 def test_the_verdict_tells_the_instructor_about_refused_and_shape_special_kernels(interp):
-    from autograder import integrity as review
+    from autograder.grade import integrity as review
 
     claim = {"claims": {"add_kernel": {"__kernel__": "add_kernel"}}}
     special = ADD_KERNEL.replace("mask = offsets < n_elements", "mask = offsets < tl.minimum(n_elements, 1000)")
@@ -313,3 +313,15 @@ def test_a_job_that_outlives_its_time_limit_fails_the_cell(interp):
     claim = {"claims": {"add_kernel": {"__kernel__": "add_kernel"}}}
     _o, v = replay.grade_cell(VISIBLE_ADD, claim, [IMPORTS, ADD_KERNEL])
     assert v["status"] == "fail" and "시간 제한" in v["message"], v["message"]
+
+
+def test_the_workers_interpreter_runs_without_the_overflow_sanitizer():
+    """The grader's worker turns Triton's int32-overflow sanitizer off (integers wrap as on a GPU)."""
+    import subprocess
+    import sys
+
+    code = ("from gemm_lab.grading import worker\nworker._interpreter_without_overflow_sanitizer()\n"
+            "from triton.runtime import interpreter\nprint(interpreter.interpreter_builder.options.sanitize_overflow)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**__import__("os").environ, "TRITON_INTERPRET": "1"})
+    assert out.returncode == 0 and out.stdout.strip().splitlines()[-1] == "False", out.stderr

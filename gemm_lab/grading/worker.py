@@ -110,8 +110,27 @@ def run_job(job: dict, arrays: dict) -> dict:
         return {"crashed": f"{type(exc).__name__}: {str(exc).strip()[:500]}"}
 
 
+def _interpreter_without_overflow_sanitizer() -> None:
+    """Triton's interpreter re-does every 32-bit integer operation in 64 bits and asserts it did not
+    overflow (a debugging aid, on by default); the grader's runs go without it: integers wrap as they do on
+    a GPU, and the runs take about a third less time. The student's own notebook keeps Triton's default."""
+    import dataclasses
+
+    try:
+        from triton.runtime import interpreter
+    except ImportError:
+        return
+    builder = getattr(interpreter, "interpreter_builder", None)
+    options = getattr(builder, "options", None)
+    if options is not None and hasattr(options, "sanitize_overflow"):
+        builder.options = dataclasses.replace(options, sanitize_overflow=False)
+
+
 def main() -> int:
-    from gemm_lab import runtime  # noqa: F401 - decides TRITON_INTERPRET before triton is imported
+    from gemm_lab import runtime
+
+    if runtime.INTERPRET:
+        _interpreter_without_overflow_sanitizer()
 
     answers = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # what jobs print goes to stderr: only this loop writes answer lines
