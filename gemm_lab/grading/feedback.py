@@ -6,11 +6,7 @@ Everything a check prints or raises goes through here: ``ok(name, value)`` print
 
 from __future__ import annotations
 
-__all__ = ["REAL_ASSERTION_ERROR", "fail", "ok", "fmt", "describe_type", "tolerance_text"]
-
-
-# What a failed check raises (nbgrader scores a test cell 0 when it raises).
-REAL_ASSERTION_ERROR: type = AssertionError
+__all__ = ["fail", "ok", "fmt", "describe_type", "tolerance_text"]
 
 
 def fmt(value, max_len: int = 80) -> str:
@@ -89,4 +85,4 @@ def fail(name: str, text: str, hint: str | None = None):
     msg = f"❌ {name}: {text}"
     if hint:
         msg += f" (힌트: {hint})"
-    raise REAL_ASSERTION_ERROR(msg)
+    raise AssertionError(msg)  # nbgrader scores a test cell 0 when it raises

@@ -22,8 +22,6 @@ import hashlib
 import json
 import os
 
-from .feedback import REAL_ASSERTION_ERROR
-
 __all__ = ["TARGETS", "check", "cache_dir", "compile_one", "report_line"]
 
 # (target, calc.devices key for its shared-memory limit, the GPU students know it as)
@@ -204,16 +202,16 @@ def check(name: str, fingerprint: str, build, signature: dict, constexpr_sets) -
                 if r is None:
                     r = compile_one(make, signature, constexprs, target)
                     if r.get("environment"):  # never cached: the next run may have the tools
-                        raise REAL_ASSERTION_ERROR(
+                        raise AssertionError(
                             f"❌ {name}: 채점 환경 문제로 {target}({gpu}) 컴파일러를 실행하지 못했습니다 "
                             f"({r['kind']}: {r['message']}). 커널의 문제가 아닙니다: 강사에게 알리세요.")
                     _disk_put(key, r)
                 memory[key] = r
             if not r["ok"]:
-                raise REAL_ASSERTION_ERROR(_fail_text(name + which, target, gpu, r))
+                raise AssertionError(_fail_text(name + which, target, gpu, r))
             limit = _limit(dev)
             if r["shared"] > limit:
-                raise REAL_ASSERTION_ERROR(
+                raise AssertionError(
                     f"❌ {name}{which}: {target}({gpu})에서 공유 메모리 {_kib(r['shared'])}가 한도 {_kib(limit)}를 "
                     "넘습니다: 그 GPU에서는 OutOfResources로 실행되지 않습니다. 블록 크기나 단계 수를 줄이세요.")
             results.append((tgt, limit, r))

@@ -26,7 +26,6 @@ interpreter's bf16 ``tl.dot`` is wrong).
 from __future__ import annotations
 
 from . import kernel_cases, kernel_compile, kernel_static, launchers, record
-from .feedback import REAL_ASSERTION_ERROR
 from .kernel_cases import SENTINEL, TOLERANCES, _fmt, _idx, _Rand, _same_list
 
 __all__ = ["check_vector_add", "check_softmax", "check_matmul", "check_persistent", "TOLERANCES", "SENTINEL",
@@ -143,20 +142,20 @@ def execute(exercise, kernel_obj, runs, dtype, name, ownership=False) -> dict:
     try:
         functions = launchers.student_functions(py, exercise)
     except (OSError, TypeError):
-        raise REAL_ASSERTION_ERROR(
+        raise AssertionError(
             f"❌ {name}: 커널의 소스 코드를 읽을 수 없습니다. 노트북 셀에서 @triton.jit으로 정의한 커널을 "
             "넘기세요.") from None
     if kernel_static.unfinished(functions):
-        raise REAL_ASSERTION_ERROR(f"❌ {name}: 아직 구현하지 않았습니다 (NotImplementedError). 커널의 TODO를 "
+        raise AssertionError(f"❌ {name}: 아직 구현하지 않았습니다 (NotImplementedError). 커널의 TODO를 "
                                    "채우세요.")
     cycle = kernel_static.recursion(functions)
     if cycle:
-        raise REAL_ASSERTION_ERROR(
+        raise AssertionError(
             f"❌ {name}: @triton.jit 함수의 재귀 호출({' → '.join(cycle)})은 GPU용으로 컴파일되지 않습니다 "
             "(Triton 컴파일러가 끝나지 않습니다; 해석기만 실행합니다). 반복문(for ... in range)으로 바꾸세요.")
     found = kernel_static.unmasked_loads(functions)
     if found:
-        raise REAL_ASSERTION_ERROR(f"❌ {name}: {kernel_static.describe(found, py.__name__)}")
+        raise AssertionError(f"❌ {name}: {kernel_static.describe(found, py.__name__)}")
     ex = launchers.EXERCISES[exercise]
     extras = [r["extra"][0] for r in runs if r["extra"]]
     view_cases = [{"inputs": [_ShapeOnly(i["shape"]) for i in r["inputs"]]} for r in runs]
@@ -336,7 +335,7 @@ def _check(exercise, kernel_obj, cases, extra_for, seed, dtype, name, hint, owne
                 extra_hint += f" (힌트: {user_hint})"
             msg = f"❌ {name} (경우 {run['case'] + 1}/{len(cases)}: {where}): {reason}{extra_hint}"
             record.finish(False, msg)
-            raise REAL_ASSERTION_ERROR(msg)
+            raise AssertionError(msg)
         if all(v.layout == "packed" for v in case["inputs"] + [case["output"]]):
             passed_layouts.add("packed")
     n_runs = len(runs)

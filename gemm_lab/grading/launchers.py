@@ -22,7 +22,6 @@ from __future__ import annotations
 import types
 
 from . import given_kernels
-from .feedback import REAL_ASSERTION_ERROR
 
 __all__ = ["EXERCISES", "genuine", "rebuild", "fingerprint", "student_functions", "check_arguments",
            "signature", "runtime_params"]
@@ -187,17 +186,17 @@ def genuine(obj, exercise: str, name: str):
     elif _TYPE(obj) is types.FunctionType:
         params = obj.__code__.co_varnames[:obj.__code__.co_argcount]
         if obj.__name__ == ex["kernel"] or len(params) == len(ex["params"]):
-            raise REAL_ASSERTION_ERROR(
+            raise AssertionError(
                 f"❌ {name}: {obj.__name__}에 @triton.jit 데코레이터가 없습니다. 커널 위에 @triton.jit을 붙이고 "
                 f"{call}처럼 커널을 넘기세요.")
-        raise REAL_ASSERTION_ERROR(
+        raise AssertionError(
             f"❌ {name}: 채점기에는 launch 같은 실행 함수가 아니라 @triton.jit 커널 자체를 넘겨야 합니다: {call}. "
             "채점기는 노트북의 잠긴 launch 셀과 같은 인자·grid로 커널을 직접 실행합니다.")
     tname = _TYPE(obj).__name__
     if tname in ("Autotuner", "Heuristics"):
-        raise REAL_ASSERTION_ERROR(
+        raise AssertionError(
             f"❌ {name}: @triton.autotune/@triton.heuristics 없이 @triton.jit만 붙인 커널을 넘기세요 ({call}).")
-    raise REAL_ASSERTION_ERROR(
+    raise AssertionError(
         f"❌ {name}: @triton.jit으로 정의한 진짜 Triton 커널이 아닙니다 (받은 객체의 타입: {tname}). 채점은 "
         "triton.jit이 만든 커널만 받습니다: 커널을 흉내 내는 객체나 torch 연산으로 만든 결과는 점수를 받을 수 "
         f"없습니다. {call}처럼 커널을 넘기세요.")
@@ -213,7 +212,7 @@ def check_arguments(py, exercise: str, name: str) -> tuple:
     for c in _CONSTEXPR_PARAMS[exercise]:
         ok = ok and c in names and names.index(c) == expected.index(c)
     if not ok:
-        raise REAL_ASSERTION_ERROR(
+        raise AssertionError(
             f"❌ {name}: 커널의 인자가 노트북의 잠긴 launch 셀이 넘기는 인자와 다릅니다. 기대한 인자: "
             f"({', '.join(expected)}); 받은 커널: {py.__name__}({', '.join(names)}). 인자 목록은 처음 주어진 "
             "그대로 두세요.")

@@ -15,11 +15,7 @@ import io
 
 from . import extract, handout, record, remote
 
-__all__ = ["grade_cell", "GraderError"]
-
-
-class GraderError(RuntimeError):
-    """The grader itself could not judge the cell (not the student's fault)."""
+__all__ = ["grade_cell"]
 
 
 def _error_output(message: str, ename: str = "AssertionError") -> dict:
@@ -128,7 +124,7 @@ def grade_cell(source: str, payload: dict | None, sources_before, run_seed: int 
         msg = f"❌ {exc}"
     else:
         msg = _message(exc, payload)
-        if isinstance(exc, (ImportError, GraderError)):
+        if isinstance(exc, ImportError):  # the grader's own environment, not the student's answer
             verdict["status"] = "grader_error"
     verdict["message"] = msg
     return outputs + [_error_output(msg)], verdict
