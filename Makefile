@@ -11,7 +11,7 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 STAMP := $(VENV)/.installed
 JOBS ?= 2
 ASSIGNMENTS := $(notdir $(wildcard source/week*))
-# make collect: no default FROM (the demo passes its own samples); PATTERN reaches collect.py from the environment
+# make collect: no default FROM (the demo passes its own samples); PATTERN reaches autograder/collect/handins.py from the environment
 FROM ?=
 ASSIGNMENT ?=
 PATTERN ?=
@@ -59,7 +59,7 @@ browser-deps: ## install chromium, chromium-driver and Noto CJK fonts (browser t
 	@command -v chromedriver >/dev/null 2>&1 && echo "browser: $$(chromedriver --version | cut -d' ' -f1-2)"
 
 demo: setup ## the main job: build the release, autograde the sample hand-ins, print the grade table
-	$(PY) autograder/demo.py
+	$(PY) -m autograder demo
 
 test: setup ## the whole test suite (CPU only; notebooks, nbgrader round trip, autograder samples)
 	$(PY) -m ruff check gemm_lab tests tools autograder scripts setup.py
@@ -81,16 +81,16 @@ check-release: setup ## fail when release/ is stale, holds a solution, a noteboo
 	$(PY) tools/release.py --check $(ASSIGNMENTS)
 
 collect: setup ## import hand-ins: make collect FROM=<LMS download zip or folder> [ASSIGNMENT=week07] [PATTERN=regex]
-	@$(PY) autograder/collect.py $(ASSIGNMENT) "$(FROM)"
+	@$(PY) -m autograder collect $(ASSIGNMENT) "$(FROM)"
 
 autograde: setup ## grade every collected hand-in (sandboxed, one pool over every hand-in of every week)
-	GEMM_LAB_SCHEDULER=$(SCHEDULER) $(PY) autograder/autograde.py $(if $(GRADE_JOBS),--jobs $(GRADE_JOBS)) $(if $(GRADE_HANDIN_MEMORY_GB),--handin-memory-gb $(GRADE_HANDIN_MEMORY_GB)) $(if $(GRADE_UNIT),--unit $(GRADE_UNIT))  # GRADE_JOBS default: min(CPUs + 1, free memory / GRADE_HANDIN_MEMORY_GB (6)); SCHEDULER=tcp://host:8786: Dask
+	GEMM_LAB_SCHEDULER=$(SCHEDULER) $(PY) -m autograder autograde $(if $(GRADE_JOBS),--jobs $(GRADE_JOBS)) $(if $(GRADE_HANDIN_MEMORY_GB),--handin-memory-gb $(GRADE_HANDIN_MEMORY_GB)) $(if $(GRADE_UNIT),--unit $(GRADE_UNIT))  # GRADE_JOBS default: min(CPUs + 1, free memory / GRADE_HANDIN_MEMORY_GB (6)); SCHEDULER=tcp://host:8786: Dask
 
 bench-grading: setup ## class-scale grading benchmark: N synthetic students (default 100), both weeks -> results/grading_throughput.{csv,md}; run on a quiet machine
-	$(PY) autograder/bench_class.py -n $(or $(N),100) $(if $(GRADE_JOBS),--jobs $(GRADE_JOBS)) $(if $(NOTEBOOK),--notebook $(NOTEBOOK)) $(if $(OUT),--out $(OUT)) $(if $(GRADE_UNIT),--unit $(GRADE_UNIT))
+	$(PY) -m autograder.bench.class_scale -n $(or $(N),100) $(if $(GRADE_JOBS),--jobs $(GRADE_JOBS)) $(if $(NOTEBOOK),--notebook $(NOTEBOOK)) $(if $(OUT),--out $(OUT)) $(if $(GRADE_UNIT),--unit $(GRADE_UNIT))
 
 feedback: setup ## HTML feedback per student under autograder/feedback/; LMS=canvas|moodle: + autograder/feedback_<lms>_<ASSIGNMENT>.zip to upload
-	@$(PY) autograder/feedback.py $(ASSIGNMENT) $(if $(LMS),--lms "$(LMS)")
+	@$(PY) -m autograder feedback $(ASSIGNMENT) $(if $(LMS),--lms "$(LMS)")
 
 formgrader: setup ## after make autograde: JupyterLab with nbgrader's formgrader on the course, to grade written answers
 	@test -f autograder/gradebook.db || { echo "no gradebook yet: run make collect FROM=<LMS download> and make autograde first" >&2; exit 1; }
@@ -98,13 +98,13 @@ formgrader: setup ## after make autograde: JupyterLab with nbgrader's formgrader
 	$(VENV)/bin/jupyter lab --no-browser $(if $(filter 0,$(shell id -u)),--allow-root) --ServerApp.root_dir=.
 
 grades: setup ## grade table + autograder/grades.csv; LMS=canvas|moodle|blackboard|csv: the file that LMS imports
-	@$(PY) autograder/grades.py $(if $(LMS),--lms "$(LMS)")
+	@$(PY) -m autograder grades $(if $(LMS),--lms "$(LMS)")
 
 report: setup ## class report after autograde: autograder/report/ASSIGNMENT.html, _class.html (no ids), PNG, _items.csv [ASSIGNMENT=]
 	@$(PY) -m autograder report $(ASSIGNMENT)
 
 leaderboard: setup ## GPU host: time each graded week07 matmul kernel beside torch.matmul (ungraded); results/leaderboard_*
-	$(PY) autograder/leaderboard.py --assignment $(or $(ASSIGNMENT),week07) --out results
+	$(PY) -m autograder.reporting.leaderboard --assignment $(or $(ASSIGNMENT),week07) --out results
 
 bench: setup ## GPU benchmark sweep on whatever GPU is here; writes results/
 	$(PY) -m gemm_lab.bench --out results

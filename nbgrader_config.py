@@ -23,9 +23,9 @@ c.CourseDirectory.db_url = "sqlite:///" + os.path.join(_root, "autograder", "gra
 # (or into a student's autograded folder: they hold the solutions).
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.py"]
 
-# LMS downloads: `make collect` reads them itself (autograder/collect.py: limits, no links, newest wins).
+# LMS downloads: `make collect` reads them itself (autograder/collect/handins.py: limits, no links, newest wins).
 # For a manual `nbgrader zip_collect`: the student id is everything between the LMS prefix (one word) and
-# `_attempt_` (ids may hold `_`); the same rule as autograder/collect_names.py (a test checks both agree).
+# `_attempt_` (ids may hold `_`); the same rule as autograder/collect/names.py (a test checks both agree).
 c.ZipCollectApp.downloaded_directory = os.path.join("autograder", "work", "downloaded")
 c.FileNameCollectorPlugin.named_regexp = (
     r"^(?P<prefix>[^_]*)_(?P<student_id>.+?)_attempt_(?P<timestamp>[0-9][0-9\-]*)_(?P<file_id>.+\.ipynb)$"
@@ -39,6 +39,6 @@ from nbgrader.preprocessors import ClearHiddenTests, GetGrades  # noqa: E402
 c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, ClearHiddenTests]
 c.ClearHiddenTests.enforce_metadata = False
 
-# Time limit per cell when autograding (the per-notebook limit is set by autograder/grade.py).
+# Time limit per cell when autograding (the per-notebook limit is set by autograder/grade/autograde.py).
 c.Execute.timeout = 60
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

@@ -1,11 +1,11 @@
 """The instructor's commands (run from the repository root):
 
     python -m autograder release  [ASSIGNMENT ...]          nbgrader generate_assignment -> release/
-    python -m autograder collect  [ASSIGNMENT] FROM         import hand-ins (zip / folder, see collect.py)
+    python -m autograder collect  [ASSIGNMENT] FROM         import hand-ins (zip / folder, see collect/handins.py)
     python -m autograder autograde [ASSIGNMENT ...] [--jobs N] [--cell-timeout S] [--notebook-timeout S]
-    python -m autograder feedback [ASSIGNMENT ...]          HTML -> autograder/feedback/
-    python -m autograder grades   [--out CSV]               grades CSV (+ prints the table)
-    python -m autograder report   [ASSIGNMENT ...] [--out DIR]  class report -> autograder/report/ (class_report.py)
+    python -m autograder feedback [ASSIGNMENT ...] [--lms canvas|moodle]   HTML -> autograder/feedback/ (+ LMS zip)
+    python -m autograder grades   [--lms LMS] [--out CSV] [--export-dir DIR]   grades CSV, table, LMS import file
+    python -m autograder report   [ASSIGNMENT ...] [--out DIR]  class report -> autograder/report/ (reporting/class_report.py)
     python -m autograder demo     [ASSIGNMENT]              release, collect the samples, autograde, compare
 
 Without ASSIGNMENT: every assignment in source/ (autograde/feedback: those with hand-ins).
@@ -23,9 +23,8 @@ import time
 import warnings
 from pathlib import Path
 
-from .course import Course, release
-from .expected import compare_with_expected
-from .grade import (
+from autograder.course import Course, release
+from autograder.grade.autograde import (
     DEFAULT_CELL_TIMEOUT,
     DEFAULT_NOTEBOOK_TIMEOUT,
     AutogradeLocked,
@@ -34,6 +33,7 @@ from .grade import (
     autograde_all,
     submitted_students,
 )
+from autograder.samplekit.compare import compare_with_expected
 
 
 def _assignments(course: Course, given: list[str], with_handins: bool = False) -> list[str]:
@@ -50,8 +50,8 @@ def cmd_release(course, args):
 
 
 def cmd_collect(course, args):
-    """collect [ASSIGNMENT] FROM (see autograder/collect.py)."""
-    from .collect import cli
+    """collect [ASSIGNMENT] FROM (see autograder/collect/handins.py)."""
+    from autograder.collect.handins import cli
 
     return cli(course, args.args)
 
@@ -70,9 +70,9 @@ def _grade_args(p):
 
 
 def cmd_autograde(course, args):
-    from .grade import sandbox_mode
-    from .precheck import MastersNotFull, check_masters
-    from .schedule import check_settings
+    from autograder.grade.autograde import sandbox_mode
+    from autograder.grade.precheck import MastersNotFull, check_masters
+    from autograder.grade.schedule import check_settings
 
     try:  # a bad setting (--jobs 0, GRADE_JOBS=x, ...) stops before anything runs: one line
         check_settings(args.jobs, args.handin_memory_gb, args.unit)
@@ -93,7 +93,7 @@ def cmd_autograde(course, args):
         except MastersNotFull as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-    # every assignment in one pool (autograder/schedule.py)
+    # every assignment in one pool (autograder/grade/schedule.py)
     results = autograde_all(course, assignments, students=args.student or None, jobs=args.jobs,
                             cell_timeout=args.cell_timeout, notebook_timeout=args.notebook_timeout,
                             allow_unsandboxed=args.allow_unsandboxed, memory_gb=args.memory_gb,
@@ -107,22 +107,25 @@ def cmd_autograde(course, args):
 
 
 def cmd_feedback(course, args):
-    from .report import feedback
+    """feedback [ASSIGNMENT ...] [--lms canvas|moodle] (see autograder/reporting/feedback.py)."""
+    from autograder.reporting.feedback import main as feedback_main
 
-    for a in _assignments(course, args.assignment, with_handins=True):
-        print(f"feedback {a} -> {feedback(course, a)}")
+    return feedback_main(course, args.assignment + (["--lms", args.lms] if args.lms is not None else []))
 
 
 def cmd_grades(course, args):
-    from .report import grade_table, write_grades_csv
+    """grades [--lms LMS] [--out CSV] [--export-dir DIR] (see autograder/reporting/grades.py)."""
+    from autograder.reporting.grades import main as grades_main
 
-    path = write_grades_csv(course, args.out)
-    print(grade_table(course))
-    print(f"wrote {path}")
+    argv = ["--course-root", str(course.root)]
+    for flag, value in (("--lms", args.lms), ("--out", args.out), ("--export-dir", args.export_dir)):
+        if value is not None:
+            argv += [flag, value]
+    return grades_main(argv)
 
 
 def cmd_report(course, args):
-    from .class_report import cli
+    from autograder.reporting.class_report import cli
 
     return cli(course, args.assignment, args.out)
 
@@ -134,8 +137,8 @@ def run_demo(assignment: str, *, repo: Course, jobs=None, cell_timeout=60, noteb
 
     ``hooks`` (for tests): ``{"before_grading": f(course), "after_grading": f(course) -> list[str]}``.
     """
-    from .collect import collect
-    from .report import grade_table
+    from autograder.collect.handins import collect
+    from autograder.reporting.report import grade_table
 
     hooks = hooks or {}
 
@@ -155,7 +158,7 @@ def run_demo(assignment: str, *, repo: Course, jobs=None, cell_timeout=60, noteb
     autograde(course, assignment, jobs=jobs, cell_timeout=cell_timeout, notebook_timeout=notebook_timeout,
               allow_unsandboxed=allow_unsandboxed)
     print(f"graded in {time.monotonic() - t0:.1f}s\n", file=out)
-    from .make_samples import read_expected
+    from autograder.samplekit.make_samples import read_expected
 
     sampled = {nb for (_, nb, _) in read_expected(samples)[0]}
     print(grade_table(course, [assignment], notebooks=sampled), file=out)
@@ -170,8 +173,8 @@ def run_demo(assignment: str, *, repo: Course, jobs=None, cell_timeout=60, noteb
 
 
 def cmd_demo(course, args):
-    """Same as ``python autograder/demo.py``: every assignment with samples unless one is named."""
-    from .demo import main as demo_main
+    """Same as ``python -m autograder.demo``: every assignment with samples unless one is named."""
+    from autograder.demo import main as demo_main
 
     argv = ([args.assignment] if args.assignment else []) + ["--course-root", str(course.root),
                                                             "--cell-timeout", str(args.cell_timeout),
@@ -193,7 +196,7 @@ def main(argv=None) -> int:
     p.add_argument("assignment", nargs="*")
     p.set_defaults(fn=cmd_release)
     p = sub.add_parser("collect")
-    p.add_argument("args", nargs="+", metavar="[ASSIGNMENT] FROM")
+    p.add_argument("args", nargs="*", metavar="[ASSIGNMENT] FROM")
     p.set_defaults(fn=cmd_collect)
     p = sub.add_parser("autograde")
     p.add_argument("assignment", nargs="*")
@@ -209,9 +212,12 @@ def main(argv=None) -> int:
     p.set_defaults(fn=cmd_autograde)
     p = sub.add_parser("feedback")
     p.add_argument("assignment", nargs="*")
+    p.add_argument("--lms", default=None, help="canvas|moodle: also zip the pages in that LMS's upload layout")
     p.set_defaults(fn=cmd_feedback)
     p = sub.add_parser("grades")
+    p.add_argument("--lms", default=None, help="canvas|moodle|blackboard|csv: also write the file that LMS imports")
     p.add_argument("--out", default=None)
+    p.add_argument("--export-dir", default=None)
     p.set_defaults(fn=cmd_grades)
     p = sub.add_parser("report")
     p.add_argument("assignment", nargs="*")
@@ -220,8 +226,15 @@ def main(argv=None) -> int:
     p = sub.add_parser("demo")
     p.add_argument("assignment", nargs="?")
     _grade_args(p)
-    p.set_defaults(fn=cmd_demo, cell_timeout=60, notebook_timeout=600)
+    p.set_defaults(fn=cmd_demo, cell_timeout=60, notebook_timeout=DEFAULT_NOTEBOOK_TIMEOUT)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    i = 2 if argv[:1] == ["--course-root"] else 1 if argv[:1] and argv[0].startswith("--course-root=") else 0
+    rest = []
+    if argv[i:i + 1] == ["collect"]:  # collect reads its own options (--pattern): hand it the rest as given
+        argv, rest = argv[:i + 1], argv[i + 1:]
     args = ap.parse_args(argv)
+    if args.cmd == "collect":
+        args.args = rest
     course = Course.at(args.course_root)
     try:
         return args.fn(course, args) or 0

@@ -1,7 +1,7 @@
 """`make demo`: release, collect the bundled sample hand-ins, autograde, print one grade table.
 
-    python autograder/demo.py                 # every assignment with autograder/samples/ASSIGNMENT/expected.csv
-    python autograder/demo.py week06 [--jobs N] [--keep]
+    python -m autograder.demo                 # every assignment with autograder/samples/ASSIGNMENT/expected.csv
+    python -m autograder.demo week06 [--jobs N] [--keep]
 
 Everything happens in one scratch course under autograder/work/ (the real release/ and gradebook are not
 touched): each assignment is released from source/, its samples are collected and graded, then one table
@@ -20,12 +20,9 @@ import time
 import warnings
 from pathlib import Path
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from autograder.course import Course, release  # noqa: E402
-from autograder.expected import compare_with_expected  # noqa: E402
-from autograder.grade import DEFAULT_NOTEBOOK_TIMEOUT, SandboxMissing, autograde  # noqa: E402
+from autograder.course import Course, release
+from autograder.grade.autograde import DEFAULT_NOTEBOOK_TIMEOUT, SandboxMissing, autograde
+from autograder.samplekit.compare import compare_with_expected
 
 
 def sampled_assignments(repo: Course) -> list[str]:
@@ -42,7 +39,7 @@ def _fmt(x: float) -> str:
 def demo_table(course: Course, handed_in: dict[str, set[tuple[str, str]]]) -> str:
     """One table over every graded assignment: a column per sampled notebook under its assignment,
     ``-`` where a sample has no hand-in for that notebook (not a zero), total over the hand-ins, review notes."""
-    from autograder.report import review_flags, scores
+    from autograder.reporting.report import review_flags, scores
 
     columns, table, maxima = scores(course, list(handed_in))
     sampled = {f"{a}/{nb}" for a, pairs in handed_in.items() for _, nb in pairs}
@@ -70,11 +67,11 @@ def run_all(assignments: list[str], *, repo: Course, jobs=None, cell_timeout=60,
             notebook_timeout=DEFAULT_NOTEBOOK_TIMEOUT, allow_unsandboxed=False, keep=False,
             out=sys.stdout, report_dir: Path | None = None) -> dict[str, list[str]]:
     """Grade the samples of ``assignments`` in one scratch course; print one table; {assignment: mismatches}."""
-    from autograder.collect import collect
-    from autograder.make_samples import read_expected
+    from autograder.collect.handins import collect
+    from autograder.samplekit.make_samples import read_expected
 
     if not assignments:
-        raise ValueError("no assignment has samples: run `python autograder/make_samples.py ASSIGNMENT`")
+        raise ValueError("no assignment has samples: run `python -m autograder.samplekit.make_samples ASSIGNMENT`")
     repo.work.mkdir(parents=True, exist_ok=True)
     root = Path(tempfile.mkdtemp(prefix="demo-", dir=repo.work))
     try:
@@ -96,7 +93,7 @@ def run_all(assignments: list[str], *, repo: Course, jobs=None, cell_timeout=60,
         print("", file=out)
         print(demo_table(course, handed_in), file=out)
         if report_dir is not None:  # the class report of the samples, before the scratch course goes
-            from autograder.class_report import demo_reports
+            from autograder.reporting.class_report import demo_reports
 
             demo_reports(course, assignments, report_dir, out=out)
         return {a: compare_with_expected(course, a, samples[a]) for a in assignments}
@@ -122,7 +119,7 @@ def main(argv=None) -> int:
     repo = Course.at(args.course_root)
     assignments = args.assignment or sampled_assignments(repo)
     if not assignments:
-        print("error: no samples: run `python autograder/make_samples.py ASSIGNMENT`", file=sys.stderr)
+        print("error: no samples: run `python -m autograder.samplekit.make_samples ASSIGNMENT`", file=sys.stderr)
         return 2
     t0 = time.monotonic()
     try:

@@ -8,7 +8,7 @@ The autograder compiles the same library kernels (the given kernels, the compile
 
 Triton first looks in its own ``TRITON_CACHE_DIR`` and then in the shared folder; everything it writes
 goes to its own folder only. The shared folder is filled once per grading run from the release
-notebooks (no solutions in them; see ``autograder/triton_cache.py``) and bound read-only into each
+notebooks (no solutions in them; see ``autograder/grade/triton_cache.py``) and bound read-only into each
 sandbox **at the same path**: a cached group's JSON names its files by absolute path.
 
 Importing this module imports triton (Triton loads the class lazily, after ``gemm_lab.runtime``).

@@ -1,6 +1,6 @@
 """Fixtures shared by the tests: the scratch course and the bubblewrap check.
 
-The scratch course is ``autograder/fixture.py``'s two-notebook assignment (``demo01``) written into a
+The scratch course is ``autograder/samplekit/fixture.py``'s two-notebook assignment (``demo01``) written into a
 temporary folder with the repository's nbgrader_config.py. The repository root, ``tools/`` and ``tests/``
 are on ``sys.path`` through ``pythonpath`` in pyproject.toml's pytest settings.
 """
@@ -24,7 +24,7 @@ def scratch_course(root: Path, *, released: bool = False,
     every notebook, ``{name: notebook}``, after ``edit`` (when not None) changed them in place.
     """
     from autograder.course import Course, release
-    from autograder.fixture import ASSIGNMENT, NOTEBOOKS, hand_in, make_course, solved
+    from autograder.samplekit.fixture import ASSIGNMENT, NOTEBOOKS, hand_in, make_course, solved
 
     course = Course.at(make_course(root))
     if released or hand_ins:
@@ -54,7 +54,7 @@ def course(tmp_path):
 @pytest.fixture(scope="session")
 def bwrap() -> None:
     """Skips the test when bubblewrap (the autograder's sandbox) is not installed."""
-    from autograder import sandbox
+    from autograder.sandbox import kernel as sandbox
 
     if sandbox.bwrap_path() is None:
         pytest.skip("bubblewrap not installed (apt-get install -y bubblewrap)")

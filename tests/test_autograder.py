@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder import integrity, sandbox
 from autograder.course import IGNORE, Course
-from autograder.fixture import ASSIGNMENT
+from autograder.grade import integrity
+from autograder.samplekit.fixture import ASSIGNMENT
+from autograder.sandbox import kernel as sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,7 +1,7 @@
 """The real pipeline end to end (nbgrader + bubblewrap, no mocks) on generated sample hand-ins.
 
-A tiny two-notebook assignment (autograder/fixture.py) is released, the sample hand-ins are generated
-from it by autograder/make_samples.py (the same generator as the committed samples), collected,
+A tiny two-notebook assignment (autograder/samplekit/fixture.py) is released, the sample hand-ins are generated
+from it by autograder/samplekit/make_samples.py (the same generator as the committed samples), collected,
 graded in parallel and compared cell by cell with expected.csv; then what the hostile samples could
 reach is checked: checksums of source/, release/ and every hand-in before/after, and the evidence the
 snoop sample printed from inside its sandbox.
@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from autograder import grade as grade_mod
 from autograder.__main__ import compare_with_expected, run_demo
 from autograder.course import Course, read_notebook
-from autograder.fixture import ASSIGNMENT, make_course
-from autograder.make_samples import SNOOP, make_samples
-from autograder.report import feedback, write_grades_csv
+from autograder.grade import autograde as grade_mod
+from autograder.reporting.report import feedback, write_grades_csv
+from autograder.samplekit.fixture import ASSIGNMENT, make_course
+from autograder.samplekit.make_samples import SNOOP, make_samples
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -131,7 +131,7 @@ def _feedback_leaks(demo: Course) -> list[str]:
     """Every feedback page of every sample: no hidden-test source line, no instructor path, nothing active."""
     from test_feedback_safety import active
 
-    from autograder.safe_feedback import hidden_lines
+    from autograder.reporting.safe_feedback import hidden_lines
 
     secret = set()
     for master in (demo.source / ASSIGNMENT).glob("*.ipynb"):
@@ -191,7 +191,7 @@ def test_committed_samples_are_current(assignment, tmp_path):
     regenerating the samples fails here in a second (the slow test below then checks the actual grading).
     The expected scores depend only on the cells' nbgrader metadata and order, which a release keeps, so the
     masters stand in for the release here (no nbgrader run)."""
-    from autograder.make_samples import Notebook, read_expected, write_samples
+    from autograder.samplekit.make_samples import Notebook, read_expected, write_samples
 
     if not (ROOT / "source" / assignment).is_dir():
         pytest.skip(f"no source/{assignment}")
@@ -203,7 +203,7 @@ def test_committed_samples_are_current(assignment, tmp_path):
     want_exp, want_review = read_expected(fresh)
     got_exp, got_review = read_expected(folder)
     assert got_exp == want_exp, (
-        f"autograder/samples/{assignment} is stale: python autograder/make_samples.py {assignment} --from-source "
+        f"autograder/samples/{assignment} is stale: python -m autograder.samplekit.make_samples {assignment} --from-source "
         f"--hostile-notebook {opts['hostile']}{' --full-all' if opts['full_all'] else ''} --cases {','.join(opts['cases'])}")
     assert got_review == want_review
     with (fresh / "expected.csv").open(encoding="utf-8") as f:
@@ -228,7 +228,7 @@ def test_committed_samples_score_as_expected(assignment, tmp_path, bwrap):
     import io
 
     from autograder.demo import run_all
-    from autograder.make_samples import read_expected
+    from autograder.samplekit.make_samples import read_expected
 
     printed = io.StringIO()
     bad = run_all([assignment], repo=Course.at(ROOT), cell_timeout=60, notebook_timeout=600, jobs=2, out=printed)
@@ -242,8 +242,8 @@ def test_committed_samples_score_as_expected(assignment, tmp_path, bwrap):
 def test_notebook_time_limit_stops_the_rest(tmp_path, make_scratch_course, bwrap):
     """With a notebook limit shorter than the cell limit, the looping cell is cut at the notebook limit
     and every later cell is not run (its tests score zero), while the other notebook is still graded."""
-    from autograder.collect import collect
-    from autograder.grade import autograde
+    from autograder.collect.handins import collect
+    from autograder.grade.autograde import autograde
 
     course = make_scratch_course(tmp_path / "course", released=True)
     samples = make_samples(course, ASSIGNMENT, tmp_path / "samples", full_all=True)

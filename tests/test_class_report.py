@@ -1,6 +1,6 @@
 """`make report`: the class report from a synthetic graded class with planted answers (no nbgrader run).
 
-autograder/synthetic_class.py writes the gradebook (nbgrader's API) and autograded notebooks with the
+autograder/samplekit/synthetic_class.py writes the gradebook (nbgrader's API) and autograded notebooks with the
 grader's verdicts; of 50 students exactly 20 answer 985 for the break-even (the named mistake: not
 rounded up), 5 leave it blank, 2 answer 1000, 1 answers a <script> string, 22 are right.
 """
@@ -16,15 +16,15 @@ import pytest
 from bs4 import BeautifulSoup
 
 from autograder.__main__ import main
-from autograder.class_report import (
+from autograder.course import Course
+from autograder.reporting.class_report import (
     MIN_SHARED,
     _csv_cell,
     analyze,
     build_report,
 )
-from autograder.class_report_plots import bins
-from autograder.course import Course
-from autograder.synthetic_class import BREAK_EVEN_HINT, REGROUP_HINT, make_class, student_ids
+from autograder.reporting.class_report_plots import bins
+from autograder.samplekit.synthetic_class import BREAK_EVEN_HINT, REGROUP_HINT, make_class, student_ids
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -149,7 +149,7 @@ def test_kernel_cases_and_what_needs_the_instructor(built):
 
 
 def test_totals_match_the_gradebook_and_grades_csv(built):
-    from autograder.report import scores
+    from autograder.reporting.report import scores
 
     course, _, _, report = built
     columns, table, maxima = scores(course, [A])
@@ -237,7 +237,7 @@ def test_bad_use_is_one_line_and_loses_nothing(built, tmp_path, capsys):
 def test_demo_reports_writes_the_page_or_one_line(built, tmp_path):
     import io
 
-    from autograder.class_report import demo_reports
+    from autograder.reporting.class_report import demo_reports
 
     course, _, _, _ = built
     assert demo_reports(course, [A], tmp_path) == [tmp_path / f"{A}.html"]

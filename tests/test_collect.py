@@ -19,13 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from autograder import collect as col
-from autograder.collect_names import LMS_REGEXP, parse_lms_name, sanitize_student_id
-from autograder.collect_report import report_path
-from autograder.collect_zip import ZipLimits
+from autograder.collect import handins as col
+from autograder.collect.archive import ZipLimits
+from autograder.collect.names import LMS_REGEXP, parse_lms_name, sanitize_student_id
+from autograder.collect.report import report_path
 from autograder.course import Course
-from autograder.fixture import ASSIGNMENT, make_course
-from autograder.report import grade_table, review_flags, write_grades_csv
+from autograder.reporting.report import grade_table, review_flags, write_grades_csv
+from autograder.samplekit.fixture import ASSIGNMENT, make_course
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -601,11 +601,11 @@ def test_collect_script_and_no_import_circle(course, tmp_path):
     drop = tmp_path / "drop"
     _write(drop / f"alice__{NB1}.ipynb", _text(course, NB1))
     env = dict(os.environ, GEMM_LAB_COURSE_ROOT=str(course.root))
-    r = subprocess.run([sys.executable, str(ROOT / "autograder" / "collect.py"), ASSIGNMENT, str(drop)],
+    r = subprocess.run([sys.executable, "-m", "autograder", "collect", ASSIGNMENT, str(drop)], cwd=ROOT,
                        env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "collected 1 notebooks of 1 students" in r.stdout
-    probe = ("import sys, autograder.collect, autograder.demo, autograder.expected\n"
+    probe = ("import sys, autograder.collect.handins, autograder.demo, autograder.samplekit.compare\n"
              "print('autograder.__main__' in sys.modules)")
     r = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.stdout.strip() == "False", r.stderr

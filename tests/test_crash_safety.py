@@ -22,8 +22,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder.lock import AutogradeLocked, CourseLock, clean_leftovers, pid_alive  # noqa: E402
-from autograder.nbexec import death_reason  # noqa: E402
+from autograder.grade.lock import AutogradeLocked, CourseLock, clean_leftovers, pid_alive  # noqa: E402
+from autograder.grade.nbexec import death_reason  # noqa: E402
 
 
 def _dead_pid() -> int:
@@ -149,7 +149,7 @@ def _cmdline(pid: int) -> str:
 
 @pytest.mark.slow
 def test_sigkill_midway_then_rerun_keeps_scores_and_grades_the_rest_once(tmp_path, make_scratch_course):
-    from autograder import sandbox
+    from autograder.sandbox import kernel as sandbox
 
     if sandbox.bwrap_path() is None:
         pytest.skip("bubblewrap not installed (apt-get install -y bubblewrap)")
@@ -218,7 +218,7 @@ def test_sigkill_midway_then_rerun_keeps_scores_and_grades_the_rest_once(tmp_pat
 
 @pytest.mark.slow
 def test_second_autograde_refused_and_kernel_killed_from_outside_flagged(tmp_path, make_scratch_course):
-    from autograder import sandbox
+    from autograder.sandbox import kernel as sandbox
 
     if sandbox.bwrap_path() is None:
         pytest.skip("bubblewrap not installed (apt-get install -y bubblewrap)")
@@ -303,7 +303,7 @@ def test_second_autograde_refused_and_kernel_killed_from_outside_flagged(tmp_pat
     once = review["sleeper_once"]
     assert once["manual"] == {} and once["incidents"]["regraded"], once
     assert not any("signal" in i for i in once["incidents"].get("01_counts", [])), once
-    from autograder.report import review_flags
+    from autograder.reporting.report import review_flags
 
     flags = review_flags(course)
     assert any("kernel killed by signal 9 (SIGKILL), manual grading" in f for f in flags["sleeper"]), flags
@@ -324,9 +324,9 @@ def test_second_autograde_refused_and_kernel_killed_from_outside_flagged(tmp_pat
 
 def test_kernel_death_review_signal_flags_manual_limit_does_not():
     """What merge reads from the autograded notebook: a signal from outside flags the later test cells for
-    manual grading; a sandbox limit (LIMIT_* code from autograder/limits.py) is named, nothing flagged."""
-    from autograder.merge import HandInResult, _notebook_review
-    from autograder.nbexec import GuardedExecute, _stop_output
+    manual grading; a sandbox limit (LIMIT_* code from autograder/sandbox/limits.py) is named, nothing flagged."""
+    from autograder.grade.merge import HandInResult, _notebook_review
+    from autograder.grade.nbexec import GuardedExecute, _stop_output
 
     def nb(evalue):
         test = {"cell_type": "code", "source": "x", "outputs": [],
@@ -357,8 +357,8 @@ def test_kernel_death_review_signal_flags_manual_limit_does_not():
 
 
 def test_resume_skips_only_unchanged_handins_graded_from_unchanged_source(tmp_path):
-    from autograder import resume
     from autograder.course import Course
+    from autograder.grade import resume
 
     course = Course.at(tmp_path)
     for student in ("ann", "ben", "cat"):
@@ -388,10 +388,10 @@ def test_resume_skips_only_unchanged_handins_graded_from_unchanged_source(tmp_pa
 
 
 def test_sandbox_limit_hits_reach_the_review_column(tmp_path):
-    """Limits the sandbox reports (autograder/limits.py outcomes) are named per hand-in, even when the kernel
+    """Limits the sandbox reports (autograder/sandbox/limits.py outcomes) are named per hand-in, even when the kernel
     survived them (a refused fork bomb); a signal without a limit is left to the kernel-death report."""
-    from autograder import limits as lim
-    from autograder.merge import sandbox_limits
+    from autograder.grade.merge import sandbox_limits
+    from autograder.sandbox import limits as lim
 
     out = tmp_path / "sandbox-outcomes"
     out.mkdir()

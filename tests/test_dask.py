@@ -1,8 +1,8 @@
-"""Grading on Dask (autograder/dispatch.py): the same scores as the local pool on a LocalCluster and on a
+"""Grading on Dask (autograder/grade/dispatch.py): the same scores as the local pool on a LocalCluster and on a
 `dask scheduler` + 2 `dask worker` processes on 127.0.0.1; a worker killed mid-task -> the hand-in is
 retried once on another worker, then reported, never lost and never graded twice.
 
-Uses the tiny fixture assignment (autograder/fixture.py); hand-ins are graded in the sandbox.
+Uses the tiny fixture assignment (autograder/samplekit/fixture.py); hand-ins are graded in the sandbox.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ import pytest
 distributed = pytest.importorskip("distributed")
 import cloudpickle  # noqa: E402
 
-from autograder import dispatch  # noqa: E402
-from autograder.collect import collect  # noqa: E402
+from autograder.collect.handins import collect  # noqa: E402
 from autograder.course import Course  # noqa: E402
-from autograder.fixture import ASSIGNMENT  # noqa: E402
-from autograder.grade import autograde  # noqa: E402
-from autograder.make_samples import make_samples  # noqa: E402
-from autograder.report import scores  # noqa: E402
+from autograder.grade import dispatch  # noqa: E402
+from autograder.grade.autograde import autograde  # noqa: E402
+from autograder.reporting.report import scores  # noqa: E402
+from autograder.samplekit.fixture import ASSIGNMENT  # noqa: E402
+from autograder.samplekit.make_samples import make_samples  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 STUDENTS = ["full_marks", "all_wrong"]

@@ -1,6 +1,6 @@
 """Feedback is safe to hand out and safe to open (issues 15 and 17), on the tiny fixture assignment.
 
-Fast tests check autograder/safe_feedback.py, output_limits.py and normalize.py on notebook JSON; one
+Fast tests check autograder/reporting/safe_feedback.py, grade/output_limits.py and collect/normalize.py on notebook JSON; one
 slow test grades hostile and edited hand-ins for real (nbgrader + bubblewrap), builds the feedback and
 parses every page with an HTML parser: no script, no event handler, no javascript: URL, no frame, form or
 object, no external load; no hidden-test source; no instructor path; a right hand-in with edited
@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import safe_feedback as sf
-from autograder.normalize import normalize
-from autograder.output_limits import OutputBudget, is_notice, output_bytes
+from autograder.collect.normalize import normalize
+from autograder.grade.output_limits import OutputBudget, is_notice, output_bytes
+from autograder.reporting import safe_feedback as sf
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -382,7 +382,7 @@ HOOK_PRINT = "print('SEEN', _seen)"
 
 
 def _hostile_handins(root):
-    from autograder.fixture import hand_in, solved
+    from autograder.samplekit.fixture import hand_in, solved
 
     full = {n: solved(root, n) for n in ("01_counts", "02_vectors")}
     hand_in(root, "full_marks", full)
@@ -419,9 +419,9 @@ def _hostile_handins(root):
 @pytest.mark.slow
 def test_feedback_of_hostile_and_edited_handins_is_safe(tmp_path, make_scratch_course, bwrap):
     from autograder.course import read_notebook
-    from autograder.fixture import ASSIGNMENT
-    from autograder.grade import autograde
-    from autograder.report import feedback
+    from autograder.grade.autograde import autograde
+    from autograder.reporting.report import feedback
+    from autograder.samplekit.fixture import ASSIGNMENT
 
     course = make_scratch_course(tmp_path / "course", released=True)
     _hostile_handins(course.root)
@@ -443,7 +443,7 @@ def test_feedback_of_hostile_and_edited_handins_is_safe(tmp_path, make_scratch_c
     rep = results["edited"].repairs
     assert any("tiles_54" in r for r in rep["01_counts"]) and any("pct_40" in r for r in rep["01_counts"])
     assert any("vec_even" in r for r in rep["02_vectors"])
-    from autograder.report import review_flags
+    from autograder.reporting.report import review_flags
 
     flags = review_flags(course)
     assert any("repaired before grading" in f and "tiles_54" in f for f in flags["edited"]), flags["edited"]
@@ -489,8 +489,8 @@ def test_feedback_of_hostile_and_edited_handins_is_safe(tmp_path, make_scratch_c
 def test_without_normalize_nbgrader_crashes_on_the_edited_handin(tmp_path, monkeypatch, make_scratch_course, bwrap):
     """The problem the normalisation solves, reproduced: nbgrader 0.9.6 itself fails on these edits
     (KeyError in add_missing_grade_cells / 'grade_id'), so the whole hand-in would score 0."""
-    from autograder import grade
-    from autograder.fixture import ASSIGNMENT
+    from autograder.grade import autograde as grade
+    from autograder.samplekit.fixture import ASSIGNMENT
 
     course = make_scratch_course(tmp_path / "course", released=True)
     _hostile_handins(course.root)
@@ -505,7 +505,7 @@ def test_display_updates_stay_in_bounds_and_capped(monkeypatch):
     """update_display_data after the byte cap dropped or moved outputs: no IndexError, no growth past the cap."""
     import nbformat
 
-    from autograder.nbexec import GuardedExecute
+    from autograder.grade.nbexec import GuardedExecute
 
     monkeypatch.delenv("GEMM_LAB_SANDBOX", raising=False)
     monkeypatch.setenv("GEMM_LAB_UNSANDBOXED", "1")

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DETECTOR_FILES = {
     findings.SCAN: ROOT / "gemm_lab" / "grading" / "audit" / "scan.py",
     findings.REBIND: ROOT / "gemm_lab" / "grading" / "audit" / "scan_rebind.py",
-    findings.VERDICT: ROOT / "autograder" / "integrity.py",
+    findings.VERDICT: ROOT / "autograder" / "grade" / "integrity.py",
 }
 # self.flag("CODE", ...), self._flag("CODE", ...), f"CODE (줄 ...", f"CODE: {FLAG_TEXT['CODE']}"
 _EMITTED = re.compile(r"""_?flag\("([A-Z_]+)"|f"([A-Z_]+) \(줄 |f"([A-Z_]+): \{FLAG_TEXT""")

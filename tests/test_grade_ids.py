@@ -1,4 +1,4 @@
-"""Grade ids carry no answers (autograder/grade_ids.py): the check, its use in ``make check-release``,
+"""Grade ids carry no answers (autograder/grade/ids.py): the check, its use in ``make check-release``,
 the masters, and old hand-ins whose ids were renamed since (normalize maps them; they keep their points).
 """
 
@@ -13,15 +13,15 @@ from pathlib import Path
 import jupytext
 import pytest
 
-from autograder import grade_ids
-from autograder.grade_ids import (
+from autograder.collect.normalize import normalize, normalize_file
+from autograder.grade import ids as grade_ids
+from autograder.grade.ids import (
     OLD_GRADE_IDS,
     expected_values,
     id_leaks,
     notebook_leaks,
     renames,
 )
-from autograder.normalize import normalize, normalize_file
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -249,8 +249,8 @@ def test_an_old_id_hand_in_gets_its_points(tmp_path, monkeypatch, bwrap):
     from nbgrader.api import Gradebook
 
     from autograder.course import Course, release
-    from autograder.fixture import ASSIGNMENT, hand_in, make_course, solved
-    from autograder.grade import autograde
+    from autograder.grade.autograde import autograde
+    from autograder.samplekit.fixture import ASSIGNMENT, hand_in, make_course, solved
 
     course = Course.at(make_course(tmp_path / "course"))
     renamed = {"vec_even": "vec_values"}  # "even" would name the answer's property

@@ -3,7 +3,7 @@ loads and fakes are rejected with Korean feedback.
 
 The kernels are the masters' own solution cells (read from source/), loaded as modules the way a notebook
 defines them; the buggy ones are the master's source with one bug edited in, or the hand-ins of
-``autograder/bad_kernels.py``. Compile results are cached on disk (``GEMM_LAB_COMPILE_CACHE``), so a second
+``autograder/samplekit/bad_kernels.py``. Compile results are cached on disk (``GEMM_LAB_COMPILE_CACHE``), so a second
 run of this file compiles nothing.
 """
 
@@ -18,7 +18,7 @@ from gemm_lab import runtime  # before triton
 torch = pytest.importorskip("torch")
 triton = pytest.importorskip("triton")
 
-from autograder import bad_kernels  # noqa: E402
+from autograder.samplekit import bad_kernels  # noqa: E402
 from gemm_lab.grading import (  # noqa: E402
     check_matmul,
     check_persistent,
@@ -310,7 +310,7 @@ def test_redefined_launch_gains_nothing(tmp_path):
     assert "아직 구현하지 않았습니다" in rejects(check_vector_add, mod.add_kernel)
 
 
-# --------------------------------------------------------------------------- autograder/bad_kernels.py
+# --------------------------------------------------------------------------- autograder/samplekit/bad_kernels.py
 
 
 def _interpreter_answer_is_right(exercise, k) -> bool:

@@ -1,5 +1,5 @@
 """scan_source / scan_notebook: rebinding of names the locked cells define (LOCKED_REBIND), reading IPython
-history (INPUT_HISTORY), and how the autograder scores each (autograder/integrity.py)."""
+history (INPUT_HISTORY), and how the autograder scores each (autograder/grade/integrity.py)."""
 
 import json
 from pathlib import Path
@@ -7,7 +7,7 @@ from pathlib import Path
 import jupytext
 import pytest
 
-from autograder import integrity as ag_integrity
+from autograder.grade import integrity as ag_integrity
 from gemm_lab.grading.integrity import FLAG_TEXT, locked_names, scan_notebook, scan_source
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from autograder import collect as col
-from autograder.collect_names import sanitize_student_id
+from autograder.collect import handins as col
+from autograder.collect.names import sanitize_student_id
+from autograder.collect.roster import load_roster
 from autograder.course import Course
-from autograder.fixture import ASSIGNMENT, make_course
-from autograder.gradebook_export import export, read_gradebook
-from autograder.roster import load_roster
+from autograder.reporting.gradebook_export import export, read_gradebook
+from autograder.samplekit.fixture import ASSIGNMENT, make_course
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -239,7 +239,7 @@ def _make_collect(course, *variables):
     """The Makefile's own collect line (make -n: no set-up run), executed by the shell as make would."""
     dry = subprocess.run(["make", "-n", "-s", "--no-print-directory", "collect", *variables], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
-    (line,) = [x for x in dry.stdout.splitlines() if "autograder/collect.py" in x]
+    (line,) = [x for x in dry.stdout.splitlines() if "-m autograder collect" in x]
     env = dict(os.environ, GEMM_LAB_COURSE_ROOT=str(course.root))
     return subprocess.run(["bash", "-c", line.replace(".venv/bin/python", sys.executable, 1)], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)
@@ -247,7 +247,7 @@ def _make_collect(course, *variables):
 
 def _cli(course, *args, env=None):
     e = dict(os.environ, GEMM_LAB_COURSE_ROOT=str(course.root), **(env or {}))
-    return subprocess.run([sys.executable, str(ROOT / "autograder" / "collect.py"), *args], env=e,
+    return subprocess.run([sys.executable, "-m", "autograder", "collect", *args], cwd=ROOT, env=e,
                           capture_output=True, text=True, timeout=120)
 
 
@@ -340,16 +340,16 @@ def test_exports_parse_back_into_lms_ids(graded, tmp_path):
 def test_blackboard_export_and_grades_cli(course, tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
     env = dict(os.environ, GEMM_LAB_COURSE_ROOT=str(course.root))
-    grades = [sys.executable, str(ROOT / "autograder" / "grades.py")]
-    r = subprocess.run(grades, env=env, capture_output=True, text=True, timeout=120)
+    grades = [sys.executable, "-m", "autograder", "grades"]
+    r = subprocess.run(grades, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 1 and "nothing graded yet" in r.stderr and "Traceback" not in r.stderr
-    r = subprocess.run(grades + ["--lms", "sakai"], env=env, capture_output=True, text=True, timeout=120)
+    r = subprocess.run(grades + ["--lms", "sakai"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "LMS=sakai" in r.stderr and "Traceback" not in r.stderr
     t = "2026-12-01-10-00-00"
     up = {f"Week 7_{u}_attempt_{t}_{nb}.ipynb": _text(course, nb, u) for u in ("kim_cs", "lee") for nb in (NB1, NB2)}
     col.collect(course, ASSIGNMENT, _zip(tmp_path / "bb.zip", up))
     _gradebook(course, ["kim_cs", "lee"])
-    r = subprocess.run(grades + ["--lms", "blackboard", "--export-dir", str(tmp_path / "out")], env=env,
+    r = subprocess.run(grades + ["--lms", "blackboard", "--export-dir", str(tmp_path / "out")], cwd=ROOT, env=env,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "await manual grading" in r.stderr and "formgrader" in r.stderr
@@ -366,6 +366,6 @@ def test_blackboard_export_and_grades_cli(course, tmp_path, monkeypatch):
 
 def test_feedback_with_nothing_autograded_says_what_to_run(course):
     env = dict(os.environ, GEMM_LAB_COURSE_ROOT=str(course.root))
-    r = subprocess.run([sys.executable, str(ROOT / "autograder" / "feedback.py")], env=env, capture_output=True,
+    r = subprocess.run([sys.executable, "-m", "autograder", "feedback"], cwd=ROOT, env=env, capture_output=True,
                        text=True, timeout=120)
     assert r.returncode == 1 and "make autograde" in r.stderr and "Traceback" not in r.stderr

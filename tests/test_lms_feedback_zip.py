@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from autograder.course import Course
-from autograder.feedback_zip import build_zip
+from autograder.reporting.feedback_zip import build_zip
 
 ROOT = Path(__file__).resolve().parents[1]
 ROSTER = {
@@ -85,7 +85,7 @@ def test_no_id_for_the_lms_writes_no_zip(tmp_path):
 @pytest.mark.parametrize("args, needle", [(["--lms", "blackboard"], "LMS must be one of"),
                                           ([], "nothing autograded yet")])
 def test_make_feedback_bad_use_is_one_line(tmp_path, args, needle):
-    proc = subprocess.run([sys.executable, str(ROOT / "autograder" / "feedback.py"), *args],
+    proc = subprocess.run([sys.executable, "-m", "autograder", "feedback", *args],
                           capture_output=True, text=True, cwd=ROOT,
                           env={"GEMM_LAB_COURSE_ROOT": str(tmp_path), "PATH": "/usr/bin:/bin"})
     assert proc.returncode != 0 and needle in proc.stderr

@@ -1,4 +1,4 @@
-"""One grading pool over every hand-in × notebook (autograder/schedule.py, dispatch.py, lock.py): the job
+"""One grading pool over every hand-in × notebook (autograder/grade/schedule.py, dispatch.py, lock.py): the job
 count from CPUs and memory, the order of the tasks, and the cleanup of what a killed command left."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import dispatch, lock, schedule
 from autograder.course import Course
-from autograder.limits import GiB
+from autograder.grade import dispatch, lock, schedule
+from autograder.sandbox.limits import GiB
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -85,7 +85,7 @@ def test_bad_handin_memory_is_refused(gb, exc):
                                              ([], {"GRADE_JOBS": "x"}, "GRADE_JOBS")])
 def test_autograde_cli_bad_settings_one_line(tmp_path, argv, env, needle):
     """Refused before anything runs (the masters' check, grading): one line, exit 2, nothing written."""
-    from autograder.fixture import ASSIGNMENT, hand_in, make_course
+    from autograder.samplekit.fixture import ASSIGNMENT, hand_in, make_course
 
     root = make_course(tmp_path / "c")
     hand_in(root, "ann", {"01_counts": json.loads(_nb(2))})
@@ -214,8 +214,8 @@ def test_killed_commands_leave_nothing_a_rerun_does_not_clean(tmp_path):
 @pytest.mark.slow
 def test_killed_collect_staging_is_cleaned_by_the_next_collect(tmp_path, make_scratch_course):
     """A collect killed with SIGKILL mid-way leaves its staging; the next collect removes it."""
-    from autograder.collect import collect
-    from autograder.fixture import ASSIGNMENT, solved
+    from autograder.collect.handins import collect
+    from autograder.samplekit.fixture import ASSIGNMENT, solved
 
     course = make_scratch_course(tmp_path / "course", released=True)
     src = tmp_path / "downloads"
@@ -223,7 +223,7 @@ def test_killed_collect_staging_is_cleaned_by_the_next_collect(tmp_path, make_sc
     for s in ("ann", "bob"):
         (src / f"{s}.ipynb").write_text(json.dumps(solved(course.root, "01_counts")), encoding="utf-8")
     code = ("import sys, os, signal;"
-            "import autograder.collect as c; from autograder.course import Course;"
+            "import autograder.collect.handins as c; from autograder.course import Course;"
             "c._Run.choose = lambda self: os.kill(os.getpid(), signal.SIGKILL);"
             "c.collect(Course.at(sys.argv[1]), sys.argv[2], sys.argv[3])")
     p = subprocess.run([sys.executable, "-c", code, str(course.root), ASSIGNMENT, str(src)],
@@ -237,7 +237,7 @@ def test_killed_collect_staging_is_cleaned_by_the_next_collect(tmp_path, make_sc
 
 
 def test_bench_class_builds_a_mixed_class_with_expected_scores(tmp_path):
-    from autograder import bench_class
+    from autograder.bench import class_scale as bench_class
 
     repo = Course.at(ROOT)
     assignments = bench_class.sampled(repo)
@@ -276,8 +276,8 @@ def test_bench_class_builds_a_mixed_class_with_expected_scores(tmp_path):
 
 
 def test_regrade_reasons_a_signal_not_the_students_own_exit(tmp_path):
-    from autograder.merge import HandInResult
-    from autograder.nbexec import STOP_ENAME
+    from autograder.grade.merge import HandInResult
+    from autograder.grade.nbexec import STOP_ENAME
 
     course = Course.at(tmp_path)
     part = schedule.Part("w7", "ann", "01_x")
@@ -305,7 +305,7 @@ def test_regrade_reasons_a_signal_not_the_students_own_exit(tmp_path):
 @pytest.mark.parametrize("argv,needle", [(["-n", "0"], "-n must be"), (["--assignment", "week99"], "no samples for week99"),
                                          (["-n", "1", "--notebook", "nope"], "no sampled notebook")])
 def test_bench_class_bad_use_one_line(argv, needle, capsys):
-    from autograder import bench_class
+    from autograder.bench import class_scale as bench_class
 
     assert bench_class.main(argv) == 2
     err = capsys.readouterr().err

@@ -6,9 +6,10 @@ import shutil
 
 import pytest
 
-from autograder import fixture, precheck
 from autograder.__main__ import main
 from autograder.course import Course, release
+from autograder.grade import precheck
+from autograder.samplekit import fixture
 
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 
@@ -55,7 +56,7 @@ def test_full_marks_masters_pass_once_then_the_check_is_remembered(tmp_path, mon
     def never(*a, **k):
         raise AssertionError("graded the masters again")
 
-    monkeypatch.setattr("autograder.grade.autograde", never)
+    monkeypatch.setattr("autograder.grade.autograde.autograde", never)
     precheck.check_masters(course, [fixture.ASSIGNMENT], mode="bwrap", cell_timeout=60, notebook_timeout=300)
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import sandbox
 from autograder.course import Course
+from autograder.sandbox import kernel as sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder.bad_kernels import BAD_KERNELS, NOTEBOOK_TESTS
 from autograder.course import read_notebook
-from autograder.make_samples import read_expected, read_review_contains, write_samples
 from autograder.samplekit import hostile, kernels
+from autograder.samplekit.bad_kernels import BAD_KERNELS, NOTEBOOK_TESTS
 from autograder.samplekit.expected import build_cases
+from autograder.samplekit.make_samples import read_expected, read_review_contains, write_samples
 from autograder.samplekit.model import HIDDEN_MARK, Notebook, _meta, _src, is_auto_test
 from autograder.samplekit.plan import ALL, PLANS, case_function, known_cases
 
@@ -108,14 +108,14 @@ def test_unknown_case_and_plan_are_refused(tmp_path):
 
 @pytest.mark.parametrize("assignment", sorted(a for a in PLANS if not a.endswith("-all")))
 def test_committed_samples_match_the_plan(assignment, tmp_path):
-    """The committed folder is what `python autograder/make_samples.py ASSIGNMENT --from-source` writes today
+    """The committed folder is what `python -m autograder.samplekit.make_samples ASSIGNMENT --from-source` writes today
     (points, review flags, review texts, the hand-ins present)."""
     folder = ROOT / "autograder" / "samples" / assignment
     opts = json.loads((folder / "options.json").read_text(encoding="utf-8"))
     assert opts["plan"] == assignment
     fresh = write_samples(masters(assignment), tmp_path / "s", **opts)
     assert read_expected(folder) == read_expected(fresh), (
-        f"autograder/samples/{assignment} is stale: python autograder/make_samples.py {assignment} --from-source")
+        f"autograder/samples/{assignment} is stale: python -m autograder.samplekit.make_samples {assignment} --from-source")
     assert read_review_contains(folder) == read_review_contains(fresh)
     assert {(p.parent.name, p.stem) for p in folder.glob("*/*.ipynb")} == \
         {(p.parent.name, p.stem) for p in fresh.glob("*/*.ipynb")}

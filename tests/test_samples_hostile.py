@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.bad_kernels import NOTEBOOK_TESTS
 from autograder.course import read_notebook
-from autograder.integrity import review_notebook
+from autograder.grade.integrity import review_notebook
 from autograder.samplekit import hostile, hostile_v2
+from autograder.samplekit.bad_kernels import NOTEBOOK_TESTS
 from autograder.samplekit.model import Notebook, _meta, _src
 from autograder.samplekit.plan import FULL_PLANS
 from gemm_lab import runtime  # noqa: F401  (before triton: kernels run in the CPU interpreter)

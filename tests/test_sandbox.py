@@ -1,4 +1,4 @@
-"""The grading sandbox (autograder/sandbox.py and friends): every probe runs inside the real bwrap sandbox.
+"""The grading sandbox (autograder/sandbox/kernel.py and friends): every probe runs inside the real bwrap sandbox.
 
 Issue 18 items 1-2 and issue 15's "limits that bind": the grader's environment is not readable from a
 hand-in, and memory, processes, disk and wall time are limited for the hand-in as a whole.
@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder import cgroup as cg_mod
-from autograder import limits as lim
-from autograder import sandbox, seccomp
+from autograder.sandbox import cgroup as cg_mod
+from autograder.sandbox import kernel as sandbox
+from autograder.sandbox import limits as lim
+from autograder.sandbox import seccomp
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -395,7 +396,7 @@ def test_kernel_survives_a_fork_bomb_and_cleans_up(tmp_path, monkeypatch):
     assert group is not None and not any(d.exists() for d in group.dirs.values())
     assert "PROCESSES" in [h.code for h in km.sandbox_outcome().hits]
     assert "LIMIT_PROCESSES" in km.limit_reason() and "프로세스 수 제한(64개)" in km.limit_message_ko()
-    [written] = sandbox.read_outcomes(tmp_path / sandbox.OUTCOME_DIR)  # beside the spec: grade.py's hook
+    [written] = sandbox.read_outcomes(tmp_path / sandbox.OUTCOME_DIR)  # beside the spec: grade/autograde.py's hook
     assert written.to_json() == km.sandbox_outcome().to_json()
     assert not [p for p in (tmp_path / "rt").iterdir() if p.is_dir()]  # socket tmpfs unmounted, removed
 

@@ -1,5 +1,5 @@
-"""The notebooks of one hand-in share a kernel, reset between notebooks (autograder/nbexec.py SharedKernel),
-and run as ``nbgrader`` children of a fork server (autograder/nbgrader_fork.py)."""
+"""The notebooks of one hand-in share a kernel, reset between notebooks (autograder/grade/nbexec.py SharedKernel),
+and run as ``nbgrader`` children of a fork server (autograder/grade/nbgrader_fork.py)."""
 
 from __future__ import annotations
 
@@ -61,8 +61,8 @@ def _times_out(nbs):
 def test_the_next_notebook_sees_nothing_the_last_one_left(tmp_path, make_scratch_course, bwrap):
     from nbgrader.api import Gradebook
 
-    from autograder.fixture import ASSIGNMENT
-    from autograder.grade import autograde
+    from autograder.grade.autograde import autograde
+    from autograder.samplekit.fixture import ASSIGNMENT
 
     course = make_scratch_course(tmp_path / "course", hand_ins={"leaves": _leaves, "times_out": _times_out})
     results = {r.student: r for r in autograde(course, ASSIGNMENT, jobs=2, cell_timeout=20, notebook_timeout=60,
@@ -80,7 +80,7 @@ def test_the_next_notebook_sees_nothing_the_last_one_left(tmp_path, make_scratch
 
 
 def test_forked_nbgrader_is_a_subprocess_in_all_that_counts(tmp_path):
-    from autograder import nbgrader_fork
+    from autograder.grade import nbgrader_fork
 
     if not nbgrader_fork.enabled():
         pytest.skip("the fork server runs on Linux only")
@@ -102,7 +102,7 @@ def test_forked_nbgrader_is_a_subprocess_in_all_that_counts(tmp_path):
 
 def test_forked_nbgrader_dies_with_a_killed_grader(tmp_path):
     """A grader killed by SIGKILL leaves no forked nbgrader behind (nor the fork server)."""
-    from autograder import nbgrader_fork
+    from autograder.grade import nbgrader_fork
 
     if not nbgrader_fork.enabled():
         pytest.skip("the fork server runs on Linux only")
@@ -111,8 +111,8 @@ def test_forked_nbgrader_dies_with_a_killed_grader(tmp_path):
     script = (
         "import os, sys, time\n"
         "from pathlib import Path\n"
-        "from autograder import nbgrader_fork\n"
-        "import autograder.nbgrader_fork as f\n"
+        "from autograder.grade import nbgrader_fork\n"
+        "import autograder.grade.nbgrader_fork as f\n"
         "ctx = f._context()\n"
         "p = ctx.Process(target=f._child, args=(['list'], sys.argv[1], dict(os.environ), "
         "os.devnull, os.devnull, os.getpid()))\n"

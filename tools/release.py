@@ -7,7 +7,7 @@ The check regenerates every assignment into a scratch copy of the course and com
 committed ``release/``; it also fails when a release notebook still holds a solution or hidden-test
 marker, when any committed notebook carries outputs, or when a grade id shows an answer: each master's
 test cells are run with recording checks to get the values they expect, and an id that writes one of
-them (``ex3_2_break_even_986``) fails (``autograder/grade_ids.py`` says how a number or word matches).
+them (``ex3_2_break_even_986``) fails (``autograder/grade/ids.py`` says how a number or word matches).
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def with_outputs(root: Path = ROOT) -> list[str]:
 
 def answer_ids(source: Path, release: Path) -> list[str]:
     """Grade ids that show an answer their notebook's test cells expect (masters and committed release)."""
-    from autograder.grade_ids import notebook_leaks
+    from autograder.grade.ids import notebook_leaks
 
     problems = []
     for master in sorted(source.glob("*.ipynb")):

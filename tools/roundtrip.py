@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from autograder.course import Course, read_notebook, release  # noqa: E402
-from autograder.grade import autograde  # noqa: E402
+from autograder.grade.autograde import autograde  # noqa: E402
 
 MASTER, RELEASE = "master", "release"
 

@@ -1,6 +1,6 @@
 """Where a hand-in's grading seconds go: CPU seconds per kind of process, per notebook.
 
-    python autograder/bench_breakdown.py [--assignment week07] [--assignment week06] [--rounds 1]
+    python -m autograder.bench.breakdown [--assignment week07] [--assignment week06] [--rounds 1]
 
 Grades one full-marks hand-in of each assignment alone (one job) while sampling the process tree every
 50 ms (psutil), and sums each process's CPU time (user + system, the last sample it was seen at) by what
@@ -15,23 +15,19 @@ from __future__ import annotations
 import argparse
 import resource
 import shutil
-import sys
 import threading
 import time
 import warnings
 from collections import defaultdict
 from pathlib import Path
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import psutil
 
-import psutil  # noqa: E402
-
-from autograder import triton_cache  # noqa: E402
-from autograder.bench_throughput import build  # noqa: E402
-from autograder.course import Course  # noqa: E402
-from autograder.grade import autograde, prepare_gradebook  # noqa: E402
-from autograder.lock import stage_dir  # noqa: E402
+from autograder.bench.throughput import build
+from autograder.course import Course
+from autograder.grade import triton_cache
+from autograder.grade.autograde import autograde, prepare_gradebook
+from autograder.grade.lock import stage_dir
 
 
 def kind_of(cmdline: list[str]) -> str:
@@ -43,7 +39,7 @@ def kind_of(cmdline: list[str]) -> str:
         return "bwrap"
     if "ipykernel" in line:
         return "kernel (student cells)"
-    if "multiprocessing.forkserver" in line:  # autograder/nbgrader_fork.py: the server and its forked runs
+    if "multiprocessing.forkserver" in line:  # autograder/grade/nbgrader_fork.py: the server and its forked runs
         return "nbgrader (fork server once + forked runs: replay, judging)"
     if "nbgrader" in line:
         return "nbgrader (start-up, replay, judging)"

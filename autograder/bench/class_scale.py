@@ -1,14 +1,14 @@
 """Class-scale grading benchmark (``make bench-grading N=100``): N synthetic students, every sampled week.
 
-    python autograder/bench_class.py -n 100                     # both weeks, results/grading_throughput.{csv,md}
-    python autograder/bench_class.py -n 2 --notebook 01_block_model --out /tmp/r   # a quick check
+    python -m autograder.bench.class_scale -n 100                     # both weeks, results/grading_throughput.{csv,md}
+    python -m autograder.bench.class_scale -n 2 --notebook 01_block_model --out /tmp/r   # a quick check
 
 Each synthetic student hands in every notebook of every assignment with committed samples
 (autograder/samples/ASSIGNMENT): for each notebook one sample kind that has it, rotating through the kinds
 (right, wrong, blank, kernel bugs, hostile: tampering, snooping, fork bomb, ...), so the class mixes them
 all; every ``--slow-every``-th student's notebook also ends with a cell that sleeps until its cell time
 limit ("slow", otherwise full marks). Expected scores come from the samples' expected.csv, so every grade
-is checked. The whole class is graded by one ``autograde`` (one pool, autograder/schedule.py) in a scratch
+is checked. The whole class is graded by one ``autograde`` (one pool, autograder/grade/schedule.py) in a scratch
 course under autograder/work/bench-<pid>-*; the machine's cores, RAM and load, the wall time, the seconds
 per notebook (median, p95, per notebook name), the peak memory in use on the machine and the score
 mismatches are appended to ``OUT/grading_throughput.csv`` and the table ``OUT/grading_throughput.md`` is
@@ -33,13 +33,10 @@ import warnings
 from datetime import datetime, timezone
 from pathlib import Path
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from autograder.course import Course, read_notebook, release  # noqa: E402
-from autograder.grade import DEFAULT_CELL_TIMEOUT, autograde_all  # noqa: E402
-from autograder.lock import stage_dir  # noqa: E402
-from autograder.samplekit.expected import read_expected  # noqa: E402
+from autograder.course import Course, read_notebook, release
+from autograder.grade.autograde import DEFAULT_CELL_TIMEOUT, autograde_all
+from autograder.grade.lock import stage_dir
+from autograder.samplekit.expected import read_expected
 
 SLOW = "slow"
 SLOW_CELL = "import time\ntime.sleep(10 ** 6)  # bench: sleeps until the cell time limit"
@@ -177,7 +174,7 @@ def write_results(out: Path, row: dict, per_nb: dict[str, list[float]]) -> tuple
     md = out / "grading_throughput.md"
     cols = ["date", "commit", "cpus", "ram_gib", "load_1min", "students", "notebooks_each", "jobs", "wall_s",
             "wall_per_student_s", "nb_median_s", "nb_p95_s", "peak_mem_gib", "mismatches", "grader_errors"]
-    lines = ["# Grading throughput (`make bench-grading N=...`, autograder/bench_class.py)", "",
+    lines = ["# Grading throughput (`make bench-grading N=...`, autograder/bench/class_scale.py)", "",
              "Every run: N synthetic students each handing in every sampled notebook of every week "
              "(sample kinds rotated: right, wrong, kernel bugs, hostile; a few slow), graded by one autograde. "
              "nb_*: seconds per graded notebook (one nbgrader + sandboxed kernel each); peak_mem: "
@@ -255,8 +252,8 @@ def main(argv=None) -> int:
         bad = compare(course, expected)
         errors = [f"{r.assignment}/{r.student}: {r.error}" for rs in results.values() for r in rs if not r.ok]
         secs = [x for xs in per_nb.values() for x in xs]
-        from autograder.grade import default_jobs
-        from autograder.schedule import grading_unit
+        from autograder.grade.autograde import default_jobs
+        from autograder.grade.schedule import grading_unit
 
         row = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M"), "commit": _commit(repo),
                "cpus": cpus, "ram_gib": f"{ram:.1f}", "load_1min": f"{load:.1f}", "students": args.n,

@@ -1,10 +1,10 @@
 """How long `make report` takes for a big class: a synthetic graded class, then the report command, timed.
 
-    python autograder/bench_report.py [-n 500] [--pad-kb 150] [--repeat 3] [--keep | --reuse DIR]
+    python -m autograder.bench.report [-n 500] [--pad-kb 150] [--repeat 3] [--keep | --reuse DIR]
 
 Builds (untimed) a class of N students in a scratch course under autograder/work/ with a week-7-sized
 assignment (6 notebooks, 54 graded cells, a kernel cell and a manual cell in each, planted wrong answers;
-``autograder/synthetic_class.py``), each autograded notebook padded with ``--pad-kb`` KiB of image output
+``autograder/samplekit/synthetic_class.py``), each autograded notebook padded with ``--pad-kb`` KiB of image output
 as an executed notebook has. Then runs ``python -m autograder report`` on it ``--repeat`` times in a fresh
 interpreter each (what the instructor waits for: start-up, nbgrader's import, reading every notebook, the
 figures, both pages) and prints each wall time and CPU time (user + system of the command and its worker
@@ -26,11 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from autograder.course import Course  # noqa: E402
-from autograder.synthetic_class import SPEC, make_class, scale_spec  # noqa: E402
+from autograder.course import Course
+from autograder.samplekit.synthetic_class import SPEC, make_class, scale_spec
 
 
 def week_sized_spec(n_students: int, notebooks: int = 6) -> list[dict]:

@@ -1,15 +1,15 @@
 """Grading throughput: time per hand-in and for N hand-ins, and what bounds it.
 
-    python autograder/bench_throughput.py                         # the demo fixture, 50 hand-ins
-    python autograder/bench_throughput.py --assignment week07 --notebook 01_pointer_blocks -n 50
-    python autograder/bench_throughput.py --assignment week07 -n 6 --dask-workers 2 --no-alone   # through Dask
+    python -m autograder.bench.throughput                         # the demo fixture, 50 hand-ins
+    python -m autograder.bench.throughput --assignment week07 --notebook 01_pointer_blocks -n 50
+    python -m autograder.bench.throughput --assignment week07 -n 6 --dask-workers 2 --no-alone   # through Dask
 
-(A whole class of mixed hand-ins over both weeks: autograder/bench_class.py, ``make bench-grading N=100``.)
+(A whole class of mixed hand-ins over both weeks: autograder/bench/class_scale.py, ``make bench-grading N=100``.)
 
 Builds a scratch course (autograder/work/bench-*), hands in N full-marks copies, and measures:
 the fixed costs (nbgrader start-up, a sandboxed kernel start), one hand-in alone, then all N with
 ``--jobs`` at once (default: the CPU count), or with ``--dask-workers W`` through a Dask LocalCluster of W
-single-thread worker processes (``autograder/dispatch.py``, the path ``make autograde SCHEDULER=...`` takes). CPU seconds are the children's user+sys time, so
+single-thread worker processes (``autograder/grade/dispatch.py``, the path ``make autograde SCHEDULER=...`` takes). CPU seconds are the children's user+sys time, so
 "CPU per hand-in x N / cores" close to the wall time means grading is CPU-bound.
 """
 
@@ -29,15 +29,12 @@ import time
 import warnings
 from pathlib import Path
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from autograder import dispatch, triton_cache  # noqa: E402
-from autograder.course import Course, read_notebook, release  # noqa: E402
-from autograder.fixture import make_course  # noqa: E402
-from autograder.grade import autograde, default_jobs, prepare_gradebook  # noqa: E402
-from autograder.lock import stage_dir  # noqa: E402
-from autograder.make_samples import Notebook  # noqa: E402
+from autograder.course import Course, read_notebook, release
+from autograder.grade import dispatch, triton_cache
+from autograder.grade.autograde import autograde, default_jobs, prepare_gradebook
+from autograder.grade.lock import stage_dir
+from autograder.samplekit.fixture import make_course
+from autograder.samplekit.make_samples import Notebook
 
 
 def _cpu() -> float:
@@ -62,7 +59,7 @@ def nbgrader_startup(reps: int = 3) -> float:
 
 
 def sandboxed_kernel_start(reps: int = 3) -> float:
-    from autograder.sandbox import ENV_SPEC, SandboxKernelManager
+    from autograder.sandbox.kernel import ENV_SPEC, SandboxKernelManager
 
     tmp = Path(tempfile.mkdtemp(prefix="glbench-", dir="/tmp"))
     (tmp / "cwd").mkdir()
@@ -144,7 +141,7 @@ def main(argv=None) -> int:
         t0 = time.monotonic()
         prepare_gradebook(course, assignment)  # the scratch release the shared Triton cache is warmed from
         shared = triton_cache.warm(course, assignment, course.work / "release" / assignment, log=lambda m: None)
-        print("shared Triton cache (once per release and Triton version; autograder/triton_cache.py): "
+        print("shared Triton cache (once per release and Triton version; autograder/grade/triton_cache.py): "
               + (f"{time.monotonic() - t0:.1f}s, {shared.name}" if shared else "off"))
 
         if not args.no_alone:

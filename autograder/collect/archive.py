@@ -19,8 +19,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from .collect_check import MAX_NOTEBOOK_BYTES, open_regular
-from .collect_sources import Entry
+from autograder.collect.check import MAX_NOTEBOOK_BYTES, open_regular
+from autograder.collect.sources import Entry
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 

@@ -1,6 +1,6 @@
 """Import hand-ins into autograder/submitted/STUDENT/ASSIGNMENT/NOTEBOOK.ipynb (``make collect``).
 
-``FROM`` is a folder or a ``.zip`` (an LMS download, or any zip of the layouts in autograder/lms.py); a
+``FROM`` is a folder or a ``.zip`` (an LMS download, or any zip of the layouts in autograder/collect/lms.py); a
 folder may hold ``.zip`` files beside notebooks. Who handed a file in is read from its path by the LMS
 formats of lms.py (Canvas, Moodle, Blackboard, Google Classroom/Drive, Gradescope, nbgrader, plain
 ``<student>.ipynb`` layouts) or by a ``PATTERN``; the report says which format each file was read as.
@@ -11,10 +11,10 @@ Which release notebook a file is, is decided by its name (Colab's ``Copy of``, `
 Canvas's ``-1`` are recognised) or else by its nbgrader cell ids. Of several hand-ins of one notebook by
 one student the newest wins (LMS time, else the file's time). Hand-ins of *different* people never
 become one student: files whose names point at different people under one student are an error, and
-nothing is collected. Every file that is not collected gets one line with the reason (collect_report.py;
+nothing is collected. Every file that is not collected gets one line with the reason (report.py;
 the report is also saved in autograder/logs/collect_ASSIGNMENT.json and read by grades.csv). Links are
 never followed and only regular files are opened; zips are checked before anything is unpacked
-(collect_zip.py). Accepted hand-ins are staged in autograder/work/ and moved into submitted/ at the end,
+(archive.py). Accepted hand-ins are staged in autograder/work/ and moved into submitted/ at the end,
 so an interrupted or refused run leaves submitted/ as it was; the upload is only read.
 """
 
@@ -26,18 +26,15 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-if __package__ in (None, ""):  # run as a script: python autograder/collect.py [ASSIGNMENT] FROM
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from autograder import lms  # noqa: E402
-from autograder.collect_check import notebook_grade_ids, parse_notebook  # noqa: E402
-from autograder.collect_names import clean_stem, sanitize_student_id  # noqa: E402
-from autograder.collect_report import CollectReport, known_raw_ids, save  # noqa: E402
-from autograder.collect_sources import Entry, walk_folder  # noqa: E402
-from autograder.collect_zip import ZipLimits, open_zip, zip_entries  # noqa: E402
-from autograder.course import Course, grade_ids, read_notebook  # noqa: E402
-from autograder.lock import clean_stale_stages, stage_dir  # noqa: E402
-from autograder.roster import record_students  # noqa: E402
+from autograder.collect import lms
+from autograder.collect.archive import ZipLimits, open_zip, zip_entries
+from autograder.collect.check import notebook_grade_ids, parse_notebook
+from autograder.collect.names import clean_stem, sanitize_student_id
+from autograder.collect.report import CollectReport, known_raw_ids, save
+from autograder.collect.roster import record_students
+from autograder.collect.sources import Entry, walk_folder
+from autograder.course import Course, grade_ids, read_notebook
+from autograder.grade.lock import clean_stale_stages, stage_dir
 
 __all__ = ["CollectError", "CollectReport", "collect", "identify_notebook", "sanitize_student_id", "cli"]
 

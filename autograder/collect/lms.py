@@ -35,7 +35,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .collect_names import clean_stem, parse_timestamp
+from autograder.collect.names import clean_stem, parse_timestamp
 
 FORMAT_LABELS = {
     "pattern": "PATTERN", "gradescope": "Gradescope export", "exchange": "nbgrader exchange (inbound/)",

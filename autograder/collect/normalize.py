@@ -10,7 +10,7 @@ nbgrader 0.9.6 crashes (and the whole notebook then scores zero as "grader error
 * metadata that is not a dict (``"metadata": []``, ``"nbgrader": "x"``): ``AttributeError``.
 
 A hand-in of an earlier release may carry a grade id that was renamed since (ids that showed an answer:
-``autograder/grade_ids.py``); it is renamed first ("renamed old grade id X -> Y"), so it keeps its points.
+``autograder/grade/ids.py``); it is renamed first ("renamed old grade id X -> Y"), so it keeps its points.
 
 :func:`normalize` fixes each, in this order: cell and metadata shapes, altered grade_ids (a cell with an
 unknown id takes the id of the first missing release cell of the same kind after its predecessor),
@@ -27,7 +27,7 @@ import copy
 import json
 from pathlib import Path
 
-from .grade_ids import renames
+from autograder.grade.ids import renames
 
 CELL_TYPES = ("code", "markdown", "raw")
 

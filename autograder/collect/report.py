@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .course import Course
+from autograder.course import Course
 
 MAX_RUNS_KEPT = 20
 

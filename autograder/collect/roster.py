@@ -3,7 +3,7 @@
 ``autograder/logs/roster.json`` maps the id used in submitted/ and the gradebook to
 ``{"name": raw name (NFC), "ids": {format: LMS user id}, "moodle": {assignment: participant id}}``.
 collect adds to it (a later collect updates the students it sees, keeps the others); the gradebook exports
-(gradebook_export.py) read it, so a Canvas, Moodle or Blackboard file carries the LMS's identifiers.
+(reporting/gradebook_export.py) read it, so a Canvas, Moodle or Blackboard file carries the LMS's identifiers.
 The names also go into the nbgrader gradebook (Student.last_name, lms_user_id), so formgrader lists
 students by name instead of "None, None".
 """
@@ -16,7 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .course import Course
+from autograder.course import Course
 
 
 def roster_path(course: Course) -> Path:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .collect_check import MAX_NOTEBOOK_BYTES, file_kind, read_regular
+from autograder.collect.check import MAX_NOTEBOOK_BYTES, file_kind, read_regular
 
 MAX_DEPTH = 6  # FROM/student/sub/sub/...: deeper folders are reported, not walked
 

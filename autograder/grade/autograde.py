@@ -10,22 +10,22 @@ Design (why the gradebook stays consistent and the secrets stay secret):
    is graded by its own ``nbgrader autograde`` process in autograder/work/grade/ASSIGNMENT/STUDENT/
    (per notebook: .../STUDENT/nb-NOTEBOOK/ with ``--notebook``), a scratch course holding a copy of the
    snapshot, the hand-in, and a generated nbgrader_config.py. Up to ``jobs`` of these run at once, over every
-   assignment, longest expected first (autograder/schedule.py: the job count from CPUs and memory, the
+   assignment, longest expected first (autograder/grade/schedule.py: the job count from CPUs and memory, the
    order, and how a hand-in's notebooks are put together again); they share nothing that is written.
-3. The student's kernel runs under bubblewrap (autograder/sandbox.py): it sees the installed environment
+3. The student's kernel runs under bubblewrap (autograder/sandbox/kernel.py): it sees the installed environment
    read-only and a copy of its own hand-in as its working directory, nothing else — not the scratch
    gradebook (which holds the hidden tests), not the sanitized notebook nbgrader writes before running
    it (it holds them too), not source/, not other hand-ins; no network.
 4. Before nbgrader sees a hand-in, its notebooks are repaired against the release
-   (autograder/normalize.py): nbgrader 0.9.6 crashes on deleted, duplicated or renamed test cells.
+   (autograder/collect/normalize.py): nbgrader 0.9.6 crashes on deleted, duplicated or renamed test cells.
 5. When a scratch run ends, this process copies its autograded notebooks into autograder/autograded/
-   (scrubbed: autograder/safe_feedback.py) and its scores into the main gradebook (one transaction per
-   hand-in, with the 'graded' mark of autograder/resume.py), scans the student's code for tampering
-   (gemm_lab.grading.integrity) and writes the hand-in's review notes (autograder/merge.py).
-6. Crash safety (autograder/lock.py): one run per course (a lock whose process is gone is taken over);
+   (scrubbed: autograder/reporting/safe_feedback.py) and its scores into the main gradebook (one transaction per
+   hand-in, with the 'graded' mark of autograder/grade/resume.py), scans the student's code for tampering
+   (gemm_lab.grading.integrity) and writes the hand-in's review notes (autograder/grade/merge.py).
+6. Crash safety (autograder/grade/lock.py): one run per course (a lock whose process is gone is taken over);
    the scratch a killed run left is removed; hand-ins already graded are skipped unless ``regrade``.
    A notebook whose kernel a signal killed (OOM killer, an admin) is graded once more in a fresh kernel;
-   only a second kill sends its remaining cells to hand grading (autograder/merge.py).
+   only a second kill sends its remaining cells to hand grading (autograder/grade/merge.py).
 """
 
 from __future__ import annotations
@@ -41,14 +41,14 @@ import warnings
 from dataclasses import asdict
 from pathlib import Path
 
-from . import dispatch, resume, schedule, triton_cache
-from .course import IGNORE, REPO_ROOT, SCRATCH_COURSE_CONFIG, Course, release, run_nbgrader
-from .lock import AutogradeLocked, CourseLock, clean_leftovers, runtime_dir_name
-from .merge import HandInResult, merge
-from .nbexec import GUARD_MARK
-from .normalize import normalize_file
-from .sandbox import ENV_SPEC, bwrap_path
-from .schedule import part_dir, part_log
+from autograder.collect.normalize import normalize_file
+from autograder.course import IGNORE, REPO_ROOT, SCRATCH_COURSE_CONFIG, Course, release, run_nbgrader
+from autograder.grade import dispatch, resume, schedule, triton_cache
+from autograder.grade.lock import AutogradeLocked, CourseLock, clean_leftovers, runtime_dir_name
+from autograder.grade.merge import HandInResult, merge
+from autograder.grade.nbexec import GUARD_MARK
+from autograder.grade.schedule import part_dir, part_log
+from autograder.sandbox.kernel import ENV_SPEC, bwrap_path
 
 __all__ = ["AutogradeLocked", "HandInResult", "SandboxMissing", "autograde", "autograde_all", "sandbox_mode",
            "submitted_students", "DEFAULT_CELL_TIMEOUT", "DEFAULT_NOTEBOOK_TIMEOUT"]
@@ -61,7 +61,7 @@ c.OverwriteCells.add_missing_cells = True
 from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbgrader.preprocessors import (IgnorePattern, LimitOutput, SaveAutoGrades, AssignLatePenalties,
                                     CheckCellMetadata)
-from autograder.nbexec import GuardedExecute
+from autograder.grade.nbexec import GuardedExecute
 c.Autograde.autograde_preprocessors = [GuardedExecute, IgnorePattern, ClearMetadataPreprocessor,
                                        LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
 c.GuardedExecute.timeout = {cell_timeout}
@@ -137,7 +137,7 @@ def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mo
                shared_cache: str | None = None, notebook: str | None = None,
                group_memory_bytes: int | None = None) -> HandInResult:
     """Grade one hand-in (``notebook`` None) or one of its notebooks in its own scratch course
-    (autograder/schedule.py part_dir) with its own ``nbgrader autograde``; nothing is merged here."""
+    (autograder/grade/schedule.py part_dir) with its own ``nbgrader autograde``; nothing is merged here."""
     t0 = time.monotonic()
     scratch = part_dir(course, assignment, student, notebook)
     if scratch.exists():
@@ -213,7 +213,7 @@ def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mo
 
 def default_jobs(memory_bytes: int | None = None) -> int:
     """Hand-ins graded at once by default: min(CPUs + 1, available memory / a hand-in's memory limit)
-    (autograder/schedule.py plan_jobs). One more than the CPUs, because a hand-in waits part of its time
+    (autograder/grade/schedule.py plan_jobs). One more than the CPUs, because a hand-in waits part of its time
     (kernel start-up, nbgrader's own start): 50 week-7 hand-ins on 2 cores took 1,022 s at 2 at a time
     (CPU 83 % busy) and 885 s at 3 (98 %)."""
     return schedule.plan_jobs(per_handin_bytes=schedule.handin_memory_bytes(memory_bytes),
@@ -241,7 +241,7 @@ def autograde_all(course: Course, assignments: list[str], *, students: list[str]
     """Grade the hand-ins of every assignment in ``assignments`` in ONE pool: {assignment: results}.
 
     ``students``: only these (default: every student with a hand-in). ``jobs``: at once (default
-    ``$GRADE_JOBS``, else min(CPUs + 1, available memory / ``handin_memory_gb``): autograder/schedule.py).
+    ``$GRADE_JOBS``, else min(CPUs + 1, available memory / ``handin_memory_gb``): autograder/grade/schedule.py).
     ``unit``: 'notebook' (one task per hand-in × notebook) or 'handin' (one nbgrader per hand-in); default
     ``$GRADE_UNIT``, else 'notebook' on Dask and 'handin' here (schedule.grading_unit says why).
     Tasks run longest expected first; a notebook whose kernel a signal killed (OOM killer, an admin) is
@@ -249,7 +249,7 @@ def autograde_all(course: Course, assignments: list[str], *, students: list[str]
     Limits per hand-in: ``cell_timeout`` seconds per cell, ``notebook_timeout`` per notebook,
     (in the sandbox, CPU only) ``memory_gb`` of address space per process (default 4) and
     ``handin_memory_gb`` for all its processes (default: the sandbox's 6).
-    A hand-in already graded (same files, same source/ASSIGNMENT: autograder/resume.py) is skipped
+    A hand-in already graded (same files, same source/ASSIGNMENT: autograder/grade/resume.py) is skipped
     unless ``regrade``; it is returned with ``skipped=True`` and its recorded review.
     ``on_part(part, result)`` is called for every finished task (benchmarks).
     Raises :class:`AutogradeLocked` at once when another autograde runs on this course.
@@ -328,7 +328,7 @@ class _Run:
             self.snapshots[a] = prepare_gradebook(course, a)
         resume.ensure_table(course.gradebook)
         for a in left:
-            shared = None  # the shared read-only Triton cache (autograder/triton_cache.py): sandboxed grading only
+            shared = None  # the shared read-only Triton cache (autograder/grade/triton_cache.py): sandboxed grading only
             if self.mode == "bwrap":
                 shared = triton_cache.warm(course, a, course.work / "release" / a,
                                            log=(lambda m: None) if self.quiet else (lambda m: print(m, flush=True)))
@@ -361,7 +361,7 @@ class _Run:
         waiting: dict[tuple[str, str], dict] = {}
         for p in parts:
             waiting.setdefault((p.assignment, p.student), {})[p.notebook] = None
-        # $GEMM_LAB_SCHEDULER: one Dask task per part (autograder/dispatch.py)
+        # $GEMM_LAB_SCHEDULER: one Dask task per part (autograder/grade/dispatch.py)
         with dispatch.pool(self.jobs) as pool:
             done = dispatch.Completion()
             for p in parts:

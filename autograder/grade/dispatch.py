@@ -139,6 +139,6 @@ def result(fut, student: str, assignment: str, log: str):
         why = lost(exc)
         if why is None:
             raise
-        from .merge import HandInResult
+        from autograder.grade.merge import HandInResult
 
         return HandInResult(student, assignment, ok=False, seconds=0.0, log=log, error=why)

@@ -164,7 +164,7 @@ def clean_leftovers(work: Path, runtime_parent: Path = RUNTIME_PARENT) -> list[P
         else:
             p.unlink(missing_ok=True)
         removed.append(p)
-    # the Triton cache is warmed only under the lock (autograder/triton_cache.py): any warm-* is a dead run's
+    # the Triton cache is warmed only under the lock (autograder/grade/triton_cache.py): any warm-* is a dead run's
     for p in sorted(Path(work).glob("warm-*")) if Path(work).is_dir() else []:
         if p.is_dir() and not p.is_symlink():
             shutil.rmtree(p, ignore_errors=True)

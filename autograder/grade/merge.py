@@ -1,7 +1,7 @@
 """Merge one scratch grading run into the course: notebooks, scores, review notes (one thread only).
 
-Order matters for crash safety (see autograder/resume.py): the hand-in's 'graded' mark is removed first,
-then the autograded notebooks are copied and scrubbed (autograder/safe_feedback.py), then the scores, the
+Order matters for crash safety (see autograder/grade/resume.py): the hand-in's 'graded' mark is removed first,
+then the autograded notebooks are copied and scrubbed (autograder/reporting/safe_feedback.py), then the scores, the
 review notes and the new 'graded' mark are committed in ONE SQLite transaction; the review files are
 written from the gradebook afterwards. A kill anywhere leaves the hand-in either fully merged or to be
 graded again on the next run.
@@ -16,10 +16,10 @@ import shutil
 import warnings
 from dataclasses import dataclass, field
 
-from . import integrity, resume
-from .course import Course, read_notebook
-from .nbexec import SIGNAL_NOTE, STOP_ENAME
-from .safe_feedback import scrub_notebook
+from autograder.course import Course, read_notebook
+from autograder.grade import integrity, resume
+from autograder.grade.nbexec import SIGNAL_NOTE, STOP_ENAME
+from autograder.reporting.safe_feedback import scrub_notebook
 
 _SIGNAL_RE = re.compile(SIGNAL_NOTE + r" \d+ \([A-Z0-9]+\)")
 _LIMIT_RE = re.compile(r"LIMIT_[A-Z_]+")
@@ -110,8 +110,8 @@ def sandbox_limits(scratch) -> list[str]:
     """Every limit the hand-in's sandboxes hit (``LIMIT_*: detail`` from the outcomes the sandbox wrote
     beside the spec, ``sandbox-outcomes/``), also those that did not end a kernel (a refused fork bomb)."""
     try:
-        from .bwrap import read_outcomes
-        from .limits import limit_reason
+        from autograder.sandbox.bwrap import read_outcomes
+        from autograder.sandbox.limits import limit_reason
     except ImportError:  # a sandbox without outcome reports
         return []
     hits = set()

@@ -1,6 +1,6 @@
 """nbgrader's Execute preprocessor with a per-notebook time limit and a kernel that may die.
 
-Loaded by the per-student nbgrader process that autograder/grade.py starts (see its generated
+Loaded by the per-student nbgrader process that autograder/grade/autograde.py starts (see its generated
 nbgrader_config.py). Differences from nbgrader's Execute:
 
 * every cell's time limit is min(per-cell limit, time left for the notebook); once the notebook's time
@@ -8,21 +8,21 @@ nbgrader_config.py). Differences from nbgrader's Execute:
 * when the kernel dies (``os._exit``, a segfault), the remaining code cells get an error output instead of
   the whole notebook failing to grade;
 * a kernel killed by a signal (OOM killer, an admin's kill -9; the exit status of the sandbox says which)
-  is reported as "killed by signal N" and the notebook is flagged for manual grading by grade.py; a
+  is reported as "killed by signal N" and the notebook is flagged for manual grading by autograde.py; a
   kernel that exited by itself (the student's ``os._exit``) is reported with its exit code;
 * a test cell (nbgrader ``grade: true`` code cell) is not judged in the student's kernel: the kernel runs
   its hand-out (``gemm_lab.grading.handout``: the values the cell reads, as data), then the cell's own
   source runs here, in the grader's process (``gemm_lab.grading.replay``), with kernels and function
   answers taken from the notebook's source and run in a fresh sandboxed worker
-  (``autograder/worker_sandbox.py``); the cell's outputs become the grader's ✅/❌ lines and its metadata
+  (``autograder/sandbox/worker.py``); the cell's outputs become the grader's ✅/❌ lines and its metadata
   ``gemm_lab.verdict`` records the verdict;
 * the notebooks of one hand-in share one kernel (:class:`SharedKernel`): after a notebook that ended
   cleanly the kernel's namespace and common process-wide settings are reset (``RESET_SOURCE``) and the
   next notebook runs there, sparing a kernel start and the course's imports per notebook; a notebook that timed out, stopped or lost its kernel hands the next one a
   fresh kernel (the kernel is the student's machine: what one notebook leaves there can only change what
   the next one claims, and claims are checked here);
-* outputs are capped in bytes per cell and per notebook (autograder/output_limits.py);
-* the kernel is started by :class:`autograder.sandbox.SandboxKernelManager` (bwrap) when the driver set
+* outputs are capped in bytes per cell and per notebook (autograder/grade/output_limits.py);
+* the kernel is started by :class:`autograder.sandbox.kernel.SandboxKernelManager` (bwrap) when the driver set
   ``GEMM_LAB_SANDBOX``; without it only an explicit ``GEMM_LAB_UNSANDBOXED=1`` lets the kernel run.
 """
 
@@ -44,10 +44,15 @@ from nbformat.v4 import output_from_msg
 from nbgrader.preprocessors import Execute
 from traitlets import Integer
 
+from autograder.grade.output_limits import (
+    DEFAULT_CELL_BYTES,
+    DEFAULT_NOTEBOOK_BYTES,
+    OutputBudget,
+    notice,
+    output_bytes,
+)
+from autograder.sandbox.kernel import ENV_SPEC, SANDBOX_CWD, PlainIpcKernelManager, SandboxKernelManager
 from gemm_lab.grading import handout, remote, replay
-
-from .output_limits import DEFAULT_CELL_BYTES, DEFAULT_NOTEBOOK_BYTES, OutputBudget, notice, output_bytes
-from .sandbox import ENV_SPEC, SANDBOX_CWD, PlainIpcKernelManager, SandboxKernelManager
 
 STOP_ENAME = "GraderStop"
 GUARD_MARK = "gemm-lab GuardedExecute"
@@ -416,7 +421,7 @@ class GuardedExecute(Execute):
         if getattr(remote.runner(), "gemm_lab_key", None) == key:
             return
         if spec:
-            from .worker_sandbox import SandboxRunner
+            from autograder.sandbox.worker import SandboxRunner
 
             new = SandboxRunner(spec, timeout)
         else:
@@ -448,7 +453,7 @@ class GuardedExecute(Execute):
         return cell, resources
 
     def _sandbox_limits(self) -> str:
-        """The sandbox's limit hits (autograder/limits.py codes ``LIMIT_*``), '' when none or unknown."""
+        """The sandbox's limit hits (autograder/sandbox/limits.py codes ``LIMIT_*``), '' when none or unknown."""
         reason = getattr(self.km, "limit_reason", None)
         try:
             text = reason() if callable(reason) else ""

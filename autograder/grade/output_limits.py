@@ -3,7 +3,7 @@
 A few long lines made a 52 MB autograded notebook and feedback file; so every output is measured in
 bytes (its JSON form, images included) against a per-cell and a per-notebook budget. What passes the
 budget is cut (text is shortened, other outputs dropped) and one Korean notice says so in the cell.
-:class:`OutputBudget` is used twice by autograder/nbexec.py: while the kernel's messages arrive (so the
+:class:`OutputBudget` is used twice by autograder/grade/nbexec.py: while the kernel's messages arrive (so the
 grader's memory stays bounded) and once more on each finished cell (display updates can grow an
 earlier output).
 """

@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .course import Course, read_notebook, release
+from autograder.course import Course, read_notebook, release
 
 __all__ = ["MastersNotFull", "check_masters", "cache_key"]
 
@@ -36,7 +36,7 @@ def _cache_dir() -> Path:
 
 def cache_key(course: Course, assignment: str, mode: str) -> str:
     h = hashlib.sha256(f"{sys.executable}\n{mode}\n{assignment}\n".encode())
-    repo = Path(__file__).resolve().parent.parent
+    repo = Path(__file__).resolve().parents[2]
     files = sorted((course.source / assignment).glob("*.ipynb"))
     for pattern in _CODE_GLOBS:
         files += sorted(repo.glob(pattern))
@@ -75,7 +75,7 @@ def check_masters(course: Course, assignments: list[str], *, mode: str, cell_tim
     """Raise :class:`MastersNotFull` unless every assignment's masters get full marks (see the module doc)."""
     from nbgrader.api import Gradebook
 
-    from .grade import autograde
+    from autograder.grade.autograde import autograde
 
     for assignment in assignments:
         key = cache_key(course, assignment, mode)

@@ -19,7 +19,7 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
-from .course import Course
+from autograder.course import Course
 
 TABLE = "gemm_lab_graded"
 _SKIP_DIRS = {"__pycache__", ".ipynb_checkpoints"}

@@ -12,7 +12,7 @@
 * **One hand-in from its parts** (:func:`combine_parts`): per notebook, every notebook is graded by its own
   ``nbgrader autograde --notebook`` in ``work/grade/ASSIGNMENT/STUDENT/nb-NOTEBOOK/``; when the last one
   ends, their gradebooks, notebooks and sandbox reports are put together in ``work/grade/ASSIGNMENT/STUDENT/``,
-  the layout autograder/merge.py reads, and merged in one transaction as before.
+  the layout autograder/grade/merge.py reads, and merged in one transaction as before.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .course import Course, read_notebook
-from .limits import GiB, Limits
-from .nbexec import SIGNAL_NOTE, STOP_ENAME
+from autograder.course import Course, read_notebook
+from autograder.grade.nbexec import SIGNAL_NOTE, STOP_ENAME
+from autograder.sandbox.limits import GiB, Limits
 
 JOBS_ENV = "GRADE_JOBS"
 HANDIN_MEMORY_ENV = "GRADE_HANDIN_MEMORY_GB"
@@ -123,7 +123,7 @@ def grading_unit(unit: str | None = None) -> str:
     Each task is one ``nbgrader autograde`` process, whose start costs CPU: on 2 cores, 2 week-6 hand-ins
     (3 notebooks each) one at a time took 12-15 CPU-s as 2 tasks and 29-37 CPU-s as 6, so on one machine
     a task per hand-in grades a class sooner; a cluster has the cores to spare for the shorter tail."""
-    from .dispatch import scheduler_address
+    from autograder.grade.dispatch import scheduler_address
 
     unit = unit or os.environ.get(UNIT_ENV, "").strip() or ("notebook" if scheduler_address() else "handin")
     if unit not in UNITS:
@@ -166,7 +166,7 @@ def read_durations(course: Course) -> dict:
 
 def record_durations(course: Course, parts: list[tuple[Part, float]]) -> None:
     """Remember how long each part took (the next run's order); replaced atomically."""
-    from .resume import _atomic_write
+    from autograder.grade.resume import _atomic_write
 
     data = read_durations(course)
     for part, seconds in parts:
@@ -258,7 +258,7 @@ def combine_parts(course: Course, assignment: str, student: str, results: dict[s
     """Put the per-notebook runs ``results`` ({notebook: HandInResult}) of one hand-in together in
     work/grade/ASSIGNMENT/STUDENT/ (gradebook, autograded notebooks, sandbox reports, one log) and
     return the hand-in's HandInResult (ok only when every notebook's nbgrader ended well)."""
-    from .merge import HandInResult
+    from autograder.grade.merge import HandInResult
 
     dest = part_dir(course, assignment, student, None)
     dest.mkdir(parents=True, exist_ok=True)

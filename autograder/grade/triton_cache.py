@@ -17,7 +17,7 @@ notebook or environment gets a new one (folders of the same assignment unused fo
 Two runs warming the same folder at once take turns (a file lock). ``GEMM_LAB_SHARED_TRITON_CACHE=0``
 turns it off.
 
-    python -m autograder.triton_cache warm DIR NOTEBOOK...   # what warm() runs in a subprocess
+    python -m autograder.grade.triton_cache warm DIR NOTEBOOK...   # what warm() runs in a subprocess
 """
 
 from __future__ import annotations
@@ -32,11 +32,8 @@ import tempfile
 import time
 from pathlib import Path
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from autograder.bwrap import has_gpu  # noqa: E402
-from autograder.course import REPO_ROOT, Course  # noqa: E402
+from autograder.course import REPO_ROOT, Course
+from autograder.sandbox.bwrap import has_gpu
 
 STALE_SECONDS = 24 * 3600
 
@@ -102,7 +99,7 @@ def _warm_locked(course, assignment, notebooks, release_dir, target, log):
                    GEMM_LAB_COMPILE_CACHE="off", PYTHONPATH=os.pathsep.join(
                        [str(REPO_ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
         env.pop("TRITON_CACHE_MANAGER", None)
-        cmd = [sys.executable, "-m", "autograder.triton_cache", "warm", str(target),
+        cmd = [sys.executable, "-m", "autograder.grade.triton_cache", "warm", str(target),
                *[str(Path(tmp) / nb.name) for nb in notebooks]]
         try:
             proc = subprocess.run(cmd, cwd=REPO_ROOT, env=env, capture_output=True, text=True,

@@ -35,7 +35,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from .class_report_model import (  # noqa: F401  (the report's data; class_report.X keeps working)
+from autograder.course import Course
+from autograder.reporting.class_report_model import (  # noqa: F401  (the report's data; class_report.X keeps working)
     KIND_LABELS,
     MIN_SHARED,
     STATUSES,
@@ -51,7 +52,6 @@ from .class_report_model import (  # noqa: F401  (the report's data; class_repor
     show,
     summary_stats,
 )
-from .course import Course
 
 PARALLEL_FROM = 400  # autograded notebooks: read them in worker processes from this many on
 
@@ -291,8 +291,8 @@ def _review_notes(course: Course, assignment: str) -> tuple[dict, list]:
     and logs/review.json only: manual grading still to do is the report's own section, from its own query
     (review_flags reads the whole gradebook object by object, seconds for a big class).
     """
-    from .collect_report import load, report_path
-    from .report import _fmt, _incident_tag
+    from autograder.collect.report import load, report_path
+    from autograder.reporting.report import _fmt, _incident_tag
 
     notes: dict[str, list[str]] = defaultdict(list)
     collected = (load(report_path(course, assignment)) or {"students": {}})["students"]
@@ -504,8 +504,8 @@ def report_dir(course: Course) -> Path:
 
 def build_report(course: Course, assignment: str, out_dir: Path | None = None, progress=None) -> ReportFiles:
     """Write the instructor's page, the class copy, the PNG figures and the items CSV of ``assignment``."""
-    from .class_report_html import render
-    from .class_report_plots import SHARED, figures
+    from autograder.reporting.class_report_html import render
+    from autograder.reporting.class_report_plots import SHARED, figures
 
     t0 = time.monotonic()
     out = Path(out_dir or report_dir(course))

@@ -15,7 +15,15 @@ import jinja2
 import nh3
 from markupsafe import Markup
 
-from .class_report_model import KIND_LABELS, MIN_SHARED, STATUSES, TOP_WRONG, ClassReport, show, summary_stats
+from autograder.reporting.class_report_model import (
+    KIND_LABELS,
+    MIN_SHARED,
+    STATUSES,
+    TOP_WRONG,
+    ClassReport,
+    show,
+    summary_stats,
+)
 
 STATUS_LABELS = {"pass": "통과", "fail": "실패", "grader_error": "채점기 오류", "not_run": "실행 안 됨"}
 FIGURE_ALT = {"totals": "합계 점수 분포", "notebooks": "노트북별 점수 분포", "cells": "문항별 만점 비율",

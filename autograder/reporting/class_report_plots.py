@@ -2,7 +2,7 @@
 
 Labels are Korean (drawn with the Korean font :mod:`gemm_lab.viz.fonts` picks), code names English.
 For the class copy (``anonymous=True``) a histogram's bins are merged with their neighbours until each
-holds at least :data:`~autograder.class_report.MIN_SHARED` students, so no bar stands for one or two.
+holds at least :data:`~autograder.reporting.class_report.MIN_SHARED` students, so no bar stands for one or two.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import math
 
-from .class_report_model import KIND_LABELS, MIN_SHARED, ClassReport
+from autograder.reporting.class_report_model import KIND_LABELS, MIN_SHARED, ClassReport
 
 DPI = 100
 BLUE, RED, GREY = "#4C72B0", "#C44E52", "#8C8C8C"

@@ -1,17 +1,12 @@
-"""`make feedback [LMS=canvas|moodle]`: same as `python -m autograder feedback ARGS` (see
-autograder/__main__.py), except that with nothing autograded yet it says what to run (exit 1) instead of
-printing nothing, and that ``--lms canvas|moodle`` then zips each assignment's pages in that LMS's upload
-layout (autograder/feedback_zip.py) into ``autograder/feedback_<lms>_<ASSIGNMENT>.zip``."""
+"""`python -m autograder feedback [ASSIGNMENT ...] [--lms canvas|moodle]` (`make feedback`): HTML feedback per
+student under autograder/feedback/. With nothing autograded yet it says what to run (exit 1) instead of
+printing nothing; ``--lms canvas|moodle`` then zips each assignment's pages in that LMS's upload layout
+(autograder/reporting/feedback_zip.py) into ``autograder/feedback_<lms>_<ASSIGNMENT>.zip``."""
 
-import os
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from autograder.__main__ import main  # noqa: E402
-from autograder.course import Course  # noqa: E402
-from autograder.feedback_zip import ZIP_LMS, build_zip, feedback_assignments  # noqa: E402
+from autograder.course import Course
+from autograder.reporting.feedback_zip import ZIP_LMS, build_zip, feedback_assignments
 
 
 def zip_feedback(course: Course, lms: str, assignments: list[str]) -> int:
@@ -31,8 +26,8 @@ def zip_feedback(course: Course, lms: str, assignments: list[str]) -> int:
     return status
 
 
-if __name__ == "__main__":
-    argv = sys.argv[1:]
+def main(course: Course, argv: list[str]) -> int:
+    argv = list(argv)
     lms = ""
     if "--lms" in argv:
         i = argv.index("--lms")
@@ -41,13 +36,19 @@ if __name__ == "__main__":
         if lms and lms not in ZIP_LMS:
             print(f"error: LMS must be one of {', '.join(ZIP_LMS)} (make feedback LMS=canvas); got {lms!r}",
                   file=sys.stderr)
-            raise SystemExit(2)
-    course = Course.at(os.environ.get("GEMM_LAB_COURSE_ROOT"))
+            return 2
+    unknown = [a for a in argv if a.startswith("-")]
+    if unknown:
+        print(f"error: unknown option {unknown[0]} (make feedback [ASSIGNMENT=...] [LMS=canvas|moodle])",
+              file=sys.stderr)
+        return 2
     if not any(p.is_dir() for p in course.autograded.glob("*/*")) if course.autograded.is_dir() else True:
         print("nothing autograded yet: run make collect FROM=<LMS download> and make autograde first "
               "(then grade the written answers in make formgrader)", file=sys.stderr)
-        raise SystemExit(1)
-    rc = main(["feedback", *argv])
-    if rc or not lms:
-        raise SystemExit(rc)
-    raise SystemExit(zip_feedback(course, lms, [a for a in argv if not a.startswith("-")]))
+        return 1
+    from autograder.grade.autograde import submitted_students
+    from autograder.reporting.report import feedback
+
+    for a in argv or [a for a in course.assignments() if submitted_students(course, a)]:
+        print(f"feedback {a} -> {feedback(course, a)}")
+    return zip_feedback(course, lms, argv) if lms else 0

@@ -1,4 +1,4 @@
-"""HTML feedback that is safe to hand out and safe to open (see autograder/safe_feedback.py).
+"""HTML feedback that is safe to hand out and safe to open (see autograder/reporting/safe_feedback.py).
 
 ``nbgrader generate_feedback`` runs in a scratch course (``autograder/work/feedback/ASSIGNMENT``) that holds
 a copy of the gradebook and *sanitized copies* of the autograded notebooks (the instructor's autograded/
@@ -14,12 +14,17 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from .course import IGNORE, SCRATCH_COURSE_CONFIG, Course, run_nbgrader
-from .safe_feedback import active_content, sanitize_html_document, sanitize_notebook, scrub_notebook
+from autograder.course import IGNORE, SCRATCH_COURSE_CONFIG, Course, run_nbgrader
+from autograder.reporting.safe_feedback import (
+    active_content,
+    sanitize_html_document,
+    sanitize_notebook,
+    scrub_notebook,
+)
 
 _CONFIG = SCRATCH_COURSE_CONFIG + """\
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
-from autograder.safe_feedback import PendingGetGrades, TestCellsClearHiddenTests
+from autograder.reporting.safe_feedback import PendingGetGrades, TestCellsClearHiddenTests
 c.GenerateFeedback.preprocessors = [PendingGetGrades, CSSHTMLHeaderPreprocessor, TestCellsClearHiddenTests]
 c.TestCellsClearHiddenTests.enforce_metadata = False
 """
@@ -30,7 +35,7 @@ class UnsafeFeedback(RuntimeError):
 
 
 def build_feedback(course: Course, assignment: str) -> Path:
-    from .course import REPO_ROOT
+    from autograder.course import REPO_ROOT
 
     scratch = course.work / "feedback" / assignment
     if scratch.exists():

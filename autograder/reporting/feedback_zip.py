@@ -1,6 +1,6 @@
 """Per-student feedback pages zipped in the upload layout of an LMS: ``make feedback LMS=canvas|moodle``.
 
-Built from ``autograder/feedback/STUDENT/ASSIGNMENT/*.html`` and the roster (roster.py: the LMS's own ids
+Built from ``autograder/feedback/STUDENT/ASSIGNMENT/*.html`` and the roster (collect/roster.py: the LMS's own ids
 collected from the download) into ``autograder/feedback_<lms>_<ASSIGNMENT>.zip``:
 
 * ``canvas`` (Assignment → "Re-upload Submissions" / bulk upload of feedback files, each file becomes a
@@ -23,8 +23,8 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .course import Course
-from .roster import load_roster
+from autograder.collect.roster import load_roster
+from autograder.course import Course
 
 ZIP_LMS = ("canvas", "moodle")
 

@@ -1,7 +1,7 @@
 """Grades the LMS imports as they are: ``make grades LMS=canvas|moodle|blackboard|csv``.
 
 Read from the nbgrader gradebook (scores per cell, as autograde and formgrader leave them) and the roster
-(roster.py: names and the LMS's own user ids collected from the download). One score per assignment (the
+(collect/roster.py: names and the LMS's own user ids collected from the download). One score per assignment (the
 sum of its notebooks), points still awaiting a person in formgrader in a column of their own (never
 counted as 0 without saying so), no ``max`` data row. Formats (sources in autograder/README.md):
 
@@ -23,8 +23,8 @@ import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .course import Course
-from .roster import load_roster
+from autograder.collect.roster import load_roster
+from autograder.course import Course
 
 LMS_CHOICES = ("canvas", "moodle", "blackboard", "csv")
 PENDING = "pending manual grading"

@@ -1,7 +1,7 @@
 """`make grades [LMS=canvas|moodle|blackboard|csv]`: the grade table, autograder/grades.csv and, with LMS,
-the file(s) that LMS imports (autograder/gradebook_export.py).
+the file(s) that LMS imports (autograder/reporting/gradebook_export.py).
 
-    python autograder/grades.py [--lms canvas|moodle|blackboard|csv] [--out CSV] [--export-dir DIR]
+    python -m autograder grades [--lms canvas|moodle|blackboard|csv] [--out CSV] [--export-dir DIR]
 
 Exit 0 when written, 1 when nothing is graded yet (one line saying what to run), 2 on bad use.
 """
@@ -12,12 +12,9 @@ import argparse
 import os
 import sys
 import warnings
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from autograder.course import Course  # noqa: E402
-from autograder.gradebook_export import LMS_CHOICES, export, pending_summary, read_gradebook  # noqa: E402
+from autograder.course import Course
+from autograder.reporting.gradebook_export import LMS_CHOICES, export, pending_summary, read_gradebook
 
 
 class _Parser(argparse.ArgumentParser):
@@ -39,8 +36,8 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     course = Course.at(args.course_root)
-    from autograder.report import grade_table, review_flags, write_grades_csv
-    from autograder.roster import sync_gradebook
+    from autograder.collect.roster import sync_gradebook
+    from autograder.reporting.report import grade_table, review_flags, write_grades_csv
 
     grades = read_gradebook(course)
     if not any(ag.score for ag in grades) and not _unreadable_rows(course):
@@ -67,10 +64,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _unreadable_rows(course: Course) -> bool:
-    from autograder.collect_report import review_notes
+    from autograder.collect.report import review_notes
 
     return any(review_notes(course)[1].values())
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))

@@ -1,6 +1,6 @@
 """`make leaderboard ASSIGNMENT=week07`: time every graded student's matmul kernel on this GPU.
 
-    python autograder/leaderboard.py [--assignment week07] [--hand-ins DIR] [--size 4096] [--out results]
+    python -m autograder.reporting.leaderboard [--assignment week07] [--hand-ins DIR] [--size 4096] [--out results]
 
 Ungraded: a ranking, not points. For each hand-in of ``01_pointer_blocks`` (the autograded copies under
 ``autograder/autograded/<student>/<assignment>/``, or ``--hand-ins DIR`` with ``DIR/<student>/<notebook>.ipynb``
@@ -44,9 +44,6 @@ import json
 import sys
 import tempfile
 from pathlib import Path
-
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 NOTEBOOK = "01_pointer_blocks"
 CELL = "student_kernel"

@@ -1,13 +1,13 @@
 """Demo hand-ins for the leaderboard (what produced ``results/leaderboard_week07_demo.csv`` on an H200).
 
-    python autograder/leaderboard_demo.py [OUT]        # default autograder/work/leaderboard_demo
-    python autograder/leaderboard.py --hand-ins autograder/work/leaderboard_demo --out results
+    python -m autograder.reporting.leaderboard_demo [OUT]        # default autograder/work/leaderboard_demo
+    python -m autograder.reporting.leaderboard --hand-ins autograder/work/leaderboard_demo --out results
 
 Each ``OUT/<name>/01_pointer_blocks.ipynb`` is the release notebook with its ``student_kernel`` cell
 replaced: the master's solution, two edits of it (FP16 accumulator; row/column masks instead of ``% M``,
-``% N``), two interpreter-only kernels of ``autograder/bad_kernels.py`` and the untouched release stub.
+``% N``), two interpreter-only kernels of ``autograder/samplekit/bad_kernels.py`` and the untouched release stub.
 
-The committed CSV (H200, 2026-12-03, with the stricter correctness check of ``autograder/leaderboard.py``):
+The committed CSV (H200, 2026-12-03, with the stricter correctness check of ``autograder/reporting/leaderboard.py``):
 master_solution 604 TFLOP/s (0.81 of torch.matmul), masked_rows_no_modulo 549 (0.74), fp16_accumulator
 "not timed: wrong result", block_k_8 CompilationError, while_break and the release stub
 UnsupportedLanguageConstruct.
@@ -21,12 +21,9 @@ import re
 import sys
 from pathlib import Path
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from autograder.samplekit import bad_kernels
 
-from autograder import bad_kernels  # noqa: E402
-
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MASTER = ROOT / "source" / "week07" / "01_pointer_blocks.py"
 RELEASE = ROOT / "release" / "week07" / "01_pointer_blocks.ipynb"
 

@@ -11,8 +11,8 @@ import csv
 import json
 from pathlib import Path
 
-from .collect_report import review_notes
-from .course import Course
+from autograder.collect.report import review_notes
+from autograder.course import Course
 
 
 def scores(course: Course, assignments: list[str] | None = None) -> tuple[list[str], dict, dict]:
@@ -51,7 +51,7 @@ def scores(course: Course, assignments: list[str] | None = None) -> tuple[list[s
 def review_flags(course: Course) -> dict[str, list[str]]:
     """student -> short review notes (collect's notes, tampering findings, zeroed cells, grader incidents)."""
     out: dict[str, list[str]] = review_notes(course)[0]
-    from .gradebook_export import read_gradebook
+    from autograder.reporting.gradebook_export import read_gradebook
 
     for ag in read_gradebook(course):  # written answers nobody graded yet: say so, never a silent 0
         for student, cells in sorted(ag.pending_cells.items()):
@@ -79,9 +79,9 @@ def review_flags(course: Course) -> dict[str, list[str]]:
 
 
 def _incident_tag(text: str) -> str:
-    if text.startswith("killed by signal"):  # from outside (OOM killer, admin): autograder/merge.py flags it
+    if text.startswith("killed by signal"):  # from outside (OOM killer, admin): autograder/grade/merge.py flags it
         return f"kernel {text}, manual grading"
-    if text.startswith("LIMIT_"):  # a sandbox limit ended the kernel (autograder/limits.py codes)
+    if text.startswith("LIMIT_"):  # a sandbox limit ended the kernel (autograder/sandbox/limits.py codes)
         return text
     if "커널" in text:
         return "kernel died"
@@ -136,7 +136,7 @@ def grade_table(course: Course, assignments: list[str] | None = None, notebooks:
 
 def feedback(course: Course, assignment: str) -> Path:
     """autograder/feedback/STUDENT/ASSIGNMENT/*.html (no code is run): nbgrader generate_feedback on
-    sanitized copies, hidden tests and instructor paths removed, no script (autograder/feedback_build.py)."""
-    from .feedback_build import build_feedback
+    sanitized copies, hidden tests and instructor paths removed, no script (autograder/reporting/feedback_build.py)."""
+    from autograder.reporting.feedback_build import build_feedback
 
     return build_feedback(course, assignment)

@@ -2,7 +2,7 @@
 
 Two steps, both on notebook JSON, plus a final one on the feedback HTML:
 
-1. :func:`scrub_notebook` (run by grade.py on every autograded notebook it merges): an error in a test
+1. :func:`scrub_notebook` (run by grade/merge.py on every autograded notebook it merges): an error in a test
    cell keeps only ``ename: evalue`` (the checker's Korean message), never the traceback, which would
    quote the cell's source with its hidden tests; instructor paths (course root, home, Python/venv, /tmp
    scratch) are replaced in every traceback and stream; any output that quotes a hidden-test line (e.g.
@@ -37,7 +37,7 @@ from pathlib import Path
 import nh3
 from nbgrader.preprocessors import ClearHiddenTests, GetGrades
 
-from .course import REPO_ROOT
+from autograder.course import REPO_ROOT
 
 BEGIN, END = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .course import Course
+from autograder.course import Course
 
 
 def compare_with_expected(course: Course, assignment: str, samples: Path) -> list[str]:
     """Per-cell comparison of the gradebook with samples/expected.csv (and the review flags)."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    from .make_samples import read_expected
-    from .report import review_flags
+    from autograder.reporting.report import review_flags
+    from autograder.samplekit.make_samples import read_expected
 
     expected, review = read_expected(samples)
     flags = review_flags(course)
@@ -33,7 +33,9 @@ def compare_with_expected(course: Course, assignment: str, samples: Path) -> lis
         zeroed_or_found = any("tampering" in f or "findings" in f for f in flags.get(student, []))
         if want and not zeroed_or_found:
             bad.append(f"{student}: expected a review flag, none")
-    from .make_samples import read_review_contains  # sandbox limits / repairs the review column must name
+    from autograder.samplekit.make_samples import (
+        read_review_contains,  # sandbox limits / repairs the review column must name
+    )
     bad += [f"{s}: review column lacks {w!r}" for s, w in read_review_contains(samples).items()
             if not any(w in f for f in flags.get(s, []))]
     return bad

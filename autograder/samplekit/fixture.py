@@ -11,7 +11,7 @@ import json
 import shutil
 from pathlib import Path
 
-from .course import REPO_ROOT
+from autograder.course import REPO_ROOT
 
 ASSIGNMENT = "demo01"
 

@@ -19,7 +19,7 @@ attack.
 * ``kernel_calls_python`` — the kernel calls a Python function marked as a Triton builtin
   (``__triton_builtin__``): in the interpreter it computes the output with numpy through the raw pointers; under
   the compiler it returns at once, so an empty kernel "compiles".
-* ``forged_compile`` — an interpreter-right kernel the compiler refuses (``autograder/bad_kernels.py``), and a
+* ``forged_compile`` — an interpreter-right kernel the compiler refuses (``autograder/samplekit/bad_kernels.py``), and a
   written module that fills the grader's in-process compile-verdict cache (``GRADER_RESULTS`` of
   ``gemm_lab.compile``, keyed as ``gemm_lab.grading.kernel_compile`` keys it) with "compiled" for that kernel.
 * ``special_shapes`` — the master's kernel body runs only at the shapes the release's test cells name (read from
@@ -39,7 +39,7 @@ import ast
 import re
 import textwrap
 
-from autograder.bad_kernels import BAD_KERNELS, NOTEBOOK_TESTS
+from autograder.samplekit.bad_kernels import BAD_KERNELS, NOTEBOOK_TESTS
 
 from .generic import _wrong_source, literal_answers
 from .model import (

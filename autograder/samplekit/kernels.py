@@ -1,4 +1,4 @@
-"""Typical kernel mistakes as variants of the master's kernel, and the kernels of autograder/bad_kernels.py.
+"""Typical kernel mistakes as variants of the master's kernel, and the kernels of autograder/samplekit/bad_kernels.py.
 
 A mistake is a text edit of the master's solution cell (``MISTAKES``); it applies only where its pattern is
 found, so the sample follows the master. Every mistake loses the notebook's kernel test cells (as listed by
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from autograder.bad_kernels import BAD_KERNELS, NOTEBOOK_TESTS
+from autograder.samplekit.bad_kernels import BAD_KERNELS, NOTEBOOK_TESTS
 
 from .model import Notebook, _meta, insert_cell, set_answer
 
@@ -77,7 +77,7 @@ def mistake(nb: Notebook, case: str):
 
 
 def bad_kernel(nb: Notebook, name: str):
-    """The hand-in of autograder/bad_kernels.py's entry ``name`` (on its own notebook), or None elsewhere."""
+    """The hand-in of autograder/samplekit/bad_kernels.py's entry ``name`` (on its own notebook), or None elsewhere."""
     (entry,) = [e for e in BAD_KERNELS if e["name"] == name]
     if entry["notebook"] != nb.key:
         return None

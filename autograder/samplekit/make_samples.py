@@ -1,8 +1,8 @@
 """Generate the sample hand-ins and their expected scores from an assignment's master and release.
 
-    python autograder/make_samples.py week07 --from-source     # the committed samples (plan samplekit.plan.PLANS)
-    python autograder/make_samples.py week06 --from-source
-    python autograder/make_samples.py ASSIGNMENT --course-root DIR --out DIR [--hostile-notebook NB] [--full-all]
+    python -m autograder.samplekit.make_samples week07 --from-source     # the committed samples (plan samplekit.plan.PLANS)
+    python -m autograder.samplekit.make_samples week06 --from-source
+    python -m autograder.samplekit.make_samples ASSIGNMENT --course-root DIR --out DIR [--hostile-notebook NB] [--full-all]
 
 Every sample is built from the release notebook (what a student starts from) and the master's
 solutions, matched by grade_id, so the samples stay valid when the notebooks change. Layout (what
@@ -22,19 +22,15 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from autograder.course import Course, read_notebook, release  # noqa: E402
-from autograder.samplekit import expected as _expected  # noqa: E402
-from autograder.samplekit.expected import read_expected, read_review_contains  # noqa: E402,F401
-from autograder.samplekit.hostile import SNOOP, TAMPER_CHECKER, TAMPER_COMPARE  # noqa: E402,F401
-from autograder.samplekit.model import Notebook  # noqa: E402
-from autograder.samplekit.plan import PLANS, legacy_plan  # noqa: E402
+from autograder.course import Course, read_notebook, release
+from autograder.samplekit import expected as _expected
+from autograder.samplekit.expected import read_expected, read_review_contains  # noqa: F401
+from autograder.samplekit.hostile import SNOOP, TAMPER_CHECKER, TAMPER_COMPARE  # noqa: F401
+from autograder.samplekit.model import Notebook
+from autograder.samplekit.plan import PLANS, legacy_plan
 
 CASES = ("full_marks", "blank", "all_wrong", "other_formats", "raises", "infinite_loop", "big_output", "sys_exit",
          "memory_hog", "deleted_test", "edited_locked", "os_exit", "kernel_crash", "tamper_checker",

@@ -87,7 +87,7 @@ class Notebook:
 
     @property
     def key(self) -> str:
-        """``assignment/notebook`` (as autograder/bad_kernels.py names notebooks)."""
+        """``assignment/notebook`` (as autograder/samplekit/bad_kernels.py names notebooks)."""
         return f"{self.assignment}/{self.name}"
 
     def copy(self) -> dict:

@@ -7,7 +7,7 @@ the rest where they teach something, chosen to keep ``make demo`` within its tim
 
 from __future__ import annotations
 
-from autograder.bad_kernels import BAD_KERNELS
+from autograder.samplekit.bad_kernels import BAD_KERNELS
 
 from . import generic, hostile, kernels
 

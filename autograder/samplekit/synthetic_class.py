@@ -28,7 +28,7 @@ import zlib
 from collections.abc import Iterable
 from pathlib import Path
 
-from .course import Course
+from autograder.course import Course
 
 ASSIGNMENT = "week07"
 BREAK_EVEN_HINT = "985번에서는 아직 오토튜닝 경로가 느립니다: 나눗셈 결과를 올림하세요."

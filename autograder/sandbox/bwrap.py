@@ -1,6 +1,6 @@
 """The bwrap command line of the grading sandbox, and the plan the supervisor runs it from.
 
-No jupyter import here (the kernel managers are in :mod:`autograder.sandbox`): :func:`run_sandboxed` runs
+No jupyter import here (the kernel managers are in :mod:`autograder.sandbox.kernel`): :func:`run_sandboxed` runs
 any command in the sandbox exactly as a kernel is run, e.g. on a GPU host to check the device binds.
 """
 
@@ -20,14 +20,14 @@ import uuid
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from . import cgroup as cg_mod
-from . import limits as lim
+from autograder.sandbox import cgroup as cg_mod
+from autograder.sandbox import limits as lim
 
 ENV_SPEC = "GEMM_LAB_SANDBOX"
 GRADING_ENV = "GEMM_LAB_GRADING"  # gemm_lab.runtime.grading_mode() reads it
 SANDBOX_HOME = "/home/student"
 SANDBOX_CWD = SANDBOX_HOME + "/handin"
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 TMPFS_BYTES = lim.Limits().tmp_bytes
 DEFAULT_MEMORY_BYTES = lim.Limits().memory_bytes
 DEFAULT_FILE_BYTES = lim.Limits().file_bytes
@@ -145,7 +145,7 @@ def bwrap_options(runtime_dir: str, env: dict[str, str] | None = None, ro_paths:
     ``runtime_dir`` holds the connection file, bound read-only when ``sockets`` (the folder of the ipc
     sockets, inside it: see :func:`socket_dir`) is given, else read-write; ``gpu`` None means "if this
     host has one"; ``extra_ro_paths`` are bound read-only too, beside ``ro_paths`` (e.g. the shared Triton
-    cache of autograder/triton_cache.py).
+    cache of autograder/grade/triton_cache.py).
     """
     limits = limits or lim.Limits()
     gpu = has_gpu(dev_root) if gpu is None else bool(gpu)
@@ -233,7 +233,7 @@ def remove_stale_socket_dirs() -> list[str]:
 
 def supervisor_argv(plan: dict) -> list[str]:
     """The command jupyter starts in place of the kernel (the kernel command is appended after it)."""
-    boot = (f"import sys; sys.path.insert(0, {str(REPO_ROOT)!r}); from autograder.supervise import main; "
+    boot = (f"import sys; sys.path.insert(0, {str(REPO_ROOT)!r}); from autograder.sandbox.supervise import main; "
             "sys.exit(main(sys.argv[1:]))")
     return [sys.executable, "-I", "-S", "-c", boot, json.dumps(plan), "--"]  # stdlib only: no site
 

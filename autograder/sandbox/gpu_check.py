@@ -1,6 +1,6 @@
 """Check the grading sandbox on a GPU host: CUDA (driver API), then torch and a Triton kernel, inside it.
 
-``python autograder/sandbox_gpu_check.py`` from the repository root (needs bwrap; torch/triton optional).
+``python -m autograder.sandbox.gpu_check`` from the repository root (needs bwrap; torch/triton optional).
 Prints what the sandbox saw: device nodes, CUDA init, a 1 GiB allocation, the seccomp mode, the outcome.
 """
 import json
@@ -9,8 +9,7 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from autograder import bwrap  # noqa: E402
+from autograder.sandbox import bwrap
 
 if not bwrap.has_gpu():
     sys.exit("no NVIDIA GPU here (/dev/nvidiactl and /dev/nvidiaN): this check is for a GPU host")

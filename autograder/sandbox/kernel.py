@@ -1,7 +1,7 @@
 """Run a student's notebook kernel inside bubblewrap.
 
 The grader (nbgrader, trusted code) runs outside the sandbox; only the kernel is wrapped, by a small
-supervisor process (:mod:`autograder.supervise`) that jupyter starts in the kernel's place. Inside the
+supervisor process (:mod:`autograder.sandbox.supervise`) that jupyter starts in the kernel's place. Inside the
 sandbox the kernel sees:
 
 * the installed environment read-only: /usr, the Python installation, the virtual environment and the
@@ -13,9 +13,9 @@ sandbox the kernel sees:
   are read-only.
 
 It runs in new user/pid/ipc/net/uts/cgroup namespaces with no capabilities, under a seccomp filter
-(:mod:`autograder.seccomp`), with user namespaces disabled, in its own cgroup (memory and process limits
-for all its processes: :mod:`autograder.cgroup`) where the grader may create one. Limits:
-:class:`autograder.limits.Limits`; what was hit: :meth:`SandboxKernelManager.sandbox_outcome`.
+(:mod:`autograder.sandbox.seccomp`), with user namespaces disabled, in its own cgroup (memory and process limits
+for all its processes: :mod:`autograder.sandbox.cgroup`) where the grader may create one. Limits:
+:class:`autograder.sandbox.limits.Limits`; what was hit: :meth:`SandboxKernelManager.sandbox_outcome`.
 
 Nothing else of the repository (``source/`` masters, ``release/``, the gradebook, other hand-ins) exists
 inside the sandbox. The spec is handed from the grading driver to the kernel manager through the
@@ -34,10 +34,10 @@ from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
 
-from . import cgroup as cg_mod
-from . import limits as lim
-from . import supervise
-from .bwrap import (  # noqa: F401  (the sandbox's public names, re-exported)
+from autograder.sandbox import cgroup as cg_mod
+from autograder.sandbox import limits as lim
+from autograder.sandbox import supervise
+from autograder.sandbox.bwrap import (  # noqa: F401  (the sandbox's public names, re-exported)
     DEFAULT_FILE_BYTES,
     DEFAULT_MEMORY_BYTES,
     ENV_SPEC,

@@ -1,6 +1,6 @@
 """The process jupyter starts as "the kernel": it runs bwrap for one notebook and watches it (outside the sandbox).
 
-``python -c <bootstrap> PLAN_JSON -- KERNEL_CMD...`` (see :func:`autograder.sandbox.supervisor_argv`):
+``python -c <bootstrap> PLAN_JSON -- KERNEL_CMD...`` (see :func:`autograder.sandbox.kernel.supervisor_argv`):
 
 * puts itself's child in the kernel's cgroup before it execs bwrap, so every process of the hand-in is
   counted (memory, pids);
@@ -26,12 +26,12 @@ import threading
 import time
 from pathlib import Path
 
-from . import cgroup as cg_mod
-from . import limits as lim
-from . import seccomp
-from .sandbox_init import REPORT
+from autograder.sandbox import cgroup as cg_mod
+from autograder.sandbox import limits as lim
+from autograder.sandbox import seccomp
+from autograder.sandbox.pid1 import REPORT
 
-INIT_SOURCE = (Path(__file__).with_name("sandbox_init.py")).read_text()
+INIT_SOURCE = (Path(__file__).with_name("pid1.py")).read_text()
 
 
 def _memfd(name: str, data: bytes) -> int:

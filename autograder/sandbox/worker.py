@@ -14,11 +14,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from autograder.sandbox import bwrap
+from autograder.sandbox import cgroup as cg_mod
+from autograder.sandbox import limits as lim
 from gemm_lab.grading import remote
-
-from . import bwrap
-from . import cgroup as cg_mod
-from . import limits as lim
 
 
 class SandboxRunner:

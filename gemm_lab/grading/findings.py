@@ -14,7 +14,7 @@ __all__ = ["Finding", "FINDINGS", "FLAG_TEXT", "REVIEW", "SCAN", "REBIND", "VERD
 # Detectors: where a finding comes from.
 SCAN = "audit.scan"  # the static scan of a cell's source (gemm_lab.grading.audit.scan)
 REBIND = "audit.scan_rebind"  # the scan's rules for given names and IPython history
-VERDICT = "verdict"  # the grader's verdict on a test cell (autograder/integrity.py)
+VERDICT = "verdict"  # the grader's verdict on a test cell (autograder/grade/integrity.py)
 
 # Policies: what the autograder does with a finding.
 REVIEW = "review"  # listed in the instructor's review column; the score is unchanged

@@ -1,0 +1,1 @@
+"""Import hand-ins from an LMS download (zip or folder) into autograder/submitted/."""

@@ -1,0 +1,1 @@
+"""What comes out of grading: grades CSV and LMS exports, feedback pages, class report, leaderboard."""
