@@ -75,10 +75,10 @@ notebooks: setup ## build every .ipynb from its jupytext master (source/, notebo
 	$(PY) tools/build_notebooks.py $(COURSE_ARGS)
 
 release: notebooks ## source/ → release/ (nbgrader); COURSE_URL=https://github.com/<org>/<repo> COURSE_REF=<tag>
-	$(PY) tools/release.py $(ASSIGNMENTS)
+	$(PY) -m tools.release $(ASSIGNMENTS)
 
 check-release: setup ## fail when release/ is stale, holds a solution, a notebook has outputs, or a grade id shows an answer
-	$(PY) tools/release.py --check $(ASSIGNMENTS)
+	$(PY) -m tools.release --check $(ASSIGNMENTS)
 
 collect: setup ## import hand-ins: make collect FROM=<LMS download zip or folder> [ASSIGNMENT=week07] [PATTERN=regex]
 	@$(PY) -m autograder collect $(ASSIGNMENT) "$(FROM)"

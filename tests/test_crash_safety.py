@@ -19,11 +19,10 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from autograder.grade.lock import AutogradeLocked, CourseLock, clean_leftovers, pid_alive
+from autograder.grade.nbexec import death_reason
 
-from autograder.grade.lock import AutogradeLocked, CourseLock, clean_leftovers, pid_alive  # noqa: E402
-from autograder.grade.nbexec import death_reason  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _dead_pid() -> int:

@@ -40,11 +40,8 @@ import sys
 import time
 from pathlib import Path
 
+import compat_sets as cs  # beside this file: sys.path[0] when run as a script
 import tomllib
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import compat_sets as cs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SETS = ["colab:triton==3.6.*,numpy==2.1.*,ipywidgets==7.7.1", "pinned", "3.8:triton==3.8.*",

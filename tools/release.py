@@ -1,7 +1,7 @@
 """Generate the student release of each assignment with nbgrader, or check the committed one.
 
-    python tools/release.py week06 week07          # nbgrader generate_assignment → release/<a>/
-    python tools/release.py --check week06 week07  # exit 1 if release/ is stale or leaks
+    python -m tools.release week06 week07          # nbgrader generate_assignment → release/<a>/
+    python -m tools.release --check week06 week07  # exit 1 if release/ is stale or leaks
 
 The check regenerates every assignment into a scratch copy of the course and compares it with the
 committed ``release/``; it also fails when a release notebook still holds a solution or hidden-test
@@ -22,8 +22,6 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # run as a script: the repository's packages (autograder, gemm_lab)
-    sys.path.insert(0, str(ROOT))
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS",
            "BEGIN MARK SCHEME")
 

@@ -1,6 +1,6 @@
 """Round trip of an assignment through nbgrader, for notebook authors.
 
-    python tools/roundtrip.py week07 [--notebook 01_pointer_blocks] [--cell-timeout 120]
+    python -m tools.roundtrip week07 [--notebook 01_pointer_blocks] [--cell-timeout 120]
 
 In a private scratch course (autograder/work/roundtrip/ASSIGNMENT-*, removed afterwards; nothing
 else is touched): release the
@@ -24,10 +24,8 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from autograder.course import Course, read_notebook, release  # noqa: E402
-from autograder.grade.autograde import autograde  # noqa: E402
+from autograder.course import Course, read_notebook, release
+from autograder.grade.autograde import autograde
 
 MASTER, RELEASE = "master", "release"
 

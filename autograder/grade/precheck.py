@@ -55,7 +55,7 @@ def _cause(errors: list[str]) -> str:
         return "a module the notebooks import is missing inside the sandbox (make setup)"
     if "채점기가 이 셀의 답을 받지 못했습니다" in text:
         return "the kernel gave no answers to the grader (the sandbox's Python cannot run the notebooks)"
-    return "a master's test cell fails in this environment (run tools/roundtrip.py ASSIGNMENT to see it)"
+    return "a master's test cell fails in this environment (run python -m tools.roundtrip ASSIGNMENT to see it)"
 
 
 def _first_errors(graded: Path) -> dict[str, str]:
