@@ -131,7 +131,7 @@ def _feedback_leaks(demo: Course) -> list[str]:
     """Every feedback page of every sample: no hidden-test source line, no instructor path, nothing active."""
     from test_feedback_safety import active
 
-    from autograder.reporting.safe_feedback import hidden_lines
+    from autograder.grade.safe_feedback import hidden_lines
 
     secret = set()
     for master in (demo.source / ASSIGNMENT).glob("*.ipynb"):

@@ -1,6 +1,6 @@
 """Feedback is safe to hand out and safe to open (issues 15 and 17), on the tiny fixture assignment.
 
-Fast tests check autograder/reporting/safe_feedback.py, grade/output_limits.py and collect/normalize.py on notebook JSON; one
+Fast tests check autograder/grade/safe_feedback.py, grade/output_limits.py and grade/normalize.py on notebook JSON; one
 slow test grades hostile and edited hand-ins for real (nbgrader + bubblewrap), builds the feedback and
 parses every page with an HTML parser: no script, no event handler, no javascript: URL, no frame, form or
 object, no external load; no hidden-test source; no instructor path; a right hand-in with edited
@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.collect.normalize import normalize
+from autograder.grade import safe_feedback as sf
+from autograder.grade.normalize import normalize
 from autograder.grade.output_limits import OutputBudget, is_notice, output_bytes
-from autograder.reporting import safe_feedback as sf
 
 ROOT = Path(__file__).resolve().parent.parent
 

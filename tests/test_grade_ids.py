@@ -13,7 +13,6 @@ from pathlib import Path
 import jupytext
 import pytest
 
-from autograder.collect.normalize import normalize, normalize_file
 from autograder.grade import ids as grade_ids
 from autograder.grade.ids import (
     OLD_GRADE_IDS,
@@ -22,6 +21,7 @@ from autograder.grade.ids import (
     notebook_leaks,
     renames,
 )
+from autograder.grade.normalize import normalize, normalize_file
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -17,9 +17,9 @@ Design (why the gradebook stays consistent and the secrets stay secret):
    gradebook (which holds the hidden tests), not the sanitized notebook nbgrader writes before running
    it (it holds them too), not source/, not other hand-ins; no network.
 4. Before nbgrader sees a hand-in, its notebooks are repaired against the release
-   (autograder/collect/normalize.py): nbgrader 0.9.6 crashes on deleted, duplicated or renamed test cells.
+   (autograder/grade/normalize.py): nbgrader 0.9.6 crashes on deleted, duplicated or renamed test cells.
 5. When a scratch run ends, this process copies its autograded notebooks into autograder/autograded/
-   (scrubbed: autograder/reporting/safe_feedback.py) and its scores into the main gradebook (one transaction per
+   (scrubbed: autograder/grade/safe_feedback.py) and its scores into the main gradebook (one transaction per
    hand-in, with the 'graded' mark of autograder/grade/resume.py), scans the student's code for tampering
    (gemm_lab.grading.integrity) and writes the hand-in's review notes (autograder/grade/merge.py).
 6. Crash safety (autograder/grade/lock.py): one run per course (a lock whose process is gone is taken over);
@@ -41,12 +41,12 @@ import warnings
 from dataclasses import asdict
 from pathlib import Path
 
-from autograder.collect.normalize import normalize_file
 from autograder.course import IGNORE, REPO_ROOT, SCRATCH_COURSE_CONFIG, Course, release, run_nbgrader
 from autograder.grade import dispatch, resume, schedule, triton_cache
 from autograder.grade.lock import AutogradeLocked, CourseLock, clean_leftovers, runtime_dir_name
 from autograder.grade.merge import HandInResult, merge
 from autograder.grade.nbexec import GUARD_MARK
+from autograder.grade.normalize import normalize_file
 from autograder.grade.schedule import part_dir, part_log
 from autograder.sandbox.kernel import ENV_SPEC, bwrap_path
 

@@ -5,7 +5,7 @@ and the quantity, never a value the test cell expects (``ex3_2_break_even_986`` 
 
 ``OLD_GRADE_IDS``: per notebook (``<assignment>/<notebook stem>``), the id an earlier release used ->
 the id of the current release. :func:`renames` gives the ones that apply to a hand-in, and
-``autograder/collect/normalize.py`` rewrites them before nbgrader sees the hand-in, so a notebook downloaded
+``autograder/grade/normalize.py`` rewrites them before nbgrader sees the hand-in, so a notebook downloaded
 before the rename keeps its points (the review column says "renamed old grade id X -> Y").
 
 :func:`notebook_leaks` decides whether an id carries an answer, in general (no list of bad ids): it runs

@@ -1,7 +1,7 @@
 """Merge one scratch grading run into the course: notebooks, scores, review notes (one thread only).
 
 Order matters for crash safety (see autograder/grade/resume.py): the hand-in's 'graded' mark is removed first,
-then the autograded notebooks are copied and scrubbed (autograder/reporting/safe_feedback.py), then the scores, the
+then the autograded notebooks are copied and scrubbed (autograder/grade/safe_feedback.py), then the scores, the
 review notes and the new 'graded' mark are committed in ONE SQLite transaction; the review files are
 written from the gradebook afterwards. A kill anywhere leaves the hand-in either fully merged or to be
 graded again on the next run.
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from autograder.course import Course, read_notebook
 from autograder.grade import integrity, resume
 from autograder.grade.nbexec import SIGNAL_NOTE, STOP_ENAME
-from autograder.reporting.safe_feedback import scrub_notebook
+from autograder.grade.safe_feedback import scrub_notebook
 
 _SIGNAL_RE = re.compile(SIGNAL_NOTE + r" \d+ \([A-Z0-9]+\)")
 _LIMIT_RE = re.compile(r"LIMIT_[A-Z_]+")

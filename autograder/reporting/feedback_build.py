@@ -1,4 +1,4 @@
-"""HTML feedback that is safe to hand out and safe to open (see autograder/reporting/safe_feedback.py).
+"""HTML feedback that is safe to hand out and safe to open (see autograder/grade/safe_feedback.py).
 
 ``nbgrader generate_feedback`` runs in a scratch course (``autograder/work/feedback/ASSIGNMENT``) that holds
 a copy of the gradebook and *sanitized copies* of the autograded notebooks (the instructor's autograded/
@@ -15,7 +15,7 @@ import sqlite3
 from pathlib import Path
 
 from autograder.course import IGNORE, SCRATCH_COURSE_CONFIG, Course, run_nbgrader
-from autograder.reporting.safe_feedback import (
+from autograder.grade.safe_feedback import (
     active_content,
     sanitize_html_document,
     sanitize_notebook,
@@ -24,7 +24,7 @@ from autograder.reporting.safe_feedback import (
 
 _CONFIG = SCRATCH_COURSE_CONFIG + """\
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
-from autograder.reporting.safe_feedback import PendingGetGrades, TestCellsClearHiddenTests
+from autograder.grade.safe_feedback import PendingGetGrades, TestCellsClearHiddenTests
 c.GenerateFeedback.preprocessors = [PendingGetGrades, CSSHTMLHeaderPreprocessor, TestCellsClearHiddenTests]
 c.TestCellsClearHiddenTests.enforce_metadata = False
 """
