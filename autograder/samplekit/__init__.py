@@ -1,8 +1,10 @@
 """Sample hand-ins with expected scores, built from an assignment's release and its masters' solutions.
 
-Modules: ``model`` (a release notebook with its master's solutions), ``generic`` (full, blank, wrong, other
-formats, close-but-wrong numbers), ``kernels`` (typical kernel mistakes derived from the master's kernel, and
-the interpreter-only kernels of ``autograder/samplekit/bad_kernels.py``), ``hostile`` (sandbox probes, tampering, the
-edited-notebook and feedback-leak cases of issue 17, one sample per sandbox limit), ``plan`` (which case runs
-on which notebook) and ``expected`` (writing and reading expected.csv / cases.csv).
+Modules: ``make_samples`` (the command: writes autograder/samples/ASSIGNMENT/), ``model`` (a release notebook
+with its master's solutions), ``generic`` (full, blank, wrong, other formats, close-but-wrong numbers),
+``kernels`` (typical kernel mistakes derived from the master's kernel, and the interpreter-only kernels of
+``bad_kernels``), ``hostile`` (sandbox probes, tampering, edited notebooks and feedback leaks, one sample per
+sandbox limit), ``plan`` (which case runs on which notebook), ``expected`` (writing and reading expected.csv /
+cases.csv), ``compare`` (a graded course against expected.csv), ``fixture`` (the tiny two-notebook course of
+the tests) and ``synthetic_class`` (a graded class, no nbgrader run, for the class report).
 """
