@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grade.lock import AutogradeLocked, CourseLock, clean_leftovers, pid_alive
+from autograder.grade.lock import AutogradeLocked, CourseLock, clean_leftovers, owner_gone, pid_alive
 from autograder.grade.nbexec import death_reason
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,6 +59,17 @@ def test_leftovers_of_a_dead_run_are_removed_and_live_ones_kept(tmp_path):
     assert live.exists() and recent.exists()
     assert len(removed) == 4
     assert pid_alive(os.getpid()) and not pid_alive(_dead_pid())
+
+
+def test_a_folder_whose_pid_now_belongs_to_a_newer_process_is_a_dead_runs(tmp_path):
+    """pids are reused on a busy machine: a live process that started after the folder was last written
+    is not its owner."""
+    rt = tmp_path / "rt"
+    reused = rt / f"glrt-{os.getpid()}-old"
+    reused.mkdir(parents=True)
+    os.utime(reused, (time.time() - 3 * 86400,) * 2)  # written before this process (the test runner) began
+    assert owner_gone(os.getpid(), reused.stat().st_mtime) and not owner_gone(os.getpid(), time.time())
+    assert clean_leftovers(tmp_path / "work", runtime_parent=rt) == [reused] and not reused.exists()
 
 
 @pytest.mark.parametrize("status, reason, sig", [

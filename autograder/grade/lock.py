@@ -29,6 +29,27 @@ class AutogradeLocked(RuntimeError):
     """Another autograde holds the course's lock."""
 
 
+def _started_at(pid: int) -> float | None:
+    """When process ``pid`` started (seconds since the epoch, from /proc), or None where unknown."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            ticks = int(f.read().rsplit(")", 1)[1].split()[19])  # field 22, starttime
+        with open("/proc/stat", encoding="ascii") as f:
+            boot = next(float(line.split()[1]) for line in f if line.startswith("btime "))
+        return boot + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+
+
+def owner_gone(pid: int, made: float) -> bool:
+    """The process that made a folder (named with its pid) at or before ``made`` is gone: no such process,
+    or one that started later under the same pid (pids are reused on a busy machine)."""
+    if not pid_alive(pid):
+        return True
+    start = _started_at(pid)
+    return start is not None and start > made + 1.0
+
+
 def pid_alive(pid: int) -> bool:
     if pid <= 0:
         return False
@@ -110,7 +131,7 @@ def stale_runtime_dirs(parent: Path = RUNTIME_PARENT) -> list[Path]:
             continue
         pid = p.name[len(RUNTIME_PREFIX):].split("-", 1)[0]
         if pid.isdigit() and "-" in p.name[len(RUNTIME_PREFIX):]:
-            if not pid_alive(int(pid)):
+            if owner_gone(int(pid), p.stat().st_mtime):
                 out.append(p)
         elif now - p.stat().st_mtime > OLD_FORMAT_AGE_S:
             out.append(p)
@@ -139,7 +160,7 @@ def stale_stage_dirs(work: Path) -> list[Path]:
                 continue
             pid = p.name[len(kind) + 1:].split("-", 1)[0]
             if pid.isdigit():
-                if not pid_alive(int(pid)):
+                if owner_gone(int(pid), p.stat().st_mtime):
                     out.append(p)
             elif now - p.stat().st_mtime > OLD_FORMAT_AGE_S:
                 out.append(p)
