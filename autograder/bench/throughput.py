@@ -9,8 +9,9 @@
 Builds a scratch course (autograder/work/bench-*), hands in N full-marks copies, and measures:
 the fixed costs (nbgrader start-up, a sandboxed kernel start), one hand-in alone, then all N with
 ``--jobs`` at once (default: the CPU count), or with ``--dask-workers W`` through a Dask LocalCluster of W
-single-thread worker processes (``autograder/grade/dispatch.py``, the path ``make autograde SCHEDULER=...`` takes). CPU seconds are the children's user+sys time, so
-"CPU per hand-in x N / cores" close to the wall time means grading is CPU-bound.
+single-thread worker processes (``autograder/grade/dispatch.py``, the path ``make autograde SCHEDULER=...``
+takes). CPU seconds are the machine's busy time (run it on a quiet machine), so "CPU per hand-in x N /
+cores" close to the wall time means grading is CPU-bound.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import asyncio
 import contextlib
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -38,9 +38,10 @@ from autograder.samplekit.make_samples import Notebook
 
 
 def _cpu() -> float:
-    """CPU seconds of this process's children (nbgrader, and the kernels it waited for)."""
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
+    """CPU seconds the whole machine spent busy so far (/proc/stat): nbgrader runs are children of a fork
+    server (grade/nbgrader_fork.py), not of this process, so this process's children's time misses them;
+    on a quiet machine the busy time is the grading's."""
+    return _machine_busy()[0]
 
 
 def _machine_busy() -> tuple[float, float]:
@@ -150,7 +151,7 @@ def main(argv=None) -> int:
                           quiet=True)
             one_wall, one_cpu = time.monotonic() - t0, _cpu() - c0
             assert r[0].ok, r[0].error
-            print(f"one hand-in alone: {one_wall:.1f}s wall, {one_cpu:.1f} CPU-s")
+            print(f"one hand-in alone: {one_wall:.1f}s wall, {one_cpu:.1f} CPU-s (machine busy time)")
 
         students = [f"s{i:03d}" for i in range(1, args.n + 1)]
         with contextlib.ExitStack() as stack:
@@ -170,7 +171,7 @@ def main(argv=None) -> int:
         per = [x.seconds for x in rs]
         how = f"on {args.dask_workers} Dask worker(s)" if args.dask_workers else f"{args.jobs} at a time"
         cpu_s = "CPU-s not counted (Dask worker processes)" if args.dask_workers else \
-            f"{cpu:.0f} CPU-s ({cpu / args.n:.1f} per hand-in)"
+            f"{cpu:.0f} CPU-s of machine busy time ({cpu / args.n:.1f} per hand-in)"
         print(f"{args.n} hand-ins, {how}: {wall:.0f}s wall ({wall / args.n:.1f}s per hand-in), "
               f"{cpu_s}; each took {min(per):.0f}-{max(per):.0f}s; failed: {failed or 'none'}")
         print(f"machine CPU busy {machine:.0%} during the run (all processes, load average now "
