@@ -13,11 +13,11 @@ import pytest
 
 pytestmark = pytest.mark.slow
 
-# appended to 01_counts: leaves a name, an environment variable, a builtin, a warning filter, a folder
+# appended to 01_counts: leaves a name, an environment variable, a sys.path entry, a warning filter and a
+# working folder behind (nothing the review scan flags)
 LEAVE_BEHIND = """\
 vec = [0, 2, 4, 6]
-import builtins, os, sys, warnings
-builtins.vec_from_01 = [0, 2, 4, 6]
+import os, sys, warnings
 os.environ["FROM_01"] = "1"
 sys.path.insert(0, "/nowhere")
 warnings.simplefilter("error")
@@ -25,16 +25,26 @@ os.makedirs("elsewhere", exist_ok=True)
 os.chdir("elsewhere")
 """
 
+# appended to 01_counts: an import hook that breaks every later import (flagged by the review scan)
+HOOKS = """\
+import builtins
+_real = builtins.__import__
+def _broken(name, *a, **k):
+    if name.startswith(("gemm_lab", "json", "numpy")):
+        raise ImportError("hooked")
+    return _real(name, *a, **k)
+builtins.__import__ = _broken
+"""
+
 # 02_vectors' answer: right only when nothing of 01_counts is left in the kernel
 CLEAN_ONLY = """\
-import builtins, os, sys, warnings
+import os, sys, warnings
 try:
     vec
     left = ["vec"]
 except NameError:
     left = []
-left += [what for what, there in [("builtin", hasattr(builtins, "vec_from_01")),
-                                  ("environ", "FROM_01" in os.environ),
+left += [what for what, there in [("environ", "FROM_01" in os.environ),
                                   ("sys.path", "/nowhere" in sys.path),
                                   ("warnings", bool(warnings.filters) and warnings.filters[0][0] == "error"),
                                   ("cwd", os.path.basename(os.getcwd()) == "elsewhere")] if there]
@@ -52,6 +62,11 @@ def _leaves(nbs):
     nbs["02_vectors"]["cells"][_cells_with(nbs["02_vectors"], "ans_vec")]["source"] = CLEAN_ONLY
 
 
+def _hooks(nbs):
+    nbs["01_counts"]["cells"].append({"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                                      "source": HOOKS})
+
+
 def _times_out(nbs):
     _leaves(nbs)
     nbs["01_counts"]["cells"].append({"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
@@ -64,12 +79,13 @@ def test_the_next_notebook_sees_nothing_the_last_one_left(tmp_path, make_scratch
     from autograder.grade.autograde import autograde
     from autograder.samplekit.fixture import ASSIGNMENT
 
-    course = make_scratch_course(tmp_path / "course", hand_ins={"leaves": _leaves, "times_out": _times_out})
+    course = make_scratch_course(tmp_path / "course", hand_ins={"leaves": _leaves, "times_out": _times_out,
+                                                                      "hooks": _hooks})
     results = {r.student: r for r in autograde(course, ASSIGNMENT, jobs=2, cell_timeout=20, notebook_timeout=60,
                                                quiet=True)}
     assert all(r.ok for r in results.values()), {s: r.error for s, r in results.items()}
     with Gradebook(course.db_url) as gb:
-        for student in ("leaves", "times_out"):
+        for student in ("leaves", "times_out", "hooks"):
             nb = {n.name: n.score for n in gb.find_submission(ASSIGNMENT, student).notebooks}
             assert nb["02_vectors"] == 2.0, (student, nb)
     # the first really ran 02_vectors in 01_counts' kernel; the second got a fresh one after the time limit
@@ -77,6 +93,43 @@ def test_the_next_notebook_sees_nothing_the_last_one_left(tmp_path, make_scratch
     assert shared.count("the kept kernel runs this notebook") == 1, shared[-3000:]
     fresh = Path(results["times_out"].log).read_text(errors="replace")
     assert "the kept kernel runs this notebook" not in fresh and "Timeout" in fresh
+    # a notebook the review scan flags (here: an import hook) hands no kernel on
+    assert "the kept kernel runs this notebook" not in Path(results["hooks"].log).read_text(errors="replace")
+
+
+def test_the_reset_restores_builtins_and_refuses_a_changed_import_machinery():
+    """RESET_SOURCE in a plain kernel: replaced and added builtins come back; an import hook on
+    sys.meta_path or a look-alike gemm_lab module makes it fail (the next notebook then gets a fresh kernel)."""
+    from jupyter_client.manager import start_new_kernel
+
+    from autograder.grade.nbexec import BASELINE_SOURCE, RESET_SOURCE
+
+    def run(kc, code, **kw):
+        msg_id = kc.execute(code, **kw)
+        while True:
+            reply = kc.get_shell_msg(timeout=60)
+            if reply["parent_header"].get("msg_id") == msg_id:
+                return reply["content"]
+
+    def value(kc, expr):
+        return run(kc, "", user_expressions={"v": expr})["user_expressions"]["v"]["data"]["text/plain"]
+
+    km, kc = start_new_kernel()
+    try:
+        assert run(kc, BASELINE_SOURCE)["status"] == "ok"
+        run(kc, "import builtins\nbuiltins.oct = lambda x: 'patched'\nbuiltins.extra_name = 1")
+        assert run(kc, RESET_SOURCE % (".",))["status"] == "ok"
+        assert value(kc, "oct(8)") == "'0o10'" and value(kc, "'extra_name' in dir(__builtins__)") == "False"
+        run(kc, "import sys\nclass F:\n    def find_spec(self, *a): return None\nsys.meta_path.insert(0, F())")
+        reply = run(kc, RESET_SOURCE % (".",))
+        assert reply["status"] == "error" and "import machinery" in reply["evalue"]
+        run(kc, "import sys\nsys.meta_path.pop(0)\nimport types\nsys.modules['gemm_lab.grading'] = "
+                "types.ModuleType('gemm_lab.grading')")
+        reply = run(kc, RESET_SOURCE % (".",))
+        assert reply["status"] == "error" and "gemm_lab replaced" in reply["evalue"]
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
 
 
 def test_forked_nbgrader_is_a_subprocess_in_all_that_counts(tmp_path):

@@ -103,32 +103,50 @@ def _stop_output(reason_ko: str) -> NotebookNode:
                         traceback=[f"{STOP_ENAME}: {reason_ko}"])
 
 
-# Run silently in a fresh kernel before its first cell: what the reset below puts back.
+# Run silently in a fresh kernel before its first cell: what the reset below puts back or checks.
 BASELINE_SOURCE = """\
-import sys as _sys, os as _os, builtins as _b, warnings as _w
-_sys._gemm_lab_baseline = (dict(_os.environ), list(_sys.path), set(dir(_b)), list(_w.filters))
-del _sys, _os, _b, _w
+import sys as _sys, os as _os, builtins as _b, warnings as _w, importlib.util as _u
+_spec = _u.find_spec("gemm_lab")
+_sys._gemm_lab_baseline = dict(
+    environ=dict(_os.environ), path=list(_sys.path), builtins=dict(vars(_b)), filters=list(_w.filters),
+    meta_path=list(_sys.meta_path), path_hooks=list(_sys.path_hooks),
+    gemm_lab=_os.path.dirname(_os.path.realpath(_spec.origin)) if _spec and _spec.origin else None)
+del _sys, _os, _b, _w, _u, _spec
 """
 
 # Run in a kept kernel before the next notebook: a fresh session (user namespace, history, Out) in the
 # folder the kernel started in (the sandbox's working directory, or the notebook's folder unsandboxed),
-# with the process-wide settings a notebook commonly changes put back: environment, sys.path, names added
-# to builtins, warning filters, torch's default dtype and grad mode, numpy's error handling. What is left
-# (a patched library function, say) can only change what the next notebook claims, and claims are
-# checked in the grader. If the reset fails (a student rebound get_ipython), the kernel is replaced.
+# with the process-wide settings a notebook commonly changes put back: environment, sys.path, builtins
+# (added names removed, replaced ones restored), warning filters, torch's default dtype and grad mode,
+# numpy's error handling, open figures. It refuses (and the next notebook gets a fresh kernel) when the
+# import machinery was changed: an import hook on sys.meta_path / sys.path_hooks, or a gemm_lab module
+# loaded from anywhere but the installed package. What is left (a patched library function, say) can only
+# change what the next notebook claims, and claims are checked in the grader.
 RESET_SOURCE = """\
-get_ipython().reset(new_session=True, aggressive=False)
 import os as _os, gc as _gc, sys as _sys, builtins as _b, warnings as _w
-_os.chdir(%r)
 _base = getattr(_sys, "_gemm_lab_baseline", None)
-if _base is None:
+if not isinstance(_base, dict):
     raise RuntimeError("no baseline")
-_os.environ.clear()
-_os.environ.update(_base[0])
-_sys.path[:] = _base[1]
-for _n in set(dir(_b)) - _base[2]:
+if _sys.meta_path != _base["meta_path"] or _sys.path_hooks != _base["path_hooks"]:
+    raise RuntimeError("import machinery changed")
+for _n, _m in list(_sys.modules.items()):
+    if _n == "gemm_lab" or _n.startswith("gemm_lab."):
+        _f = getattr(_m, "__file__", None)
+        if not _f or not _base["gemm_lab"] or not _os.path.realpath(_f).startswith(_base["gemm_lab"] + _os.sep):
+            raise RuntimeError("gemm_lab replaced")
+for _n in set(vars(_b)) - set(_base["builtins"]):
     delattr(_b, _n)
-_w.filters[:] = _base[3]
+for _n, _v in _base["builtins"].items():
+    if vars(_b).get(_n, _b) is not _v:
+        setattr(_b, _n, _v)
+get_ipython().reset(new_session=True, aggressive=False)
+import os as _os, gc as _gc, sys as _sys, warnings as _w
+_base = _sys._gemm_lab_baseline
+_os.chdir(%r)
+_os.environ.clear()
+_os.environ.update(_base["environ"])
+_sys.path[:] = _base["path"]
+_w.filters[:] = _base["filters"]
 if "torch" in _sys.modules:
     _sys.modules["torch"].set_default_dtype(_sys.modules["torch"].float32)
     _sys.modules["torch"].set_grad_enabled(True)
@@ -137,7 +155,7 @@ if "numpy" in _sys.modules:
 if "matplotlib.pyplot" in _sys.modules:
     _sys.modules["matplotlib.pyplot"].close("all")
 _gc.collect()
-del _os, _gc, _sys, _b, _w, _base
+del _os, _gc, _sys, _w, _base
 get_ipython().execution_count = 1
 """
 
@@ -280,6 +298,16 @@ class GuardedExecute(Execute):
                 self._baseline_ok = False
         return kc
 
+    def _flagged(self) -> bool:
+        """The review scan flags this notebook's student code (import hooks, written modules, the grader's
+        internals...): its kernel is not handed to the next notebook, whatever it left there."""
+        try:
+            from gemm_lab.grading.integrity import scan_notebook
+
+            return bool(scan_notebook(self.nb))
+        except Exception:  # noqa: BLE001 - a scan that fails keeps nothing
+            return True
+
     def _kernel_cwd(self) -> str:
         return SANDBOX_CWD if os.environ.get(ENV_SPEC) else (self._path or ".")
 
@@ -291,7 +319,7 @@ class GuardedExecute(Execute):
         """Keep the kernel for the hand-in's next notebook when this one ended cleanly, else shut it."""
         km = self.km
         keep = (SharedKernel.enabled() and km is not None and self._stop_reason is None
-                and not self._timed_out and (self._reused or self._baseline_ok))
+                and not self._timed_out and (self._reused or self._baseline_ok) and not self._flagged())
         if keep:
             try:
                 keep = bool(await ensure_async(km.is_alive()))
