@@ -36,6 +36,7 @@ from pathlib import Path
 from autograder.course import Course, read_notebook, release
 from autograder.grade.autograde import DEFAULT_CELL_TIMEOUT, autograde_all
 from autograder.grade.lock import stage_dir
+from autograder.samplekit.compare import score_mismatches
 from autograder.samplekit.expected import read_expected
 
 SLOW = "slow"
@@ -100,19 +101,7 @@ def build_class(repo: Course, course: Course, assignments: list[str], n: int, no
 
 
 def compare(course: Course, expected: dict) -> list[str]:
-    from nbgrader.api import Gradebook, MissingEntry
-
-    bad = []
-    with Gradebook(course.db_url, "gemm-lab") as gb:
-        for (a, s, nb, gid), want in sorted(expected.items()):
-            try:
-                got = float(gb.find_grade(gid, nb, a, s).score)
-            except MissingEntry:
-                bad.append(f"{a}/{s}/{nb}/{gid}: not graded")
-                continue
-            if abs(got - want) > 1e-9:
-                bad.append(f"{a}/{s}/{nb}/{gid}: expected {want:g}, got {got:g}")
-    return bad
+    return score_mismatches(course, expected)
 
 
 class MemoryPeak:

@@ -39,20 +39,27 @@ class AssignmentGrades:
     pending_cells: dict = field(default_factory=dict)  # student -> ["notebook/grade_id", ...]
 
 
+def each_assignment(gb, assignments: list[str] | None = None):
+    """The gradebook's assignments named in ``assignments`` (all, by name, when None); unknown names skipped."""
+    from nbgrader.api import MissingEntry
+
+    for a_name in assignments or sorted(a.name for a in gb.assignments):
+        try:
+            yield gb.find_assignment(a_name)
+        except MissingEntry:
+            continue
+
+
 def read_gradebook(course: Course, assignments: list[str] | None = None) -> list[AssignmentGrades]:
     """Per assignment: max score, earned points and pending manual points per student."""
     if not course.gradebook.exists():
         return []
-    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.api import Gradebook
 
     out = []
     with Gradebook(course.db_url, "gemm-lab") as gb:
-        names = assignments or sorted(a.name for a in gb.assignments)
-        for a_name in names:
-            try:
-                assignment = gb.find_assignment(a_name)
-            except MissingEntry:
-                continue
+        for assignment in each_assignment(gb, assignments):
+            a_name = assignment.name
             ag = AssignmentGrades(a_name, float(sum(nb.max_score or 0 for nb in assignment.notebooks)))
             for sub in assignment.submissions:
                 sid = sub.student.id

@@ -21,7 +21,7 @@ def scores(course: Course, assignments: list[str] | None = None) -> tuple[list[s
     Columns are ``ASSIGNMENT/NOTEBOOK`` for every notebook of every assignment with hand-ins. Students
     whose every hand-in was refused by collect (logs/collect_ASSIGNMENT.json) have a row with no scores.
     """
-    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.api import Gradebook
 
     columns, table, maxima = [], {}, {}
     for students in review_notes(course, assignments)[1].values():
@@ -29,13 +29,11 @@ def scores(course: Course, assignments: list[str] | None = None) -> tuple[list[s
             table.setdefault(student, {})
     if not course.gradebook.exists():
         return columns, table, maxima
+    from autograder.reporting.gradebook_export import each_assignment
+
     with Gradebook(course.db_url, "gemm-lab") as gb:
-        names = assignments or sorted(a.name for a in gb.assignments)
-        for a_name in names:
-            try:
-                assignment = gb.find_assignment(a_name)
-            except MissingEntry:
-                continue
+        for assignment in each_assignment(gb, assignments):
+            a_name = assignment.name
             nbs = sorted(assignment.notebooks, key=lambda n: n.name)
             for nb in nbs:
                 col = f"{a_name}/{nb.name}"

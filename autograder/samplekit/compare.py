@@ -10,25 +10,33 @@ from pathlib import Path
 from autograder.course import Course
 
 
-def compare_with_expected(course: Course, assignment: str, samples: Path) -> list[str]:
-    """Per-cell comparison of the gradebook with samples/expected.csv (and the review flags)."""
+def score_mismatches(course: Course, expected: dict, label=lambda a, s, nb, gid: f"{a}/{s}/{nb}/{gid}") -> list[str]:
+    """One line per cell whose gradebook score differs from ``expected`` ({(assignment, student, notebook,
+    grade_id): points}) or that was not graded; ``label`` names the cell in the line."""
     from nbgrader.api import Gradebook, MissingEntry
 
+    bad = []
+    with Gradebook(course.db_url, "gemm-lab") as gb:
+        for (a, s, nb, gid), want in sorted(expected.items()):
+            try:
+                got = float(gb.find_grade(gid, nb, a, s).score)
+            except MissingEntry:
+                bad.append(f"{label(a, s, nb, gid)}: not graded")
+                continue
+            if abs(got - want) > 1e-9:
+                bad.append(f"{label(a, s, nb, gid)}: expected {want:g}, got {got:g}")
+    return bad
+
+
+def compare_with_expected(course: Course, assignment: str, samples: Path) -> list[str]:
+    """Per-cell comparison of the gradebook with samples/expected.csv (and the review flags)."""
     from autograder.reporting.report import review_flags
     from autograder.samplekit.make_samples import read_expected
 
     expected, review = read_expected(samples)
     flags = review_flags(course)
-    bad = []
-    with Gradebook(course.db_url, "gemm-lab") as gb:
-        for (student, nb, gid), exp in sorted(expected.items()):
-            try:
-                got = float(gb.find_grade(gid, nb, assignment, student).score)
-            except MissingEntry:
-                bad.append(f"{student}/{nb}/{gid}: not graded")
-                continue
-            if abs(got - exp) > 1e-9:
-                bad.append(f"{student}/{nb}/{gid}: expected {exp:g}, got {got:g}")
+    bad = score_mismatches(course, {(assignment, s, nb, gid): exp for (s, nb, gid), exp in expected.items()},
+                           label=lambda a, s, nb, gid: f"{s}/{nb}/{gid}")
     for student, want in review.items():
         zeroed_or_found = any("tampering" in f or "findings" in f for f in flags.get(student, []))
         if want and not zeroed_or_found:
