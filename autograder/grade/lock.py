@@ -114,8 +114,9 @@ class CourseLock:
 
 
 def runtime_dir_name() -> str:
-    """Prefix of a grading runtime folder: ``glrt-<pid>-`` (the owner is known after a crash)."""
-    return f"{RUNTIME_PREFIX}{os.getpid()}-"
+    """Prefix of a grading runtime folder: ``glrt-<pid>-<start>-`` (the owner, and when it started, are known
+    after a crash: a later process under the same pid is not its owner)."""
+    return f"{RUNTIME_PREFIX}{os.getpid()}-{int(_started_at(os.getpid()) or 0)}-"
 
 
 OLD_FORMAT_AGE_S = 24 * 3600
@@ -129,8 +130,13 @@ def stale_runtime_dirs(parent: Path = RUNTIME_PARENT) -> list[Path]:
     for p in parent.glob(f"{RUNTIME_PREFIX}*"):
         if not p.is_dir() or p.is_symlink():
             continue
-        pid = p.name[len(RUNTIME_PREFIX):].split("-", 1)[0]
-        if pid.isdigit() and "-" in p.name[len(RUNTIME_PREFIX):]:
+        parts = p.name[len(RUNTIME_PREFIX):].split("-")
+        pid = parts[0]
+        if pid.isdigit() and len(parts) >= 3 and parts[1].isdigit() and int(parts[1]) > 0:
+            start = _started_at(int(pid)) if pid_alive(int(pid)) else None
+            if start is None or abs(start - int(parts[1])) > 2:
+                out.append(p)
+        elif pid.isdigit() and len(parts) >= 2:
             if owner_gone(int(pid), p.stat().st_mtime):
                 out.append(p)
         elif now - p.stat().st_mtime > OLD_FORMAT_AGE_S:
