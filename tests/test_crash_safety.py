@@ -45,6 +45,24 @@ def test_lock_refuses_a_second_holder_and_takes_over_a_dead_ones(tmp_path):
     assert len(said) == 1 and f"process {dead}" in said[0] and "gone" in said[0]
 
 
+def test_leftover_runtime_folder_with_a_mounted_socket_folder_is_removed(tmp_path):
+    """As root, a kernel's ipc sockets live on a small tmpfs inside the runtime folder; a grader killed by
+    SIGKILL leaves it mounted, and the next run must still remove the folder."""
+    rt = tmp_path / "rt"
+    stale = rt / f"glrt-{_dead_pid()}-12345-abc"
+    (stale / "s1-x").mkdir(parents=True)
+    (stale / "kernel-1.json").write_text("{}")
+    try:
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(stale / "s1-x")], check=True,
+                       capture_output=True, timeout=30)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        pytest.skip(f"cannot mount a tmpfs here (not root, or no CAP_SYS_ADMIN): {exc}")
+    (stale / "s1-x" / "k-shell").write_text("")
+    removed = clean_leftovers(tmp_path / "work", runtime_parent=rt)
+    assert removed == [stale] and not stale.exists()
+    assert str(stale) not in Path("/proc/self/mountinfo").read_text()
+
+
 def test_leftovers_of_a_dead_run_are_removed_and_live_ones_kept(tmp_path):
     work, rt = tmp_path / "work", tmp_path / "rt"
     (work / "grade" / "a1" / "bob" / "x").mkdir(parents=True)
@@ -211,7 +229,8 @@ def test_sigkill_midway_then_rerun_keeps_scores_and_grades_the_rest_once(tmp_pat
     total = {s: sum(v or 0 for v in cells.values()) for s, cells in after.items()}
     assert total == {"a_full": 8.0, "b_wrong": 5.0, "c_full": 8.0}  # b_wrong loses pct_40 (3 points)
     assert _graded_mark(course) == {"a_full", "b_wrong", "c_full"}
-    assert not list(Path("/tmp").glob(f"glrt-{p.pid}-*"))
+    left_rt = list(Path("/tmp").glob(f"glrt-{p.pid}-*"))
+    assert not left_rt, ([str(f) for x in left_rt for f in x.rglob("*")], out[-2000:])
     assert not list((course.work / "grade").glob("*/*"))  # no scratch course, no snapshot left
     review = json.loads(course.review_json.read_text())["demo01"]
     assert set(review) == {"a_full", "b_wrong", "c_full"}

@@ -144,6 +144,39 @@ def stale_runtime_dirs(parent: Path = RUNTIME_PARENT) -> list[Path]:
     return sorted(out)
 
 
+def _mounts_under(path: Path) -> list[str]:
+    """Mount points at or below ``path`` in this mount namespace, deepest first (from /proc/self/mountinfo)."""
+    root = os.path.realpath(path)
+    out = []
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as f:
+            for line in f:
+                fields = line.split()
+                if len(fields) < 5:
+                    continue
+                # mountinfo escapes space, tab, newline and backslash as \ooo
+                point = fields[4].encode("latin-1", "surrogateescape").decode("unicode_escape")
+                if point == root or point.startswith(root + "/"):
+                    out.append(point)
+    except OSError:
+        return []
+    return sorted(set(out), key=lambda m: m.count("/"), reverse=True)
+
+
+def remove_tree(path: Path) -> None:
+    """``rmtree`` that first detaches what is mounted inside: a grader killed by SIGKILL leaves its kernels'
+    tmpfs socket folders (root only, :func:`autograder.sandbox.bwrap.socket_dir`) mounted in its runtime
+    folder, and a mount point cannot be removed."""
+    import ctypes
+
+    mounts = _mounts_under(path) if os.geteuid() == 0 else []
+    if mounts:
+        libc = ctypes.CDLL(None, use_errno=True)
+        for m in mounts:
+            libc.umount2(m.encode("utf-8", "surrogateescape"), 2)  # MNT_DETACH
+    shutil.rmtree(path, ignore_errors=True)
+
+
 STAGE_KINDS = ("collect", "bench")  # work/KIND-<pid>-*: made by stage_dir, removed once their process is gone
 
 
@@ -198,6 +231,6 @@ def clean_leftovers(work: Path, runtime_parent: Path = RUNTIME_PARENT) -> list[P
             removed.append(p)
     removed += clean_stale_stages(work)
     for p in stale_runtime_dirs(runtime_parent):
-        shutil.rmtree(p, ignore_errors=True)
+        remove_tree(p)
         removed.append(p)
     return removed
