@@ -1,4 +1,4 @@
-"""Make Triton believe the GPU at hand has a smaller per-block shared-memory limit (issue 12).
+"""Make Triton believe the GPU at hand has a smaller per-block shared-memory limit.
 
 Week 7 notebook 03 teaches the T4's verdict: Triton compiles every candidate, and only when a compiled
 kernel is first loaded, in ``CompiledKernel._init_handles``, does it compare ``metadata.shared`` with the

@@ -1,8 +1,8 @@
-"""Week 7 notebook 03 on measured numbers: the autotuner's cost (exercise 3, issue 16) and the T4's
-shared-memory verdict exercised on a Hopper GPU (issue 12), read from ``results/``.
+"""Week 7 notebook 03 on measured numbers: the autotuner's cost (exercise 3) and the T4's
+shared-memory verdict exercised on a Hopper GPU, read from ``results/``.
 
 Both files are written by ``make bench`` (``python -m gemm_lab.bench --only autotune t4limit``,
-:mod:`gemm_lab.bench_autotune`); the column lists below are the writer's. Nothing here is typed in: when
+:mod:`gemm_lab.bench.autotune`); the column lists below are the writer's. Nothing here is typed in: when
 a file (or the row asked for) is missing, the readers return ``None`` and the caller says so.
 
 * ``results/autotune_cost.csv`` (rows appended, one per measurement; :func:`measured_autotune_case`):

@@ -875,7 +875,7 @@ else:
 #
 # 지금까지는 정사각 크기만 보았습니다. 실제 모델의 행렬은 K나 N이 8의 배수가 아니거나(행이 16바이트 경계에서
 # 시작하지 않음), 한 변이 128 이하로 가늘거나, K가 아주 짧습니다. `python -m gemm_lab.bench --only random`은
-# 기록된 seed로 모양을 무작위로 뽑아(`gemm_lab.bench_random.draw_shapes`) 같은 실행 안에서 세 가지를 잽니다:
+# 기록된 seed로 모양을 무작위로 뽑아(`gemm_lab.bench.random_shapes.draw_shapes`) 같은 실행 안에서 세 가지를 잽니다:
 # `torch.matmul`(cuBLAS), `torch.compile(mode="max-autotune-no-cudagraphs")`(Inductor: 어색한 operand를
 # padding하고 자기 Triton 템플릿과 cuBLAS를 autotune), 그리고 `best_matmul`. 비율은 상대의 시간 / `best_matmul`의
 # 시간(CUDA graph, 5라운드의 중앙값)이고, "best peer"는 그 모양에서 더 빠른 쪽입니다. 점 하나가 모양 하나입니다.
@@ -886,9 +886,9 @@ RANDOM = results.load_csv("best_matmul_random.csv")
 if RANDOM is None:
     print("결과 없음: results/best_matmul_random.csv가 없습니다.")
 else:
-    from gemm_lab import bench_random
+    from gemm_lab.bench import random_shapes
 
-    bench_random.plot_ratios(RANDOM)
+    random_shapes.plot_ratios(RANDOM)
     plt.show()
     by_class = RANDOM.groupby(["dtype", "shape_class"])[
         ["graph_ratio_to_best_peer", "graph_ratio_to_torch", "first_call_s"]].agg(["min", "median"]).round(2)

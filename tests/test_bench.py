@@ -92,8 +92,10 @@ def test_sweep_measures_jobs_in_order_and_rewrites_the_csv(tmp_path, monkeypatch
         written.append(len(pd.read_csv(tmp_path / "m.csv")))
         return path
 
-    monkeypatch.setattr(bench, "bench_shape", fake_shape)
-    monkeypatch.setattr(bench, "plot_sweep", fake_plot)
+    from gemm_lab.bench import matmul_sweep as sweep_mod
+
+    monkeypatch.setattr(sweep_mod, "bench_shape", fake_shape)
+    monkeypatch.setattr(sweep_mod, "plot_sweep", fake_plot)
     jobs = [((64, 64, 64), "fp16"), ((32, 48, 16), "fp16"), ((64, 64, 64), "bf16")]
     df = bench.sweep(jobs=jobs, csv_path=str(tmp_path / "m.csv"), png_path=str(tmp_path / "m.png"), log=False)
     assert written == [2, 4, 6]  # the CSV holds every shape measured so far when the plot is drawn
@@ -130,11 +132,13 @@ def test_bench_shape_ratio_uses_the_median_torch_time(monkeypatch):
         fn()
         return next(torch_times) if "torch" in fn.__code__.co_names else 0.5  # torch.matmul's lambda vs a kernel's
 
-    monkeypatch.setattr(bench, "require_gpu", lambda: None)
-    monkeypatch.setattr(bench, "do_bench_ms", fake_do_bench)
-    monkeypatch.setattr(bench, "graph_bench_ms",
+    from gemm_lab.bench import measure
+
+    monkeypatch.setattr(measure, "require_gpu", lambda: None)
+    monkeypatch.setattr(measure, "do_bench_ms", fake_do_bench)
+    monkeypatch.setattr(measure, "graph_bench_ms",
                         lambda fn, rep=0: next(torch_graph if "torch" in fn.__code__.co_names else kernel_graph))
-    monkeypatch.setattr(bench, "host_us", lambda fn, n=20: 1.0)
+    monkeypatch.setattr(measure, "host_us", lambda fn, n=20: 1.0)
     monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
     menu = [("k1", "c", lambda a, b, out: K.matmul(a, b, out=out, BLOCK_M=16, BLOCK_N=16, BLOCK_K=16)),
             ("k2", "c", lambda a, b, out: K.matmul(a, b, out=out, BLOCK_M=16, BLOCK_N=16, BLOCK_K=16))]
@@ -151,14 +155,14 @@ def test_bench_shape_ratio_uses_the_median_torch_time(monkeypatch):
     assert rows[1]["graph_ratio_to_torch"] == pytest.approx(0.9 / 0.5)
     assert rows[2]["graph_ratio_to_torch"] == pytest.approx(0.9 / 0.45)
     assert rows[1]["graph_tflops"] == pytest.approx(bench.tflops(20, 24, 40, 0.5))
-    monkeypatch.setattr(bench, "do_bench_ms", lambda fn, warmup=0, rep=0: 1.0)
+    monkeypatch.setattr(measure, "do_bench_ms", lambda fn, warmup=0, rep=0: 1.0)
     plain = bench.bench_shape(20, 24, 40, "fp16", menu[:1], paired=False)
     assert "graph_ms" not in plain[1] and plain[1]["torch_ms"] is None and plain[1]["ratio_to_torch"] == 1.0
 
 
 def test_best_summary_medians_and_targets():
     """best_summary on rows shaped like best_rounds' (synthetic ratios, only to check the arithmetic)."""
-    from gemm_lab import bench_best
+    from gemm_lab.bench import best
 
     rows = []
     for r, (g, d) in enumerate(((0.95, 0.7), (0.85, 0.9), (0.91, 0.8))):
@@ -166,7 +170,7 @@ def test_best_summary_medians_and_targets():
                          kernel="best_matmul", config="autotuned_small: why", round=r, graph_ratio_to_torch=g,
                          ratio_to_torch=d, rel_err=1e-4))
         rows.append(dict(rows[-1], M=512, N=512, K=512, graph_ratio_to_torch=g - 0.2))
-    s = bench_best.best_summary(pd.DataFrame(rows)).set_index("M")
+    s = best.best_summary(pd.DataFrame(rows)).set_index("M")
     assert s.loc[1024, "graph_ratio_median"] == pytest.approx(0.91) and s.loc[1024, "met"] == "met"
     assert s.loc[1024, "do_bench_ratio_median"] == pytest.approx(0.8)
     assert s.loc[512, "met"] == "gap -0.090" and s.loc[512, "choice"] == "autotuned_small"

@@ -1,4 +1,4 @@
-"""gemm_lab.bench_autotune on the CPU: the rows it writes (from fake measurements) are what
+"""gemm_lab.bench.autotune on the CPU: the rows it writes (from fake measurements) are what
 gemm_lab.results_autotune reads back, the fresh Triton state it builds is fresh, and both parts refuse
 clearly without a GPU. (The measurements themselves: `python -m gemm_lab.bench --only autotune t4limit`.)"""
 
@@ -16,7 +16,7 @@ from gemm_lab import runtime  # before triton: decides TRITON_INTERPRET
 import triton
 
 from gemm_lab import bench, calc
-from gemm_lab import bench_autotune as ba
+from gemm_lab.bench import autotune as ba
 from gemm_lab.results_autotune import (
     AUTOTUNE_COST_COLUMNS,
     T4_LIMIT_COLUMNS,

@@ -303,13 +303,12 @@ _REAL_PLAN_FOR = best._plan_for
 def test_smoke_rows_run_every_candidate_kind_in_the_interpreter(monkeypatch):
     """The pre-benchmark check (GPU-only in use), at small odd shapes with the timer and GPU guard
     stood in: every kind the candidate list offers is pinned, run and compared with the reference."""
-    from gemm_lab import bench
-    from gemm_lab import bench_random as R
+    from gemm_lab.bench import random_shapes as R
 
     monkeypatch.setattr(best, "current_arch", lambda: "sm_90")
-    monkeypatch.setattr(bench, "require_gpu", lambda: None)
-    monkeypatch.setattr(bench, "graph_bench_ms", lambda fn, rep=10: (fn(), 1.0)[1])
-    monkeypatch.setattr(bench, "env_info", lambda: dict(gpu="cpu"))
+    monkeypatch.setattr(R, "require_gpu", lambda: None)
+    monkeypatch.setattr(R, "graph_bench_ms", lambda fn, rep=10: (fn(), 1.0)[1])
+    monkeypatch.setattr(R, "env_info", lambda: dict(gpu="cpu"))
     rows = R.smoke_rows(shapes=((20, 90, 600), (33, 21, 45)))
     kinds = {(r["M"], r["kind"]) for r in rows}
     assert {(20, "hinted_swap"), (20, "splitk"), (20, "dtma"), (20, "tma"), (20, "heuristic"), (33, "hinted")} <= kinds
@@ -360,14 +359,13 @@ def test_first_call_borrows_the_nearest_tuned_pick(gpu_paths, monkeypatch):
 
 def test_host_rows_file_and_summary_metrics(monkeypatch, tmp_path):
     pd = pytest.importorskip("pandas")
-    from gemm_lab import bench
-    from gemm_lab import bench_random as R
+    from gemm_lab.bench import random_shapes as R
 
     us = {"torch.matmul": 10.0, "best_matmul": 12.0, "best_matmul(tune_for='eager')": 11.0}
     calls = []
-    monkeypatch.setattr(bench, "env_info", lambda: dict(gpu="G", torch="t", triton="tr", date="d"))
-    monkeypatch.setattr(bench, "host_us", lambda fn, n: (calls.append(1), 0.0)[1])
-    monkeypatch.setattr(bench, "do_bench_ms", lambda fn, w, r: 0.0)
+    monkeypatch.setattr(R, "env_info", lambda: dict(gpu="G", torch="t", triton="tr", date="d"))
+    monkeypatch.setattr(R, "host_us", lambda fn, n: (calls.append(1), 0.0)[1])
+    monkeypatch.setattr(R, "do_bench_ms", lambda fn, w, r: 0.0)
     rows = R.host_rows(size=16, n=3, rounds=2, csv_path=str(tmp_path / "host.csv"))
     assert len(rows) == 6 and len(calls) == 6 and (tmp_path / "host.csv").exists()
     for r in rows:  # stand-in numbers: torch 10 us and 0.010 ms, best 12 us and 0.012 ms, eager-tuned 11 us

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import gemm_lab.kernels as K
-from gemm_lab import bench_random as R
+from gemm_lab.bench import random_shapes as R
 from gemm_lab.kernels import best, best_tune
 from gemm_lab.kernels.check import margins_intact, poisoned_view
 

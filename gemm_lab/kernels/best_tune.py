@@ -16,6 +16,8 @@ import math
 
 import triton
 
+from gemm_lab.timing import graph_bench_ms, host_time_ms
+
 from .autotuned import _cfg, configs_for
 from .hinted import hint
 
@@ -205,25 +207,7 @@ def hints_of(M: int, N: int, K: int, strides) -> tuple[int, ...]:
 
 def graph_time_ms(fn) -> float:
     """Median GPU time of ``fn()`` replayed from a CUDA graph (short: enough to rank configs)."""
-    return float(triton.testing.do_bench_cudagraph(fn, rep=10, return_mode="median"))
-
-
-def host_time_ms(fn, n: int = 50, warmup: bool = True) -> float:
-    """CPU time of one call of ``fn()`` in milliseconds (``n`` calls back to back, then one sync; the GPU
-    work queues behind them, so this is the launch cost, not the kernel's time)."""
-    import time
-
-    import torch
-
-    if warmup:
-        fn()
-    torch.cuda.synchronize()
-    t = time.perf_counter()
-    for _ in range(n):
-        fn()
-    dt = (time.perf_counter() - t) / n * 1e3
-    torch.cuda.synchronize()
-    return dt
+    return graph_bench_ms(fn, rep=10)
 
 
 def pick_fastest(cands, run, time_fn=None, *, eager: bool = False, host_fn=None, budget_s: float | None = None,

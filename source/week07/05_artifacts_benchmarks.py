@@ -543,7 +543,7 @@ else:
 # `triton.testing.do_bench(fn)`는 워밍업 뒤 여러 번 실행해 시간(ms)을 돌려주는데, 기본값은 **평균(mean)**입니다. 이 과정의 측정은
 # 모두 `gemm_lab.bench.do_bench_ms`(= `do_bench(..., return_mode="median")`)로 **중앙값(median)**을 씁니다: 가끔 끼어드는 느린
 # 실행에 덜 흔들리기 때문입니다. TFLOP/s = `2MNK × 1e-12 / (ms × 1e-3)`.
-# `gemm_lab.bench_best.best_rounds`는 `gemm_lab.bench.bench_shape`로 같은 입력에서 `torch.matmul`과 `best_matmul`을 같은 실행에서
+# `gemm_lab.bench.best.best_rounds`는 `gemm_lab.bench.bench_shape`로 같은 입력에서 `torch.matmul`과 `best_matmul`을 같은 실행에서
 # 재고(`ratio_to_torch` = torch 시간 / `best_matmul` 시간, `graph_ratio_to_torch`는 CUDA graph로 잰 같은 비율), 결과를 FP32 기준값과
 # 비교한 상대 오차(`rel_err`)도 적습니다. `config` 열에는 그 모양에서 고른 커널과 `.reason`이 들어갑니다. GPU가 있으면 이 GPU에서
 # 직접 재고(3절의 Softmax는 GB/s로), 없으면 H200에서 재어 `results/best_matmul.csv`(세 번 반복)와
@@ -575,7 +575,7 @@ if grading_mode():  # benchmarks: a demonstration without points
     print("(채점 중: 시연 셀은 건너뜁니다)")
     measured = committed = None
 elif runtime.on_gpu():
-    from gemm_lab.bench_best import best_rounds
+    from gemm_lab.bench.best import best_rounds
 
     measured = best_rounds(shapes=BENCH_SHAPES, dtypes=("fp16",), rounds=1)
     _desc = runtime.describe()
@@ -685,7 +685,7 @@ cap = runtime.capability()  # None in the CPU interpreter
 if grading_mode():  # a demonstration without points
     print("(채점 중: 시연 셀은 건너뜁니다)")
 elif cap is not None and cap >= (9, 0):
-    from gemm_lab.bench_best import fp8_rows
+    from gemm_lab.bench.best import fp8_rows
 
     fp8_now = pd.DataFrame(fp8_rows(sizes=(4096, 8192), rounds=1))
     _env = fp8_now.iloc[0]

@@ -1,11 +1,11 @@
-"""``make bench`` parts for week 7 notebook 03: the autotuner's measured cost (issue 16) and the T4's
-64 KiB verdict exercised on a Hopper GPU (issue 12). Dispatched by ``gemm_lab.bench``::
+"""``make bench`` parts for week 7 notebook 03: the autotuner's measured cost and the T4's
+64 KiB verdict exercised on a Hopper GPU. Dispatched by ``gemm_lab.bench``::
 
     python -m gemm_lab.bench --out results/ --only autotune t4limit
 
 ``autotune`` (appends two rows to ``autotune_cost.csv``): at 4096³ fp16, the seed's fixed config
 (64×32×32, stages=5, warps=2, GROUP_M=8, through ``gemm_lab.kernels.matmul``) timed with
-``bench.do_bench_ms`` (median); then the first call of a **fresh** ``@triton.autotune`` over the configs
+``do_bench_ms`` (median); then the first call of a **fresh** ``@triton.autotune`` over the configs
 ``gemm_lab.kernels.matmul_autotuned`` uses on this GPU, wrapped around a **fresh** ``JITFunction`` of the
 Tutorial-03 kernel (so neither the autotuner's in-memory tuning cache nor the JIT's in-memory kernel cache
 holds anything; the autotuner's on-disk result cache is off), timed with the wall clock between two
@@ -41,8 +41,10 @@ from gemm_lab import runtime
 import torch
 import triton
 
-from gemm_lab import bench, calc
+from gemm_lab import calc
 from gemm_lab import kernels as K
+from gemm_lab.bench.measure import env_info, random_inputs
+from gemm_lab.bench.menu import cfg_name
 from gemm_lab.calc._validate import as_int, as_real, as_str
 from gemm_lab.kernels import autotuned as _autotuned
 from gemm_lab.kernels.matmul import matmul_kernel
@@ -54,6 +56,7 @@ from gemm_lab.results_autotune import (
     T4_LIMIT_COLUMNS,
     t4_limit_csv_name,
 )
+from gemm_lab.timing import DEFAULT_REP_MS, DEFAULT_WARMUP_MS, do_bench_ms
 
 PARTS = ("autotune", "t4limit")
 SHAPE = (4096, 4096, 4096)
@@ -72,13 +75,13 @@ def t4_limit_configs() -> tuple:
 # ------------------------------------------------------------------------------ plain helpers (CPU)
 def tile_name(cfg: calc.TileConfig) -> str:
     """``BMxBNxBK sS wW G8``, the config names of the other CSVs."""
-    return bench._cfg_name(cfg.BLOCK_M, cfg.BLOCK_N, cfg.BLOCK_K, cfg.num_stages, cfg.num_warps, GROUP_M)
+    return cfg_name(cfg.BLOCK_M, cfg.BLOCK_N, cfg.BLOCK_K, cfg.num_stages, cfg.num_warps, GROUP_M)
 
 
 def config_name(config) -> str:
     """The same name for a ``triton.Config`` of the Tutorial-03 kernel (its BLOCK_SIZE_* kwargs)."""
     kw = config.kwargs
-    return bench._cfg_name(kw["BLOCK_SIZE_M"], kw["BLOCK_SIZE_N"], kw["BLOCK_SIZE_K"], config.num_stages,
+    return cfg_name(kw["BLOCK_SIZE_M"], kw["BLOCK_SIZE_N"], kw["BLOCK_SIZE_K"], config.num_stages,
                            config.num_warps, kw.get("GROUP_SIZE_M"))
 
 
@@ -103,10 +106,10 @@ def first_line(exc: BaseException, limit: int = 200) -> str:
 
 def _env_part(env: dict) -> dict:
     if not isinstance(env, dict):
-        raise TypeError(f"env must be a dict (bench.env_info()), got {type(env).__name__}")
+        raise TypeError(f"env must be a dict (env_info()), got {type(env).__name__}")
     missing = [c for c in ENV_COLUMNS if c not in env]
     if missing:
-        raise ValueError(f"env lacks {', '.join(missing)} (use bench.env_info())")
+        raise ValueError(f"env lacks {', '.join(missing)} (use env_info())")
     return {c: env[c] for c in ENV_COLUMNS}
 
 
@@ -269,10 +272,10 @@ def _require_gpu(part: str) -> None:
 
 # ------------------------------------------------------------------------------ the two measurements (GPU)
 def measure_autotune_cost(M: int = SHAPE[0], N: int = SHAPE[1], Kd: int = SHAPE[2],
-                          warmup: int = bench.DEFAULT_WARMUP_MS, rep: int = bench.DEFAULT_REP_MS) -> list[AutotuneRun]:
+                          warmup: int = DEFAULT_WARMUP_MS, rep: int = DEFAULT_REP_MS) -> list[AutotuneRun]:
     """The ``autotune`` part's measurements: ``[cold, warm]`` (see the module docstring)."""
     _require_gpu("autotune")
-    a, b = bench.random_inputs(M, N, Kd, "fp16")
+    a, b = random_inputs(M, N, Kd, "fp16")
     ref = K.reference_matmul(a, b)
     out = torch.empty((M, N), device=a.device, dtype=a.dtype)
     fixed = dict(BLOCK_M=FIXED.BLOCK_M, BLOCK_N=FIXED.BLOCK_N, BLOCK_K=FIXED.BLOCK_K, GROUP_M=GROUP_M,
@@ -286,7 +289,7 @@ def measure_autotune_cost(M: int = SHAPE[0], N: int = SHAPE[1], Kd: int = SHAPE[
     fixed_err = K.relative_error(out, ref)
     if not fixed_err < 1e-2:
         raise RuntimeError(f"the fixed config's output is wrong (relative error {fixed_err})")
-    fixed_ms = bench.do_bench_ms(run_fixed, warmup, rep)
+    fixed_ms = do_bench_ms(run_fixed, warmup, rep)
     candidates = _autotuned.configs_for(_autotuned.current_arch())
     runs = []
     with tempfile.TemporaryDirectory(prefix="gemm_lab_triton_cache_") as tmp, triton_cache_dir(tmp):
@@ -299,7 +302,7 @@ def measure_autotune_cost(M: int = SHAPE[0], N: int = SHAPE[1], Kd: int = SHAPE[
             torch.cuda.synchronize()
             tuning_ms = (time.perf_counter() - start) * 1e3
             err = K.relative_error(out, ref)
-            tuned_ms = bench.do_bench_ms(lambda tuner=tuner: _launch(tuner, a, b, out), warmup, rep)
+            tuned_ms = do_bench_ms(lambda tuner=tuner: _launch(tuner, a, b, out), warmup, rep)
             runs.append(AutotuneRun(cache, len(candidates), tile_name(FIXED), fixed_ms, config_name(tuner.best_config),
                                     tuned_ms, tuning_ms, err))
             print(f"[bench] autotune first call, compile cache {cache}: {tuning_ms:,.0f} ms for {len(candidates)} "
@@ -330,10 +333,10 @@ def measure_t4_limit(M: int = SHAPE[0], N: int = SHAPE[1], Kd: int = SHAPE[2], d
 
     _require_gpu("t4limit")
     configs = tuple(configs or t4_limit_configs())
-    env = bench.env_info()
+    env = env_info()
     sm75 = {cfg: int(gl_compile.compile_artifacts("matmul", config=cfg, target="sm_75").metadata["shared"])
             for cfg in configs}
-    a, b = bench.random_inputs(M, N, Kd, "fp16")
+    a, b = random_inputs(M, N, Kd, "fp16")
     ref = K.reference_matmul(a, b)
     out = torch.empty((M, N), device=a.device, dtype=a.dtype)
     tcfgs = triton_configs([tile_dict(cfg) for cfg in configs])
@@ -360,7 +363,7 @@ def measure_t4_limit(M: int = SHAPE[0], N: int = SHAPE[1], Kd: int = SHAPE[2], d
     return rows
 
 
-def run_part(part: str, out_dir: str, warmup: int = bench.DEFAULT_WARMUP_MS, rep: int = bench.DEFAULT_REP_MS) -> str:
+def run_part(part: str, out_dir: str, warmup: int = DEFAULT_WARMUP_MS, rep: int = DEFAULT_REP_MS) -> str:
     """Run one part (``PARTS``) and write its CSV into ``out_dir``; returns the file's path.
     Without a GPU: ``RuntimeError`` naming the part. An unknown part: ``ValueError``."""
     if part not in PARTS:
@@ -369,7 +372,7 @@ def run_part(part: str, out_dir: str, warmup: int = bench.DEFAULT_WARMUP_MS, rep
     _require_gpu(part)
     os.makedirs(out_dir, exist_ok=True)
     if part == "autotune":
-        env = bench.env_info()
+        env = env_info()
         rows = [autotune_cost_row(env, *SHAPE, run) for run in measure_autotune_cost(*SHAPE, warmup, rep)]
         path = os.path.join(out_dir, AUTOTUNE_COST_CSV)
         write_rows(path, rows, AUTOTUNE_COST_COLUMNS, append=True)

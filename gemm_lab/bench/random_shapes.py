@@ -33,8 +33,10 @@ import time
 
 import torch
 
-from gemm_lab import bench
 from gemm_lab import kernels as K
+from gemm_lab.bench.measure import env_info, random_inputs
+from gemm_lab.bench.menu import config_text
+from gemm_lab.timing import do_bench_ms, graph_bench_ms, host_us, median, require_gpu, tflops
 
 DEFAULT_SEED = 20261205
 LO, HI = 16, 8192
@@ -98,14 +100,6 @@ def shape_class(M: int, N: int, K: int) -> str:
     return "aligned, large"
 
 
-def _median(xs):
-    xs = sorted(x for x in xs if x == x)
-    if not xs:
-        return float("nan")
-    h = len(xs) // 2
-    return xs[h] if len(xs) % 2 else 0.5 * (xs[h - 1] + xs[h])
-
-
 def _inductor_fn():
     def mm(x, y):
         return torch.matmul(x, y)
@@ -125,8 +119,8 @@ def _first_call(fn, a, b):
 def measure_shape(M: int, N: int, Kd: int, dtype: str = "fp16", rounds: int = 5, seed: int = 0,
                   graph_rep: int = 20, eager_rep: int = 20, index: int = -1) -> dict:
     """One row: the three contenders at one shape (see the module docstring)."""
-    bench.require_gpu()
-    a, b = bench.random_inputs(M, N, Kd, dtype, seed)
+    require_gpu()
+    a, b = random_inputs(M, N, Kd, dtype, seed)
     ref = K.reference_matmul(a, b)
     errors = []
     fns = {"torch": torch.matmul, "best": K.best_matmul}
@@ -150,8 +144,8 @@ def measure_shape(M: int, N: int, Kd: int, dtype: str = "fp16", rounds: int = 5,
     first_choice = _pinned_text(plan)
     untuned = []
     for _ in range(rounds):
-        t_ms = bench.graph_bench_ms(lambda: torch.matmul(a, b), graph_rep)
-        untuned.append(t_ms / bench.graph_bench_ms(lambda: K.best_matmul(a, b), graph_rep))
+        t_ms = graph_bench_ms(lambda: torch.matmul(a, b), graph_rep)
+        untuned.append(t_ms / graph_bench_ms(lambda: K.best_matmul(a, b), graph_rep))
     torch.cuda.synchronize()
     t = time.perf_counter()
     report = K.best_matmul.tune(a, b)
@@ -164,8 +158,8 @@ def measure_shape(M: int, N: int, Kd: int, dtype: str = "fp16", rounds: int = 5,
         g, e = {}, {}
         for name in order:
             fn = fns[name]
-            g[name] = bench.graph_bench_ms(lambda fn=fn: fn(a, b), graph_rep)
-            e[name] = bench.do_bench_ms(lambda fn=fn: fn(a, b), 5, eager_rep)
+            g[name] = graph_bench_ms(lambda fn=fn: fn(a, b), graph_rep)
+            e[name] = do_bench_ms(lambda fn=fn: fn(a, b), 5, eager_rep)
         per_round.append((g, e))
 
     def ratios(which, peer):
@@ -187,29 +181,29 @@ def measure_shape(M: int, N: int, Kd: int, dtype: str = "fp16", rounds: int = 5,
     peers = ("torch", "inductor")
     gt, gp, gi = ratios("graph", ("torch",)), ratios("graph", peers), ratios("graph", ("inductor",))
     et, ep = ratios("eager", ("torch",)), ratios("eager", peers)
-    med = {f"{w}_{n}": _median([(g if w == "graph" else e).get(n, float("nan")) for g, e in per_round])
+    med = {f"{w}_{n}": median([(g if w == "graph" else e).get(n, float("nan")) for g, e in per_round])
            for w in ("graph", "eager") for n in CONTENDERS}
     peer_ms = min(med["graph_torch"], med["graph_inductor"]) if med["graph_inductor"] == med["graph_inductor"] \
         else med["graph_torch"]
     ch = K.best_matmul.choice_for(a, b)
     tuned = f" -> {_pinned_text(plan)}" if plan is not None and plan.pinned else ""
-    return dict(bench.env_info(), seed=seed, index=index, M=M, N=N, K=Kd, dtype=dtype,
+    return dict(env_info(), seed=seed, index=index, M=M, N=N, K=Kd, dtype=dtype,
                 shape_class=shape_class(M, N, Kd), rounds=rounds,
-                graph_ratio_to_torch=_median(gt), graph_ratio_to_best_peer=_median(gp),
-                graph_ratio_to_inductor=_median(gi),
+                graph_ratio_to_torch=median(gt), graph_ratio_to_best_peer=median(gp),
+                graph_ratio_to_inductor=median(gi),
                 graph_ratio_to_best_peer_min=min(gp), graph_ratio_to_best_peer_max=max(gp),
                 graph_ratio_to_torch_min=min(gt), graph_ratio_to_torch_max=max(gt),
-                eager_ratio_to_torch=_median(et), eager_ratio_to_best_peer=_median(ep),
+                eager_ratio_to_torch=median(et), eager_ratio_to_best_peer=median(ep),
                 eager_ratio_to_torch_min=min(et), eager_ratio_to_torch_max=max(et),
                 first_call_s=first["best"], inductor_first_call_s=first["inductor"],
                 torch_graph_ms=med["graph_torch"], inductor_graph_ms=med["graph_inductor"],
                 best_graph_ms=med["graph_best"], torch_eager_ms=med["eager_torch"],
                 inductor_eager_ms=med["eager_inductor"], best_eager_ms=med["eager_best"],
-                best_graph_tflops=bench.tflops(M, N, Kd, med["graph_best"]),
-                peer_graph_tflops=bench.tflops(M, N, Kd, peer_ms),
+                best_graph_tflops=tflops(M, N, Kd, med["graph_best"]),
+                peer_graph_tflops=tflops(M, N, Kd, peer_ms),
                 rel_err_best=rel["best"], rel_err_inductor=rel["inductor"], rel_err_torch=rel["torch"],
                 best_choice=ch.kernel + tuned, error="; ".join(errors),
-                untuned_graph_ratio_to_torch=_median(untuned), untuned_graph_ratio_to_torch_min=min(untuned),
+                untuned_graph_ratio_to_torch=median(untuned), untuned_graph_ratio_to_torch_min=min(untuned),
                 untuned_graph_ratio_to_torch_max=max(untuned), tune_s=tune_s, tune_timed=report.get("timed"),
                 tune_skipped=report.get("skipped"), first_choice=first_choice, first_call_from_store_s=store_s)
 
@@ -234,19 +228,13 @@ def _pinned_text(plan) -> str:
     if plan is None or plan.pinned is None:
         return ""
     near = f", from the pick tuned at {'x'.join(map(str, plan.near))}" if getattr(plan, "near", None) else ""
-    return f"{plan.pinned[0]} {_cfg_text(plan.pinned[1])} ({plan.source}{near})"
+    return f"{plan.pinned[0]} {config_text(plan.pinned[1])} ({plan.source}{near})"
 
 
 def _plan_of(a, b):
     from gemm_lab.kernels import best as B
 
     return B._PLANS.get(B._key(a, b, None, None, "graph"))
-
-
-def _cfg_text(cfg: dict) -> str:
-    g = {k.replace("BLOCK_SIZE_", "BLOCK_"): v for k, v in cfg.items()}
-    txt = f"{g.get('BLOCK_M')}x{g.get('BLOCK_N')}x{g.get('BLOCK_K')} s{g.get('num_stages')} w{g.get('num_warps')}"
-    return txt + (f" split{g['split_k']}" if "split_k" in g else "")
 
 
 def jobs_for(seed: int = DEFAULT_SEED, n: int = 40, n_bf16: int = 10) -> list[tuple[int, tuple[int, int, int], str]]:
@@ -264,8 +252,8 @@ def host_rows(size: int = 1024, n: int = 200, rounds: int = 5, csv_path: str | N
     deferred tuning, which the two warm-up calls trigger) and best_matmul(tune_for="eager"); one row per
     round and contender. The rows are also written to ``csv_path`` (default: best_matmul_random_host.csv
     beside the CSV of the last ``run``, if any)."""
-    a, b = bench.random_inputs(size, size, size)
-    env = bench.env_info()
+    a, b = random_inputs(size, size, size)
+    env = env_info()
     fns = (("torch.matmul", lambda: torch.matmul(a, b)), ("best_matmul", lambda: K.best_matmul(a, b)),
            ("best_matmul(tune_for='eager')", lambda: K.best_matmul(a, b, tune_for="eager")))
     for _, fn in fns:
@@ -275,7 +263,7 @@ def host_rows(size: int = 1024, n: int = 200, rounds: int = 5, csv_path: str | N
     for r in range(rounds):
         for name, fn in fns:
             rows.append(dict(env, M=size, N=size, K=size, dtype="fp16", call=name, round=r,
-                             host_us=bench.host_us(fn, n), eager_ms=bench.do_bench_ms(fn, 5, 50)))
+                             host_us=host_us(fn, n), eager_ms=do_bench_ms(fn, 5, 50)))
     if csv_path is None and _LAST_CSV:
         csv_path = os.path.join(os.path.dirname(_LAST_CSV[-1]), "best_matmul_random_host.csv")
     if csv_path:
@@ -438,13 +426,13 @@ def smoke_rows(shapes=SMOKE_SHAPES, dtype: str = "fp16") -> list[dict]:
     long benchmark run, not a measurement to report (one timing per candidate)."""
     from gemm_lab.kernels import best as B
 
-    bench.require_gpu()
-    env = bench.env_info()
+    require_gpu()
+    env = env_info()
     rows = []
     for M, N, Kd in shapes:
-        a, b = bench.random_inputs(M, N, Kd, dtype, 0)
+        a, b = random_inputs(M, N, Kd, dtype, 0)
         ref = K.reference_matmul(a, b)
-        t_ms = bench.graph_bench_ms(lambda a=a, b=b: torch.matmul(a, b), 10)
+        t_ms = graph_bench_ms(lambda a=a, b=b: torch.matmul(a, b), 10)
         per16 = 16 // a.element_size()
         pad = None if (N * a.element_size()) % 16 == 0 else (N + per16 - 1) // per16 * per16
         plan = B._Plan(B.explain(M, N, Kd, a.dtype), M, N, Kd, "", "graph", "off", pad)
@@ -455,14 +443,14 @@ def smoke_rows(shapes=SMOKE_SHAPES, dtype: str = "fp16") -> list[dict]:
             seen.setdefault(cand[0], cand)
         seen["heuristic"] = B.best_tune.heuristic(cands, M, N, Kd, plan.sms)
         for kind, cand in seen.items():
-            row = dict(env, M=M, N=N, K=Kd, dtype=dtype, kind=kind, config=f"{cand[0]} {_cfg_text(cand[1])}")
+            row = dict(env, M=M, N=N, K=Kd, dtype=dtype, kind=kind, config=f"{cand[0]} {config_text(cand[1])}")
             try:
                 plan._pin(cand, a, b, out)
                 plan.go(a, b, out)
                 if a.is_cuda:
                     torch.cuda.synchronize()
                 row["rel_err"] = K.relative_error(out, ref)
-                row["graph_ratio_to_torch"] = t_ms / bench.graph_bench_ms(
+                row["graph_ratio_to_torch"] = t_ms / graph_bench_ms(
                     lambda plan=plan, a=a, b=b, out=out: plan.go(a, b, out), 10)
                 row["error"] = ""
             except Exception as exc:  # noqa: BLE001 - a smoke test reports every failure and goes on
@@ -474,7 +462,7 @@ def smoke_rows(shapes=SMOKE_SHAPES, dtype: str = "fp16") -> list[dict]:
     return rows
 
 
-if __name__ == "__main__":  # python -m gemm_lab.bench_random [out.csv]: the smoke check above
+if __name__ == "__main__":  # python -m gemm_lab.bench.random_shapes [out.csv]: the smoke check above
     import sys
 
     import pandas as pd

@@ -10,8 +10,10 @@ timings through the shape's run) / the kernel's.
 
 from __future__ import annotations
 
-from gemm_lab import bench
 from gemm_lab import kernels as K
+from gemm_lab.bench.measure import bench_shape
+from gemm_lab.bench.menu import cfg_name
+from gemm_lab.timing import require_gpu
 
 SMALL_SHAPES = ((500, 600, 300), (512, 512, 512), (1024, 1024, 1024))
 LARGE_SHAPES = ((4096, 4096, 4096), (8192, 8192, 8192))
@@ -36,7 +38,7 @@ def _small_menu(dtype):
     menu = []
     for bm, bn, bk, s, w in CANDIDATES:
         cfg = dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, num_stages=s, num_warps=w)
-        name = bench._cfg_name(bm, bn, bk, s, w, 8)
+        name = cfg_name(bm, bn, bk, s, w, 8)
         menu.append(("tutorial03", name, lambda a, b, out, cfg=cfg: K.matmul(a, b, out=out, **cfg)))
         menu.append(("hinted", name, lambda a, b, out, cfg=cfg: K.hinted_matmul(a, b, out=out, **cfg)))
     return menu
@@ -59,7 +61,7 @@ def small_config_rows(dtypes=("fp16", "bf16"), rep: int = 20, large: bool = True
     jobs = [(s, _small_menu) for s in SMALL_SHAPES] + ([(s, lambda d: _tma_menu()) for s in LARGE_SHAPES] if large else [])
     for (M, N, Kd), menu in jobs:
         for dtype in dtypes:
-            part = bench.bench_shape(M, N, Kd, dtype, menu(dtype), warmup=5, rep=rep, graph=True, paired=False)
+            part = bench_shape(M, N, Kd, dtype, menu(dtype), warmup=5, rep=rep, graph=True, paired=False)
             rows += part
             ranked = sorted((r for r in part[1:] if r["graph_ms"] == r["graph_ms"]), key=lambda r: r["graph_ms"])
             for r in ranked[:4]:
@@ -73,6 +75,6 @@ if __name__ == "__main__":  # pragma: no cover - GPU only
 
     import pandas as pd
 
-    bench.require_gpu()
+    require_gpu()
     df = pd.DataFrame(small_config_rows())
     df.to_csv(sys.argv[1] if len(sys.argv) > 1 else "small_configs.csv", index=False)

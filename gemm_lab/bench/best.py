@@ -1,4 +1,4 @@
-"""best_matmul against torch.matmul at the shapes issue 14 sets targets for: three rounds, medians.
+"""best_matmul against torch.matmul at the shapes with a target ratio: three rounds, medians.
 
 Each round runs ``gemm_lab.bench.bench_shape`` with best_matmul alone (torch.matmul timed before and
 after it in the same run), with do_bench and CUDA-graph times; ``best_rounds`` keeps every round,
@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import torch
 
-from gemm_lab import bench
 from gemm_lab import kernels as K
+from gemm_lab import runtime
+from gemm_lab.bench.measure import DTYPES, bench_shape, env_info, random_inputs
+from gemm_lab.bench.menu import config_text
+from gemm_lab.timing import do_bench_ms, graph_bench_ms, host_us, tflops
 
-# (M, N, K) -> target ratio (torch.matmul time / best_matmul time), from issue 14
+# (M, N, K) -> target ratio (torch.matmul time / best_matmul time) this project holds best_matmul to
 TARGETS = {(1024, 1024, 1024): 0.90, (2048, 2048, 2048): 0.90, (500, 600, 300): 0.90, (512, 512, 512): 0.80,
            (4096, 4096, 4096): 1.00, (8192, 8192, 8192): 1.00}
 
@@ -39,13 +42,13 @@ def best_rounds(shapes=None, dtypes=("fp16", "bf16"), rounds: int = 3, warmup: i
     for r in range(rounds):
         for M, N, Kd in shapes or TARGETS:
             for dtype in dtypes:
-                part = bench.bench_shape(M, N, Kd, dtype, best_menu(tune_for), warmup, rep, seed=r, graph=True)
-                ch = explain(M, N, Kd, bench._DTYPES[dtype])
+                part = bench_shape(M, N, Kd, dtype, best_menu(tune_for), warmup, rep, seed=r, graph=True)
+                ch = explain(M, N, Kd, DTYPES[dtype])
                 for row in part:
                     row["round"] = r
                     if row["kernel"] == best_name(tune_for):
                         plan = _plan_for(M, N, Kd, dtype, tune_for)
-                        tuned = f" [timed fastest: {plan.tuned[0]} {_cfg_text(plan.tuned[1])}]" if plan and plan.tuned else ""
+                        tuned = f" [timed fastest: {plan.tuned[0]} {config_text(plan.tuned[1])}]" if plan and plan.tuned else ""
                         row["config"] = f"{ch.kernel}: {ch.reason}{tuned}"
                 rows += part
                 if csv_path:  # rewritten after every shape: a run cut short keeps what it measured
@@ -60,14 +63,9 @@ def _plan_for(M, N, Kd, dtype, tune_for):
     (fresh allocations are 16-byte aligned, like bench_shape's inputs, so the key is the same)."""
     from gemm_lab.kernels import best as B
 
-    a = torch.empty((M, Kd), dtype=bench._DTYPES[dtype], device=bench.runtime.device())
+    a = torch.empty((M, Kd), dtype=DTYPES[dtype], device=runtime.device())
     b = torch.empty((Kd, N), dtype=a.dtype, device=a.device)
     return B._PLANS.get(B._key(a, b, None, None, tune_for))
-
-
-def _cfg_text(cfg: dict) -> str:
-    g = {k.replace("BLOCK_SIZE_", "BLOCK_"): v for k, v in cfg.items()}
-    return f"{g['BLOCK_M']}x{g['BLOCK_N']}x{g['BLOCK_K']} s{g['num_stages']} w{g['num_warps']}"
 
 
 def best_summary(df, kernel: str = "best_matmul"):
@@ -92,8 +90,8 @@ def best_summary(df, kernel: str = "best_matmul"):
 
 def host_overhead_rows(size: int = 1024, n: int = 200):
     """CPU microseconds per call of best_matmul (cached plan) beside torch.matmul, at size^3 fp16."""
-    env = bench.env_info()
-    a, b = bench.random_inputs(size, size, size)
+    env = env_info()
+    a, b = random_inputs(size, size, size)
     out = torch.empty((size, size), device=a.device, dtype=a.dtype)
     rows = []
     for what, fn in (("torch.matmul", lambda: torch.matmul(a, b, out=out)),
@@ -104,7 +102,7 @@ def host_overhead_rows(size: int = 1024, n: int = 200):
         torch.cuda.synchronize()
         ch = K.best_matmul.explain(size, size, size, a.dtype)
         rows.append(dict(env, M=size, N=size, K=size, dtype="fp16", call=what,
-                         config="cuBLAS" if what == "torch.matmul" else ch.kernel, host_us=bench.host_us(fn, n)))
+                         config="cuBLAS" if what == "torch.matmul" else ch.kernel, host_us=host_us(fn, n)))
     return rows
 
 
@@ -117,8 +115,8 @@ def host_breakdown_rows(sizes=(1024, 2048), n: int = 500):
 def _host_steps(size: int, n: int):
     from gemm_lab.kernels import best as B
 
-    env = bench.env_info()
-    a, b = bench.random_inputs(size, size, size)
+    env = env_info()
+    a, b = random_inputs(size, size, size)
     out = torch.empty((size, size), device=a.device, dtype=a.dtype)
     K.best_matmul(a, b, out=out)
     K.best_matmul(a, b, out=out)
@@ -142,7 +140,7 @@ def _host_steps(size: int, n: int):
         fn()
         what_runs = plan.choice.kernel + (f" -> {plan.pinned[0]} ({plan.source})" if plan.pinned else "")
         rows.append(dict(env, M=size, N=size, K=size, dtype="fp16", plan=what_runs, step=what,
-                         host_us=bench.host_us(fn, n)))
+                         host_us=host_us(fn, n)))
         print(f"[host] {size}^3 {what_runs:15s} {what:55s} {rows[-1]['host_us']:7.1f} us", flush=True)
     return rows
 
@@ -154,7 +152,7 @@ def fp8_rows(sizes=(4096, 8192), warmup: int = 25, rep: int = 100, rounds: int =
     (``max_num_imprecise_acc_default = 2**30``: never promoted), like ``_scaled_mm(use_fast_accum=True)``;
     plain ``_scaled_mm`` promotes to fp32 (more precise, slower). Both are timed: the ratio columns are
     against plain ``_scaled_mm``, ``ratio_to_fast_accum`` against the like-for-like fast-accumulation one."""
-    env = bench.env_info()
+    env = env_info()
     rows = []
     for r in range(rounds):
         for s in sizes:
@@ -174,11 +172,11 @@ def fp8_rows(sizes=(4096, 8192), warmup: int = 25, rep: int = 100, rounds: int =
             for name, fn in jobs:
                 c = fn()
                 torch.cuda.synchronize()
-                res[name] = dict(ms=bench.do_bench_ms(fn, warmup, rep), graph_ms=bench.graph_bench_ms(fn, 50),
+                res[name] = dict(ms=do_bench_ms(fn, warmup, rep), graph_ms=graph_bench_ms(fn, 50),
                                  rel_err=K.relative_error(c, ref))
             for name, m in res.items():
                 rows.append(dict(env, M=s, N=s, K=s, dtype="fp8e4m3->fp16", kernel=name, round=r, **m,
-                                 tflops=bench.tflops(s, s, s, m["ms"]),
+                                 tflops=tflops(s, s, s, m["ms"]),
                                  ratio_to_scaled_mm=res["torch._scaled_mm"]["ms"] / m["ms"],
                                  graph_ratio_to_scaled_mm=res["torch._scaled_mm"]["graph_ms"] / m["graph_ms"],
                                  ratio_to_fast_accum=res["torch._scaled_mm(use_fast_accum=True)"]["graph_ms"]
