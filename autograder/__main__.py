@@ -145,11 +145,7 @@ def run_demo(assignment: str, *, repo: Course, jobs=None, cell_timeout=60, noteb
     samples = Path(samples or repo.root / "autograder" / "samples" / assignment)
     repo.work.mkdir(parents=True, exist_ok=True)
     demo_root = Path(tempfile.mkdtemp(prefix=f"demo-{assignment}-", dir=repo.work))
-    (demo_root / "source").mkdir(parents=True)
-    shutil.copytree(repo.source / assignment, demo_root / "source" / assignment)
-    shutil.copy(repo.root / "nbgrader_config.py", demo_root / "nbgrader_config.py")
-    course = Course.at(demo_root)
-    release(course, assignment)
+    course = repo.scratch(demo_root, [assignment], released=True)
     report = collect(course, assignment, samples)
     print(report.summary(), file=out)
     if "before_grading" in hooks:

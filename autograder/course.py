@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -40,6 +41,18 @@ class Course:
     @classmethod
     def at(cls, root: str | os.PathLike | None = None) -> Course:
         return cls(Path(root or REPO_ROOT).resolve())
+
+    def scratch(self, root: str | os.PathLike, assignments=(), *, released: bool = False) -> Course:
+        """A private course at ``root`` (made if missing) with this course's nbgrader_config.py and a copy of
+        each of ``assignments``' source; ``released``: each is also released there (release/ and gradebook)."""
+        course = Course.at(root)
+        course.source.mkdir(parents=True, exist_ok=True)
+        shutil.copy(self.root / "nbgrader_config.py", course.root / "nbgrader_config.py")
+        for a in assignments:
+            shutil.copytree(self.source / a, course.source / a)
+        for a in assignments if released else ():
+            release(course, a)
+        return course
 
     @property
     def source(self) -> Path:
@@ -139,13 +152,3 @@ def release(course: Course, assignment: str, *, release_dir: Path | None = None)
 
 def read_notebook(path: Path) -> dict:
     return json.loads(Path(path).read_text(encoding="utf-8"))
-
-
-def grade_ids(nb: dict) -> list[str]:
-    """grade_ids of the cells of a notebook (any nbgrader cell), in order."""
-    out = []
-    for cell in nb.get("cells", []):
-        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if gid:
-            out.append(gid)
-    return out

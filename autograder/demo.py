@@ -20,7 +20,7 @@ import time
 import warnings
 from pathlib import Path
 
-from autograder.course import Course, release
+from autograder.course import Course
 from autograder.grade.autograde import DEFAULT_NOTEBOOK_TIMEOUT, SandboxMissing, autograde
 from autograder.samplekit.compare import compare_with_expected
 
@@ -75,14 +75,10 @@ def run_all(assignments: list[str], *, repo: Course, jobs=None, cell_timeout=60,
     repo.work.mkdir(parents=True, exist_ok=True)
     root = Path(tempfile.mkdtemp(prefix="demo-", dir=repo.work))
     try:
-        (root / "source").mkdir(parents=True)
-        shutil.copy(repo.root / "nbgrader_config.py", root / "nbgrader_config.py")
-        course = Course.at(root)
+        course = repo.scratch(root, assignments, released=True)
         handed_in, samples = {}, {}
         for a in assignments:
             samples[a] = repo.root / "autograder" / "samples" / a
-            shutil.copytree(repo.source / a, root / "source" / a)
-            release(course, a)
             print(f"{a}: {collect(course, a, samples[a]).summary()}", file=out)
             handed_in[a] = {(s, nb) for (s, nb, _) in read_expected(samples[a])[0]}
         for a in assignments:

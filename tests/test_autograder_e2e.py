@@ -167,7 +167,7 @@ COMMITTED = sorted(p.parent.name for p in (ROOT / "autograder" / "samples").glob
 
 
 def test_every_assignment_has_committed_samples_and_the_demo_grades_them():
-    """Issue 6: the sample hand-ins include week 6; `make demo` (no arguments) grades every sampled assignment."""
+    """The sample hand-ins include week 6; `make demo` (no arguments) grades every sampled assignment."""
     from autograder.demo import sampled_assignments
 
     assert {"week06", "week07"} <= set(COMMITTED)

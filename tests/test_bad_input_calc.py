@@ -1,4 +1,4 @@
-"""Bad input for every public calculator of gemm_lab.calc (issue 18 item 12, issue 15 "bad input everywhere").
+"""Bad input for every public calculator of gemm_lab.calc.
 
 The functions are enumerated from the package (every submodule's ``__all__``: functions, plus the
 dataclasses that validate themselves in ``__post_init__``), so a new calculator is covered at once: its

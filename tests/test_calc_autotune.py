@@ -47,7 +47,7 @@ def test_break_even_exact_ratio_not_rounded_up():
 
 
 def test_no_typed_in_gpu_measurement():
-    """Issue 16: the real GPU's autotune cost comes from results/autotune_cost.csv only."""
+    """The real GPU's autotune cost comes from results/autotune_cost.csv only."""
     import gemm_lab.calc as calc
     from gemm_lab.calc import autotune
 
@@ -67,7 +67,7 @@ def test_table():
 def test_bad_inputs():
     with pytest.raises(ValueError, match="never pays back"):
         break_even_calls(0.5, 0.6, 100.0)
-    # issue 18 item 12: a slower tuned kernel never breaks even, even when tuning is free
+    # a slower tuned kernel never breaks even, even when tuning is free
     with pytest.raises(ValueError, match="tuned_ms.*never pays back"):
         break_even_calls(0.5, 0.6, 0.0)
     with pytest.raises(ValueError, match="tuned_ms"):

@@ -1,4 +1,4 @@
-"""`collect` on honest and hostile uploads (issue 18 items 3-9, issue 15 "hostile uploads", issue 17).
+"""`collect` on honest and hostile uploads.
 
 No nbgrader run: the fixture course is not released, so collect matches hand-ins against source/.
 """
@@ -215,7 +215,7 @@ def test_same_student_twice_in_a_zip_newest_lms_time_wins(course, tmp_path):
     assert "same time" in why[f"lee/{NB1} (a).ipynb"]
 
 
-# ---------------------------------------------------------------- unreadable hand-ins (items 6, 9; issue 17)
+# ---------------------------------------------------------------- unreadable hand-ins
 
 DEEP = "[" * 200_000 + "]" * 200_000
 BAD = {

@@ -1,4 +1,4 @@
-"""`make autograde` killed at any point, run twice at once, and kernels killed from outside (issues 15, 18).
+"""`make autograde` killed at any point, run twice at once, and kernels killed from outside.
 
 Each test starts `python -m autograder autograde` on the tiny fixture assignment as its own process and
 kills processes it started (or their descendants) by PID. Fast tests cover the lock, the resume

@@ -1,4 +1,4 @@
-"""Feedback is safe to hand out and safe to open (issues 15 and 17), on the tiny fixture assignment.
+"""Feedback is safe to hand out and safe to open, on the tiny fixture assignment.
 
 Fast tests check autograder/grade/safe_feedback.py, grade/output_limits.py and grade/normalize.py on notebook JSON; one
 slow test grades hostile and edited hand-ins for real (nbgrader + bubblewrap), builds the feedback and

@@ -1,4 +1,4 @@
-"""Issue 18 item 13: launcher arguments that used to be silently replaced or crash with raw errors."""
+"""Launcher arguments that would otherwise be silently replaced or crash with raw errors."""
 
 import pytest
 import torch

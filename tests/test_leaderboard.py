@@ -64,7 +64,7 @@ def test_demo_hand_ins_build_from_the_current_master(tmp_path):
         assert leaderboard.safe_source(src).startswith("@triton.jit\ndef student_matmul_kernel(")
 
 
-# --------------------------------------------------------------------------- correctness bound (issue 11)
+# --------------------------------------------------------------------------- correctness bound
 import math  # noqa: E402
 
 import torch  # noqa: E402
@@ -76,7 +76,7 @@ def _inputs(M, N, K, seed=0):
 
 
 def _old_check_passes(c, ref):
-    """The leaderboard's check before issue 11: max error <= 1e-2 * max|ref|."""
+    """The leaderboard's earlier, looser check: max error <= 1e-2 * max|ref|."""
     return float((c.float() - ref).abs().max()) <= 1e-2 * float(ref.abs().max())
 
 

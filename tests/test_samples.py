@@ -12,12 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from autograder import cells as nbcells
+from autograder.cells import is_autograded_test
 from autograder.course import read_notebook
 from autograder.samplekit import hostile, kernels
 from autograder.samplekit.bad_kernels import BAD_KERNELS, NOTEBOOK_TESTS
 from autograder.samplekit.expected import build_cases
 from autograder.samplekit.make_samples import read_expected, read_review_contains, write_samples
-from autograder.samplekit.model import HIDDEN_MARK, Notebook, _meta, _src, is_auto_test
+from autograder.samplekit.model import HIDDEN_MARK, Notebook
 from autograder.samplekit.plan import ALL, PLANS, case_function, known_cases
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,8 +75,8 @@ def test_kernel_cases_lose_exactly_the_kernel_tests(built):
         lost = {g for g, v in exp.items() if v == 0 and nb.full_points()[g] > 0}
         assert lost == set(NOTEBOOK_TESTS[nb.key]), case
         kernel_cell = next(m[1] for m in kernels.MISTAKES if m[0] == case)
-        handed = next(c for c in cases[case][4][name]["cells"] if _meta(c).get("grade_id") == kernel_cell)
-        assert _src(handed) != nb.solutions[kernel_cell]
+        handed = next(c for c in cases[case][4][name]["cells"] if nbcells.meta(c).get("grade_id") == kernel_cell)
+        assert nbcells.source(handed) != nb.solutions[kernel_cell]
     for case in [c for c in cases if c.startswith("bad_")]:
         entry = next(e for e in BAD_KERNELS if e["name"] == case[4:])
         (name, exp), = cases[case][5].items()
@@ -85,14 +87,14 @@ def test_issue_17_cases_are_what_they_say():
     nbs = {nb.name: nb for nb in masters("week07")}
     nb = nbs["04_compile_pipeline"]
     _, dup, _ = hostile.duplicated_test(nb)
-    ids = [_meta(c)["grade_id"] for c in dup["cells"] if is_auto_test(c)]
+    ids = [nbcells.meta(c)["grade_id"] for c in dup["cells"] if is_autograded_test(c)]
     assert len(ids) == len(set(ids)) + 1
     _, renamed, _ = hostile.changed_grade_id(nb)
-    assert {g for g, _, _ in nb.graded_cells()} - {_meta(c).get("grade_id") for c in renamed["cells"]}
+    assert {g for g, _, _ in nb.graded_cells()} - {nbcells.meta(c).get("grade_id") for c in renamed["cells"]}
     _, lit, exp = hostile.hidden_literal(nb)
-    assert any(HIDDEN_MARK in _src(c) and not _meta(c) for c in lit["cells"]) and exp == nb.full_points()
+    assert any(HIDDEN_MARK in nbcells.source(c) and not nbcells.meta(c) for c in lit["cells"]) and exp == nb.full_points()
     _, snoop, _ = hostile.history_snoop(nb)
-    assert "_ih" in _src(snoop["cells"][-1])
+    assert "_ih" in nbcells.source(snoop["cells"][-1])
     desc, deleted, _ = hostile.deleted_test_after_locked(nbs["06_persistent_loop"])
     assert len(deleted["cells"]) == len(nbs["06_persistent_loop"].release["cells"]) - 1, desc
     assert hostile.redefined_launcher(nbs["02_program_order_l2"]) is None  # no launcher there

@@ -1,5 +1,5 @@
-"""The attacks on an in-process grader (autograder/samplekit/hostile_v2.py): each builds on the notebooks issue 25
-names, expects what the work deserves, hides from the cell-source scan where it says so, and is real: the kernel
+"""The attacks on an in-process grader (autograder/samplekit/hostile_v2.py): each builds on the notebooks a student
+is graded on, expects what the work deserves, hides from the cell-source scan where it says so, and is real: the kernel
 attacks give the right answer in the interpreter (the old grader's view), the kernel that calls Python compiles to
 nothing, and the new grader's extraction refuses what is not Triton.
 

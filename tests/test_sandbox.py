@@ -1,6 +1,6 @@
 """The grading sandbox (autograder/sandbox/kernel.py and friends): every probe runs inside the real bwrap sandbox.
 
-Issue 18 items 1-2 and issue 15's "limits that bind": the grader's environment is not readable from a
+The grader's environment is not readable from a
 hand-in, and memory, processes, disk and wall time are limited for the hand-in as a whole.
 """
 
@@ -401,7 +401,7 @@ def test_kernel_survives_a_fork_bomb_and_cleans_up(tmp_path, monkeypatch):
     assert not [p for p in (tmp_path / "rt").iterdir() if p.is_dir()]  # socket tmpfs unmounted, removed
 
 
-# --- GPU host (issue 11): the argv only; the H200 run is the lead's -------------------------------------
+# --- GPU host: the argv only; the H200 run is the lead's -------------------------------------
 
 def test_gpu_host_binds_only_the_nvidia_nodes(tmp_path, monkeypatch):
     dev = tmp_path / "dev"

@@ -50,10 +50,8 @@ class CellResult:
 def _prepare(repo: Course, assignment: str, scratch: Path, notebooks: list[str] | None) -> Course:
     if scratch.exists():
         shutil.rmtree(scratch)
-    src = repo.source / assignment
-    dst = scratch / "source" / assignment
-    shutil.copytree(src, dst)
-    shutil.copy(repo.root / "nbgrader_config.py", scratch / "nbgrader_config.py")
+    course = repo.scratch(scratch, [assignment])
+    dst = course.source / assignment
     for py in sorted(dst.glob("*.py")):
         nb = py.with_suffix(".ipynb")
         if not nb.exists() or nb.stat().st_mtime < py.stat().st_mtime:
@@ -63,7 +61,6 @@ def _prepare(repo: Course, assignment: str, scratch: Path, notebooks: list[str] 
         for nb in dst.glob("*.ipynb"):
             if nb.stem not in notebooks:
                 nb.unlink()
-    course = Course.at(scratch)
     release(course, assignment)
     for student, base in ((MASTER, course.source), (RELEASE, course.release)):
         d = course.submitted / student / assignment

@@ -19,16 +19,13 @@ import sys
 import time
 from pathlib import Path
 
+from autograder import cells as nbcells
+
 GRADING_ENV = "GEMM_LAB_GRADING"
 
 
 def cell_role(cell) -> str:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    if meta.get("solution"):
-        return "solution"
-    if meta.get("grade"):
-        return "test"
-    return "other"
+    return "solution" if nbcells.is_solution(cell) else "test" if nbcells.is_grade(cell) else "other"
 
 
 def run(notebook: Path, timeout: int = 600) -> dict:

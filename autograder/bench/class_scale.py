@@ -33,7 +33,7 @@ import warnings
 from datetime import datetime, timezone
 from pathlib import Path
 
-from autograder.course import Course, read_notebook, release
+from autograder.course import Course, read_notebook
 from autograder.grade.autograde import DEFAULT_CELL_TIMEOUT, autograde_all
 from autograder.grade.lock import stage_dir
 from autograder.samplekit.compare import score_mismatches
@@ -214,12 +214,7 @@ def main(argv=None) -> int:
         return 2
     scratch = stage_dir(repo.work, "bench", "class")
     try:
-        (scratch / "source").mkdir()
-        shutil.copy(repo.root / "nbgrader_config.py", scratch / "nbgrader_config.py")
-        course = Course.at(scratch)
-        for a in assignments:
-            shutil.copytree(repo.source / a, scratch / "source" / a)
-            release(course, a)
+        course = repo.scratch(scratch, assignments, released=True)
         expected, slow = build_class(repo, course, assignments, args.n, args.notebook, args.slow_every)
         n_nb = len({(a, nb) for (a, _, nb, _) in expected})
         load = os.getloadavg()[0]

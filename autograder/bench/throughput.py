@@ -95,10 +95,7 @@ def build(scratch: Path, assignment: str | None, notebooks: list[str] | None, n:
         course = Course.at(make_course(scratch))
         assignment = "demo01"
     else:
-        (scratch / "source").mkdir(parents=True)
-        shutil.copytree(repo.source / assignment, scratch / "source" / assignment)
-        shutil.copy(repo.root / "nbgrader_config.py", scratch / "nbgrader_config.py")
-        course = Course.at(scratch)
+        course = repo.scratch(scratch, [assignment])
     src = course.source / assignment
     if notebooks:
         for nb in src.glob("*.ipynb"):

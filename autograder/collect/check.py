@@ -130,12 +130,6 @@ def _cell_problem(cell) -> str | None:
     return None
 
 
-def notebook_grade_ids(nb: dict) -> set[str]:
-    """grade_ids of a notebook that passed ``structure_problem``."""
-    return {c["metadata"]["nbgrader"]["grade_id"] for c in nb["cells"]
-            if isinstance(c.get("metadata", {}).get("nbgrader", {}).get("grade_id"), str)}
-
-
 def read_handin(path, limit: int = MAX_NOTEBOOK_BYTES) -> HandIn:
     data, mtime, why = read_regular(path, limit)
     if why:

@@ -26,14 +26,15 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.cells import grade_ids
 from autograder.collect import lms
 from autograder.collect.archive import ZipLimits, open_zip, zip_entries
-from autograder.collect.check import notebook_grade_ids, parse_notebook
+from autograder.collect.check import parse_notebook
 from autograder.collect.names import clean_stem, sanitize_student_id
 from autograder.collect.report import CollectReport, known_raw_ids, save
 from autograder.collect.roster import record_students
 from autograder.collect.sources import Entry, walk_folder
-from autograder.course import Course, grade_ids, read_notebook
+from autograder.course import Course, read_notebook
 from autograder.grade.lock import clean_stale_stages, stage_dir
 
 __all__ = ["CollectError", "CollectReport", "collect", "identify_notebook", "sanitize_student_id", "cli"]
@@ -72,7 +73,7 @@ def identify_notebook(nb: dict, notebooks: dict[str, set], stem: str | None) -> 
         for name in notebooks:
             if cleaned == name.lower():
                 return name
-    ids = notebook_grade_ids(nb)
+    ids = set(grade_ids(nb))
     best, best_score = None, 0.0
     for name, ref in notebooks.items():
         score = len(ids & ref) / len(ref) if ref else 0.0
@@ -200,7 +201,7 @@ class _Run:
         assignment is that notebook unless its cell ids are another assignment's."""
         if stem is None and len(self.notebooks) == 1:
             name = next(iter(self.notebooks))
-            ids = notebook_grade_ids(nb)
+            ids = set(grade_ids(nb))
             other = self.other_assignment(nb, None) if ids and not ids & self.notebooks[name] else None
             return (None, f"a notebook of {other}, not of {self.assignment}") if other else (name, None)
         name = identify_notebook(nb, self.notebooks, stem)

@@ -28,6 +28,8 @@ import math
 import re
 import types
 
+from autograder import cells as nbcells
+
 # notebook ("<assignment>/<notebook stem>") -> {old grade id: new grade id}
 OLD_GRADE_IDS: dict[str, dict[str, str]] = {
     "week06/01_block_model": {
@@ -263,17 +265,6 @@ def id_leaks(grade_id: str, expected: list) -> list[str]:
     return why
 
 
-def _meta(cell: dict) -> dict:
-    meta = cell.get("metadata") if isinstance(cell, dict) else None
-    nbg = meta.get("nbgrader") if isinstance(meta, dict) else None
-    return nbg if isinstance(nbg, dict) else {}
-
-
-def _source(cell: dict) -> str:
-    src = cell.get("source", "")
-    return "".join(src) if isinstance(src, list) else str(src)
-
-
 def notebook_leaks(master: dict, where: str = "", also=None) -> list[str]:
     """One line per grade id of ``master`` (an nbgrader source notebook) that shows an expected answer.
 
@@ -286,14 +277,14 @@ def notebook_leaks(master: dict, where: str = "", also=None) -> list[str]:
     expected: list = []
     problems: list[str] = []
     for cell in cells:
-        m = _meta(cell)
+        m = nbcells.meta(cell)
         if cell.get("cell_type") == "code" and m.get("grade") and not m.get("solution"):
             try:
-                expected += expected_values(_source(cell))
+                expected += expected_values(nbcells.source(cell))
             except Exception as exc:  # noqa: BLE001 - reported as a problem, named
                 problems.append(f"{where}{m.get('grade_id')}: its expected answers could not be computed "
                                 f"({type(exc).__name__}: {exc})")
-    ids = [_meta(c).get("grade_id") for nb in [master, *(also or [])] for c in nb.get("cells", [])]
+    ids = [nbcells.meta(c).get("grade_id") for nb in [master, *(also or [])] for c in nb.get("cells", [])]
     for gid in dict.fromkeys(g for g in ids if isinstance(g, str)):
         problems += [f"{where}grade id {gid} carries an answer: {why}" for why in id_leaks(gid, expected)]
     return problems

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from autograder import cells as nbcells
 from gemm_lab.grading.findings import FLAG_TEXT
 from gemm_lab.grading.integrity import locked_names, scan_source
 
@@ -25,28 +26,14 @@ def finding_code(finding: str) -> str:
     return m.group(1) if m else "UNKNOWN"
 
 
-def _meta(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {}) or {}
-
-
 def is_student_code(cell) -> bool:
     """Code the student wrote: answer cells and unmarked cells (locked/test cells are restored)."""
     if cell.get("cell_type") != "code":
         return False
-    m = _meta(cell)
+    m = nbcells.meta(cell)
     if m.get("solution"):
         return True
     return not (m.get("grade") or m.get("locked"))
-
-
-def is_autograded_test(cell) -> bool:
-    m = _meta(cell)
-    return cell.get("cell_type") == "code" and bool(m.get("grade")) and not m.get("solution")
-
-
-def _source(cell) -> str:
-    src = cell.get("source", "")
-    return "".join(src) if isinstance(src, list) else src
 
 
 def review_notebook(nb: dict) -> tuple[list[str], list[str]]:
@@ -57,12 +44,12 @@ def review_notebook(nb: dict) -> tuple[list[str], list[str]]:
     for idx, cell in enumerate(cells):
         if not is_student_code(cell):
             continue
-        gid = _meta(cell).get("grade_id", "-")
-        for f in scan_source(_source(cell), locked_names(cells, before=idx)):
+        gid = nbcells.meta(cell).get("grade_id", "-")
+        for f in scan_source(nbcells.source(cell), locked_names(cells, before=idx)):
             findings.append(f"셀 {idx} [{gid}]: {f}")
     for idx, cell in enumerate(cells):
         for f in verdict_findings(cell):
-            findings.append(f"셀 {idx} [{_meta(cell).get('grade_id', '-')}]: {f}")
+            findings.append(f"셀 {idx} [{nbcells.meta(cell).get('grade_id', '-')}]: {f}")
     return findings, []
 
 

@@ -16,6 +16,7 @@ import shutil
 import warnings
 from dataclasses import dataclass, field
 
+from autograder import cells as nbcells
 from autograder.course import Course, read_notebook
 from autograder.grade import integrity, resume
 from autograder.grade.nbexec import SIGNAL_NOTE, STOP_ENAME
@@ -74,7 +75,7 @@ def _notebook_review(res: HandInResult, name: str, nb: dict) -> None:
         res.zeroed[name] = zero_ids
     if killed_at is not None:  # killed from outside: a person decides what the rest deserves
         res.manual[name] = [c["metadata"]["nbgrader"]["grade_id"] for c in nb["cells"][killed_at:]
-                            if integrity.is_autograded_test(c)]
+                            if nbcells.is_autograded_test(c)]
 
 
 def merge(course: Course, res: HandInResult) -> None:

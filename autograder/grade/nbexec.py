@@ -44,6 +44,7 @@ from nbformat.v4 import output_from_msg
 from nbgrader.preprocessors import Execute
 from traitlets import Integer
 
+from autograder import cells as nbcells
 from autograder.grade.output_limits import (
     DEFAULT_CELL_BYTES,
     DEFAULT_NOTEBOOK_BYTES,
@@ -83,12 +84,6 @@ def is_student_cell(cell) -> bool:
         return False
     meta = cell.get("metadata", {}).get("nbgrader") or {}
     return bool(meta.get("solution")) or not (meta.get("grade") or meta.get("locked"))
-
-
-def is_test_cell(cell) -> bool:
-    """An auto-graded test cell (its source is the course's, restored by nbgrader)."""
-    meta = cell.get("metadata", {}).get("nbgrader") or {}
-    return cell.get("cell_type") == "code" and bool(meta.get("grade")) and not meta.get("solution")
 
 
 def _handout_error(outputs) -> str | None:
@@ -366,7 +361,7 @@ class GuardedExecute(Execute):
         if budget is not None:
             budget.start_cell()
         try:
-            if is_test_cell(cell):
+            if nbcells.is_autograded_test(cell):
                 return self._grade_test_cell(cell, resources, index)
             cell, resources = super().preprocess_cell(cell, resources, index)
             if budget is not None:
@@ -466,7 +461,7 @@ class GuardedExecute(Execute):
         finally:
             cell.source = source
         payload = handout.claims_from_outputs(cell.get("outputs", []))
-        before = [c for c in self.nb.cells[:index] if c.get("cell_type") == "code" and not is_test_cell(c)]
+        before = [c for c in self.nb.cells[:index] if c.get("cell_type") == "code" and not nbcells.is_autograded_test(c)]
         given = [c.source for c in before if (c.metadata.get("nbgrader") or {}).get("locked")]
         t0 = monotonic()
         outputs, verdict = replay.grade_cell(source, payload, [c.source for c in before], self._run_seed,

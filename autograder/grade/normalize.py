@@ -27,43 +27,16 @@ import copy
 import json
 from pathlib import Path
 
+from autograder import cells as nbcells
 from autograder.grade.ids import renames
 
 CELL_TYPES = ("code", "markdown", "raw")
 
 
-def _nbg(cell: dict) -> dict | None:
-    meta = cell.get("metadata")
-    nbg = meta.get("nbgrader") if isinstance(meta, dict) else None
-    return nbg if isinstance(nbg, dict) else None
-
-
-def kind(cell: dict) -> str | None:
-    """'test' (graded, not an answer), 'answer', 'locked', 'task' or None (no nbgrader role)."""
-    m = _nbg(cell)
-    if not m:
-        return None
-    if m.get("task"):
-        return "task"
-    if m.get("solution"):
-        return "answer"
-    if m.get("grade"):
-        return "test"
-    if m.get("locked"):
-        return "locked"
-    return None
-
-
-def _gid(cell: dict) -> str | None:
-    m = _nbg(cell)
-    gid = m.get("grade_id") if m else None
-    return gid if isinstance(gid, str) and gid else None
-
-
 def _restorable(cell: dict) -> bool:
     """Cells nbgrader needs in every hand-in: locked, test, task and graded answer cells."""
-    m = _nbg(cell) or {}
-    return kind(cell) in ("test", "locked", "task") or (kind(cell) == "answer" and bool(m.get("grade")))
+    m = nbcells.meta(cell)
+    return nbcells.role(cell) in ("test", "locked", "task") or (nbcells.role(cell) == "answer" and bool(m.get("grade")))
 
 
 def _fresh_copy(cell: dict) -> dict:
@@ -107,24 +80,24 @@ def _fix_shapes(cells, repairs: list[str]) -> list[dict]:
 
 def _rename_old_ids(cells: list[dict], old_to_new: dict[str, str], repairs: list[str]) -> None:
     for cell in cells:
-        gid = _gid(cell)
+        gid = nbcells.grade_id(cell)
         if gid in old_to_new:
             cell["metadata"]["nbgrader"]["grade_id"] = old_to_new[gid]
             repairs.append(f"renamed old grade id {gid} -> {old_to_new[gid]}")
 
 
 def _restore_ids(cells: list[dict], rel_ids: list[str], rel_by_id: dict, repairs: list[str]) -> None:
-    present = {g for g in map(_gid, cells) if g in rel_by_id}
+    present = {g for g in map(nbcells.grade_id, cells) if g in rel_by_id}
     anchor = -1  # release index of the last cell seen with a known id
     for cell in cells:
-        gid = _gid(cell)
+        gid = nbcells.grade_id(cell)
         if gid in rel_by_id:
             anchor = max(anchor, rel_ids.index(gid))
             continue
         if gid is None:
             continue
-        want = kind(cell)
-        pick = next((g for g in rel_ids[anchor + 1:] if g not in present and kind(rel_by_id[g]) == want), None)
+        want = nbcells.role(cell)
+        pick = next((g for g in rel_ids[anchor + 1:] if g not in present and nbcells.role(rel_by_id[g]) == want), None)
         if pick is not None:
             repairs.append(f"restored grade_id {pick} (was {gid!r})")
             cell["metadata"]["nbgrader"]["grade_id"] = pick
@@ -137,7 +110,7 @@ def _restore_ids(cells: list[dict], rel_ids: list[str], rel_by_id: dict, repairs
 
 def _restore_metadata(cells: list[dict], rel_by_id: dict, repairs: list[str]) -> None:
     for cell in cells:
-        gid = _gid(cell)
+        gid = nbcells.grade_id(cell)
         if gid not in rel_by_id:
             continue
         want = copy.deepcopy(rel_by_id[gid]["metadata"]["nbgrader"])
@@ -151,14 +124,14 @@ def _restore_metadata(cells: list[dict], rel_by_id: dict, repairs: list[str]) ->
 def _drop_duplicates(cells: list[dict], repairs: list[str]) -> list[dict]:
     positions: dict[str, list[int]] = {}
     for idx, cell in enumerate(cells):
-        gid = _gid(cell)
+        gid = nbcells.grade_id(cell)
         if gid is not None:
             positions.setdefault(gid, []).append(idx)
     drop, plain = set(), set()
     for gid, idxs in positions.items():
         if len(idxs) < 2:
             continue
-        k = kind(cells[idxs[0]])
+        k = nbcells.role(cells[idxs[0]])
         keep = idxs[-1] if k == "test" else idxs[0]
         for i in idxs:
             if i == keep:
@@ -181,16 +154,16 @@ def _drop_duplicates(cells: list[dict], repairs: list[str]) -> list[dict]:
 
 def _restore_missing(cells: list[dict], rel_cells: list[dict], rel_ids: list[str], repairs: list[str]) -> list[dict]:
     for r_idx, rcell in enumerate(rel_cells):
-        gid = _gid(rcell)
+        gid = nbcells.grade_id(rcell)
         if gid is None or not _restorable(rcell):
             continue
-        where = {g: i for i, g in enumerate(map(_gid, cells)) if g is not None}
+        where = {g: i for i, g in enumerate(map(nbcells.grade_id, cells)) if g is not None}
         if gid in where:
             continue
-        before = [g for g in (_gid(c) for c in rel_cells[:r_idx]) if g in where]
+        before = [g for g in (nbcells.grade_id(c) for c in rel_cells[:r_idx]) if g in where]
         pos = where[before[-1]] + 1 if before else 0
         cells.insert(pos, _fresh_copy(rcell))
-        repairs.append(f"restored missing {kind(rcell)} cell {gid}")
+        repairs.append(f"restored missing {nbcells.role(rcell)} cell {gid}")
     return cells
 
 
@@ -201,8 +174,8 @@ def normalize(nb, release_nb: dict, notebook: str | None = None) -> tuple[dict, 
     """
     repairs: list[str] = []
     rel_cells = [c for c in release_nb.get("cells", []) if isinstance(c, dict)]
-    rel_by_id = {g: c for c in rel_cells if (g := _gid(c))}
-    rel_ids = [g for g in map(_gid, rel_cells) if g]
+    rel_by_id = {g: c for c in rel_cells if (g := nbcells.grade_id(c))}
+    rel_ids = [g for g in map(nbcells.grade_id, rel_cells) if g]
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         return _fresh_release(release_nb), ["notebook unreadable (no cell list): graded as the blank release"]
     nb = copy.deepcopy(nb)

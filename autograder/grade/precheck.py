@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.course import Course, read_notebook, release
+from autograder.course import Course, read_notebook
 
 __all__ = ["MastersNotFull", "check_masters", "cache_key"]
 
@@ -90,10 +90,7 @@ def check_masters(course: Course, assignments: list[str], *, mode: str, cell_tim
         (course.work).mkdir(parents=True, exist_ok=True)
         scratch = Path(tempfile.mkdtemp(prefix=f"precheck-{assignment}-", dir=course.work))
         try:
-            shutil.copytree(course.source / assignment, scratch / "source" / assignment)
-            shutil.copy(course.root / "nbgrader_config.py", scratch / "nbgrader_config.py")
-            sc = Course.at(scratch)
-            release(sc, assignment)
+            sc = course.scratch(scratch, [assignment], released=True)
             hand_in = sc.submitted / STUDENT / assignment
             hand_in.mkdir(parents=True)
             for nb in masters:

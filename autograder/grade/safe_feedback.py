@@ -37,6 +37,7 @@ from pathlib import Path
 import nh3
 from nbgrader.preprocessors import ClearHiddenTests, GetGrades
 
+from autograder import cells as nbcells
 from autograder.course import REPO_ROOT
 
 BEGIN, END = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
@@ -74,14 +75,9 @@ def strip_paths(text: str, pairs: list[tuple[str, str]]) -> str:
 
 
 # --------------------------------------------------------------------------------------- hidden text
-def _src(cell) -> str:
-    s = cell.get("source", "")
-    return "".join(s) if isinstance(s, list) else str(s)
-
-
 def is_test_cell(cell) -> bool:
-    m = (cell.get("metadata") or {}).get("nbgrader") or {}
-    return cell.get("cell_type") == "code" and bool(m.get("grade") or m.get("locked")) and not m.get("solution")
+    """A code cell nbgrader locks (tests and given code): its source is the course's."""
+    return nbcells.is_code(cell) and nbcells.is_locked(cell)
 
 
 def hidden_lines(nb: dict) -> set[str]:
@@ -89,7 +85,7 @@ def hidden_lines(nb: dict) -> set[str]:
     hidden, visible = set(), set()
     for cell in nb.get("cells", []):
         inside = False
-        for line in _src(cell).split("\n"):
+        for line in nbcells.source(cell).split("\n"):
             s = line.strip()
             if BEGIN in line and is_test_cell(cell):
                 inside = True
@@ -144,7 +140,7 @@ def scrub_notebook(nb: dict, extra_paths: list[str] | None = None) -> tuple[dict
             elif out.get("output_type") == "stream":
                 text = out.get("text", "")
                 out["text"] = strip_paths("".join(text) if isinstance(text, list) else str(text), pairs)
-            if not test and leaks(out, secret, _src(cell)):
+            if not test and leaks(out, secret, nbcells.source(cell)):
                 notes.append(f"cell {idx}: output quoting hidden tests redacted")
                 out = _redacted(out)
             elif test and leaks(out, secret):

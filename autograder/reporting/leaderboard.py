@@ -16,7 +16,7 @@ statements, decorators, default values and annotation expressions are dropped or
 unevaluated strings), defined in a namespace that holds only ``triton`` and ``triton.language``, and then
 compiled by Triton, which refuses calls of anything but Triton functions.
 
-Correctness (issue 11): every element must satisfy
+Correctness: every element must satisfy
 
     |c - ref| <= REL_TOL * |ref| + ACC_FACTOR * sqrt(K) * 2^-24 * s,    s = sqrt(sum_k a_ik^2 b_kj^2)
 

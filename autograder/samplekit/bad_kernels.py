@@ -8,8 +8,8 @@ solution cell ``cell`` of ``notebook`` (the kernel keeps the exercise's name and
 
 * ``"compile"`` — runs correctly under ``TRITON_INTERPRET=1`` (``interpreter_ok``) but triton 3.7.1's
   compiler refuses it for sm_75/sm_80/sm_90 (``reason``: why), or never finishes compiling it
-  (``compiler_hangs``: recursion, which the grader refuses statically). Before issue 11 such a kernel got full marks
-  on a CPU and failed on a Colab T4.
+  (``compiler_hangs``: recursion, which the grader refuses statically). A grader that only ran it in the interpreter
+  would give it full marks on a CPU, and it fails on a Colab T4.
 * ``"unmasked"`` — right answer in the interpreter (the out-of-bounds lanes are read but never stored), but
   a ``tl.load`` of a pointer block has no mask: on a GPU it reads out of bounds. Caught statically.
 * ``"fake"`` — not a real kernel's work: the object passed, or a rebound name, tries to get the points
@@ -306,7 +306,7 @@ def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     out.copy_(x + y)
     return out
 '''),
-    # (the name is the case's since issue 11, when the given helper was compute_tile, the whole tile body)
+    # (named after an older given helper, compute_tile, that held the whole tile body)
     _entry("persistent_own_compute_tile", "persistent", "fake",
            "tiles in contiguous blocks per program (right values, wrong owners), and an added cell redefines "
            "the given record_tile to forge the owner records (tile % tl.num_programs); the grader uses its own "

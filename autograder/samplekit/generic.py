@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import ast
 
-from .model import Notebook, _assigned_names, _code, _meta, is_solution, mentions, set_answer
+from autograder import cells as nbcells
+from autograder.cells import is_solution
+
+from .model import Notebook, _assigned_names, _code, mentions, set_answer
 
 WRONG_VALUE = -12345
 
@@ -49,7 +52,7 @@ def blank(nb: Notebook):
 def all_wrong(nb: Notebook):
     out = nb.copy()
     for cell in out["cells"]:
-        gid = _meta(cell).get("grade_id")
+        gid = nbcells.meta(cell).get("grade_id")
         if cell["cell_type"] == "code" and is_solution(cell) and gid in nb.solutions:
             cell["source"] = _wrong_source(nb.solutions[gid])
     return f"every answer replaced by {WRONG_VALUE}", out, nb.zero_points()
@@ -59,7 +62,7 @@ def other_formats(nb: Notebook):
     out = nb.full()
     offset = 0
     for i, cell in enumerate(list(out["cells"])):
-        gid = _meta(cell).get("grade_id")
+        gid = nbcells.meta(cell).get("grade_id")
         if cell["cell_type"] == "code" and is_solution(cell) and gid in nb.solutions:
             names, _ = _assigned_names(nb.solutions[gid])
             if names:

@@ -1,5 +1,5 @@
 """Hostile hand-ins: sandbox probes, tampering, one sample per sandbox limit, and the edited-notebook and
-feedback-leak cases of issue 17, and (``hostile_v2``) the attacks of issue 25 on a grader that runs in the student's
+feedback-leak cases, and (``hostile_v2``) the attacks on a grader that runs in the student's
 process. Each case function returns (description, notebook json, expected points) or
 None where the notebook has no place for it; ``REVIEW`` says which must be flagged for review (tampering or
 findings) and ``REVIEW_CONTAINS`` the text the review column must hold (a sandbox limit or a repair).
@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import copy
 
+from autograder import cells as nbcells
+from autograder.cells import is_autograded_test, is_locked_only, is_solution
 from gemm_lab.grading.handout import read_names
 
 from . import hostile_v2
 from .generic import _wrong_source
-from .model import HIDDEN_MARK, Notebook, _meta, insert_cell, is_auto_test, is_locked_only, is_solution
+from .model import HIDDEN_MARK, Notebook, insert_cell
 
 SNOOP = r'''# sample: tries to reach what a hand-in must never see
 import json, os, socket
@@ -202,17 +204,12 @@ def after_first_test(code: str, desc: str):
     return case
 
 
-def _src(cell) -> str:
-    src = cell.get("source", "")
-    return "".join(src) if isinstance(src, list) else src
-
-
 def _assigned(cell) -> set[str]:
     """Names a cell binds at top level."""
     import ast
 
     try:
-        tree = ast.parse(_src(cell))
+        tree = ast.parse(nbcells.source(cell))
     except SyntaxError:
         return set()
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
@@ -223,16 +220,16 @@ def tamper(code: str, desc: str):
     def case(nb: Notebook):
         cut, first_test = nb.after_first_test()
         out = nb.full()
-        keep = _meta(out["cells"][nb.first_answer_index()]).get("grade_id")
+        keep = nbcells.meta(out["cells"][nb.first_answer_index()]).get("grade_id")
         for cell in out["cells"]:
-            gid = _meta(cell).get("grade_id")
+            gid = nbcells.meta(cell).get("grade_id")
             if cell["cell_type"] == "code" and is_solution(cell) and gid != keep and gid in nb.solutions:
                 cell["source"] = _wrong_source(nb.solutions[gid])
         # the grade is the grader's, computed outside the kernel: a test cell whose answers all come from the
         # kept (right) answer cell earns its points whatever the tampering does; the rest were made wrong
-        kept = _assigned(next(c for c in out["cells"] if _meta(c).get("grade_id") == keep)) if keep else set()
-        right = {_meta(c)["grade_id"] for c in out["cells"] if is_auto_test(c)
-                 and set(read_names(_src(c))) and set(read_names(_src(c))) <= kept}
+        kept = _assigned(next(c for c in out["cells"] if nbcells.meta(c).get("grade_id") == keep)) if keep else set()
+        right = {nbcells.meta(c)["grade_id"] for c in out["cells"] if is_autograded_test(c)
+                 and set(read_names(nbcells.source(c))) and set(read_names(nbcells.source(c))) <= kept}
         expected = {g: (p if g == first_test or g in right else 0.0) for g, p in nb.full_points().items()}
         return desc, insert_cell(out, cut, code), expected
     return case
@@ -240,7 +237,7 @@ def tamper(code: str, desc: str):
 
 def deleted_test(nb: Notebook):
     out = nb.full()
-    first = next(i for i, c in enumerate(out["cells"]) if is_auto_test(c))
+    first = next(i for i, c in enumerate(out["cells"]) if is_autograded_test(c))
     del out["cells"][first]
     return "the first test cell deleted (restored before grading)", out, nb.full_points()
 
@@ -250,25 +247,25 @@ def deleted_test_after_locked(nb: Notebook):
     out = nb.full()
     last = None
     for i, cell in enumerate(out["cells"]):
-        if is_auto_test(cell) and last is not None and is_locked_only(out["cells"][last]):
-            gid = _meta(cell)["grade_id"]
+        if is_autograded_test(cell) and last is not None and is_locked_only(out["cells"][last]):
+            gid = nbcells.meta(cell)["grade_id"]
             del out["cells"][i]
             return f"test cell {gid} (after a locked-only cell) deleted", out, nb.full_points()
-        if _meta(cell):
+        if nbcells.meta(cell):
             last = i
     return None
 
 
 def duplicated_test(nb: Notebook):
     out = nb.full()
-    first = next(i for i, c in enumerate(out["cells"]) if is_auto_test(c))
+    first = next(i for i, c in enumerate(out["cells"]) if is_autograded_test(c))
     out["cells"].insert(first + 1, copy.deepcopy(out["cells"][first]))
-    return f"test cell {_meta(out['cells'][first])['grade_id']} duplicated", out, nb.full_points()
+    return f"test cell {nbcells.meta(out['cells'][first])['grade_id']} duplicated", out, nb.full_points()
 
 
 def changed_grade_id(nb: Notebook):
     out = nb.full()
-    cell = next(c for c in out["cells"] if is_auto_test(c))
+    cell = next(c for c in out["cells"] if is_autograded_test(c))
     old = cell["metadata"]["nbgrader"]["grade_id"]
     cell["metadata"]["nbgrader"]["grade_id"] = old + "_mine"
     return f"grade_id {old} renamed (restored before grading)", out, nb.full_points()
@@ -277,9 +274,9 @@ def changed_grade_id(nb: Notebook):
 def edited_locked(nb: Notebook):
     out = nb.copy()
     for cell in out["cells"]:
-        if is_auto_test(cell):
+        if is_autograded_test(cell):
             cell["source"] = "pass  # edited test cell"
-        elif _meta(cell).get("locked") and cell["cell_type"] == "code":
+        elif nbcells.meta(cell).get("locked") and cell["cell_type"] == "code":
             src = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
             cell["source"] = src + "\npass  # edited locked cell"
     return "blank answers, test and locked cells edited (restored)", out, nb.zero_points()
@@ -305,14 +302,14 @@ def redefined_launcher(nb: Notebook):
     from .kernels import kernel_tests
 
     cells = nb.release["cells"]
-    if not any(_meta(c).get("grade_id") == "given_launcher" for c in cells) or not kernel_tests(nb):
+    if not any(nbcells.meta(c).get("grade_id") == "given_launcher" for c in cells) or not kernel_tests(nb):
         return None
     out = nb.full()
     for cell in out["cells"]:
-        if _meta(cell).get("grade_id") == "student_kernel":
+        if nbcells.meta(cell).get("grade_id") == "student_kernel":
             cell["source"] = next(c for c in nb.release["cells"]
-                                  if _meta(c).get("grade_id") == "student_kernel")["source"]
-    at = next(i for i, c in enumerate(out["cells"]) if _meta(c).get("grade_id") == "given_launcher") + 1
+                                  if nbcells.meta(c).get("grade_id") == "student_kernel")["source"]
+    at = next(i for i, c in enumerate(out["cells"]) if nbcells.meta(c).get("grade_id") == "given_launcher") + 1
     return "blank kernel; an added cell redefines the given launch() with torch", insert_cell(out, at, FAKE_LAUNCH), \
         nb.full_except(kernel_tests(nb))
 
@@ -345,7 +342,7 @@ CASES = {
                              "first test cell; later answers wrong; later tests zeroed pending review"),
     "snoop": extra_cell(SNOOP, "reads masters/gradebook/other hand-ins, writes the gradebook, opens sockets"),
 }
-CASES.update(hostile_v2.CASES)  # attacks on an in-process grader (issue 25), hidden where a cell scan does not look
+CASES.update(hostile_v2.CASES)  # attacks on an in-process grader, hidden where a cell scan does not look
 REVIEW = {"tamper_checker", "tamper_compare", "snoop", "redefined_launcher", "history_snoop", *hostile_v2.REVIEW}
 REVIEW_CONTAINS = {"fork_bomb": "LIMIT_PROCESSES", "memory_fill": "LIMIT_MEMORY", "disk_fill": "LIMIT_DISK",
                    "infinite_loop": "cell time limit", "deleted_test": "repaired before grading",

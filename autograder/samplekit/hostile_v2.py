@@ -1,4 +1,4 @@
-"""Hostile hand-ins against an in-process grader (issue 25): each attack a student could write once the checks run
+"""Hostile hand-ins against an in-process grader: each attack a student could write once the checks run
 beside their code, built on any notebook from its release and its master.
 
 Every attack sits where a cell-source scan does not look: in a helper module the notebook writes to disk and
@@ -39,14 +39,13 @@ import ast
 import re
 import textwrap
 
+from autograder import cells as nbcells
 from autograder.samplekit.bad_kernels import BAD_KERNELS, NOTEBOOK_TESTS
 
 from .generic import _wrong_source, literal_answers
 from .model import (
     Notebook,
     _assigned_names,
-    _meta,
-    _src,
     insert_cell,
     is_solution,
     mentions,
@@ -504,12 +503,12 @@ def _first_group_end(nb: Notebook) -> tuple[int, list[str], str]:
     (idx, tests), *_ = nb.groups()
     if not tests:
         raise ValueError(f"{nb.key}: the first answer cell has no test")
-    return max(nb.index_of(t) for t in tests) + 1, tests, _meta(nb.release["cells"][idx])["grade_id"]
+    return max(nb.index_of(t) for t in tests) + 1, tests, nbcells.meta(nb.release["cells"][idx])["grade_id"]
 
 
 def _wrong_after(out: dict, nb: Notebook, keep: str) -> None:
     for cell in out["cells"]:
-        gid = _meta(cell).get("grade_id")
+        gid = nbcells.meta(cell).get("grade_id")
         if cell["cell_type"] == "code" and is_solution(cell) and gid != keep and gid in nb.solutions:
             cell["source"] = _wrong_source(nb.solutions[gid])
 
@@ -572,7 +571,7 @@ def frame_walk(nb: Notebook):
         tests = [t for t in nb.group_of(gid) if mentions(nb.test_source(t), name)]
         if not tests:
             continue
-        src = next(_src(c) for c in out["cells"] if _meta(c).get("grade_id") == gid)
+        src = next(nbcells.source(c) for c in out["cells"] if nbcells.meta(c).get("grade_id") == gid)
         set_answer(out, gid, src + f"\n{name} = nb_exact.exact()")
         lost.update(tests)
         walked.append(name)

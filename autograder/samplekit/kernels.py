@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 
+from autograder import cells as nbcells
 from autograder.samplekit.bad_kernels import BAD_KERNELS, NOTEBOOK_TESTS
 
-from .model import Notebook, _meta, insert_cell, set_answer
+from .model import Notebook, insert_cell, set_answer
 
 _MASKED_LOAD = re.compile(r"tl\.load\((\w+), mask=[^()]*\)")
 _TILE_LOOP = re.compile(r"^( *)for tile_id in .*\n", re.M)
@@ -83,6 +84,6 @@ def bad_kernel(nb: Notebook, name: str):
         return None
     out = set_answer(nb.full(), entry["cell"], entry["source"])
     if entry["added_cell"]:
-        at = next(i for i, c in enumerate(out["cells"]) if _meta(c).get("grade_id") == entry["added_after"]) + 1
+        at = next(i for i, c in enumerate(out["cells"]) if nbcells.meta(c).get("grade_id") == entry["added_after"]) + 1
         insert_cell(out, at, entry["added_cell"])
     return f"bad_kernels.{name} ({entry['kind']}): {entry['reason']}", out, nb.full_except(entry["tests_lost"])

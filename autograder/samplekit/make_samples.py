@@ -21,11 +21,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import tempfile
 from pathlib import Path
 
-from autograder.course import Course, read_notebook, release
+from autograder.course import Course, read_notebook
 from autograder.samplekit import expected as _expected
 from autograder.samplekit.expected import read_expected, read_review_contains  # noqa: F401
 from autograder.samplekit.hostile import SNOOP, TAMPER_CHECKER, TAMPER_COMPARE  # noqa: F401
@@ -41,12 +40,7 @@ LEAN_CASES = ("full_marks", "blank", "all_wrong", "other_formats", "raises", "ta
 
 def fresh_release(course: Course, assignment: str, scratch: Path) -> Course:
     """Release ``assignment`` from source/ in a scratch course (the real release/ and gradebook untouched)."""
-    (scratch / "source").mkdir(parents=True)
-    shutil.copytree(course.source / assignment, scratch / "source" / assignment)
-    shutil.copy(course.root / "nbgrader_config.py", scratch / "nbgrader_config.py")
-    scratch_course = Course.at(scratch)
-    release(scratch_course, assignment)
-    return scratch_course
+    return course.scratch(scratch, [assignment], released=True)
 
 
 def make_samples(course: Course, assignment: str, out: Path, notebooks: list[str] | None = None,

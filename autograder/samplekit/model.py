@@ -6,37 +6,12 @@ import ast
 import copy
 import re
 
+from autograder import cells as nbcells
+from autograder.cells import is_autograded_test, is_grade, is_solution
+
 SOLUTION_BEGIN = "### BEGIN SOLUTION"
 SOLUTION_END = "### END SOLUTION"
 HIDDEN_MARK = "BEGIN HIDDEN TESTS"
-
-
-def _src(cell) -> str:
-    s = cell.get("source", "")
-    return "".join(s) if isinstance(s, list) else s
-
-
-def _meta(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {}) or {}
-
-
-def is_solution(cell) -> bool:
-    return bool(_meta(cell).get("solution"))
-
-
-def is_auto_test(cell) -> bool:
-    m = _meta(cell)
-    return cell.get("cell_type") == "code" and bool(m.get("grade")) and not m.get("solution")
-
-
-def is_graded(cell) -> bool:
-    return bool(_meta(cell).get("grade"))
-
-
-def is_locked_only(cell) -> bool:
-    """A locked cell that is neither graded nor an answer (imports, given launchers)."""
-    m = _meta(cell)
-    return bool(m.get("locked")) and not m.get("grade") and not m.get("solution")
 
 
 def strip_solution_markers(text: str) -> str:
@@ -82,8 +57,8 @@ class Notebook:
         self.name = name
         self.assignment = assignment
         self.release = release
-        self.solutions = {_meta(c)["grade_id"]: strip_solution_markers(_src(c)) for c in master["cells"]
-                          if _meta(c).get("grade_id") and is_solution(c)}
+        self.solutions = {nbcells.meta(c)["grade_id"]: strip_solution_markers(nbcells.source(c)) for c in master["cells"]
+                          if nbcells.meta(c).get("grade_id") and is_solution(c)}
 
     @property
     def key(self) -> str:
@@ -96,15 +71,15 @@ class Notebook:
     def full(self) -> dict:
         nb = self.copy()
         for cell in nb["cells"]:
-            gid = _meta(cell).get("grade_id")
+            gid = nbcells.meta(cell).get("grade_id")
             if is_solution(cell) and gid in self.solutions:
                 cell["source"] = self.solutions[gid]
         return nb
 
     def graded_cells(self) -> list[tuple[str, float, bool]]:
         """(grade_id, points, auto) for every graded cell, in order."""
-        return [(_meta(c)["grade_id"], float(_meta(c).get("points", 0)), is_auto_test(c))
-                for c in self.release["cells"] if is_graded(c)]
+        return [(nbcells.meta(c)["grade_id"], float(nbcells.meta(c).get("points", 0)), is_autograded_test(c))
+                for c in self.release["cells"] if is_grade(c)]
 
     def full_points(self) -> dict[str, float]:
         """Expected points of a right hand-in: every auto test's points; manual cells 0 (graded by hand)."""
@@ -125,24 +100,24 @@ class Notebook:
         """(index of an answer code cell, grade_ids of the auto tests that follow it)."""
         out = []
         for i, cell in enumerate(self.release["cells"]):
-            if cell["cell_type"] == "code" and is_solution(cell) and not is_graded(cell):
+            if cell["cell_type"] == "code" and is_solution(cell) and not is_grade(cell):
                 out.append((i, []))
-            elif is_auto_test(cell) and out:
-                out[-1][1].append(_meta(cell)["grade_id"])
+            elif is_autograded_test(cell) and out:
+                out[-1][1].append(nbcells.meta(cell)["grade_id"])
         return out
 
     def group_of(self, answer_gid: str) -> list[str]:
         """The auto tests that follow the answer cell ``answer_gid``."""
         for i, tests in self.groups():
-            if _meta(self.release["cells"][i]).get("grade_id") == answer_gid:
+            if nbcells.meta(self.release["cells"][i]).get("grade_id") == answer_gid:
                 return tests
         raise ValueError(f"{self.key}: no answer cell {answer_gid!r}")
 
     def test_source(self, gid: str) -> str:
-        return next(_src(c) for c in self.release["cells"] if _meta(c).get("grade_id") == gid)
+        return next(nbcells.source(c) for c in self.release["cells"] if nbcells.meta(c).get("grade_id") == gid)
 
     def index_of(self, gid: str) -> int:
-        return next(i for i, c in enumerate(self.release["cells"]) if _meta(c).get("grade_id") == gid)
+        return next(i for i, c in enumerate(self.release["cells"]) if nbcells.meta(c).get("grade_id") == gid)
 
     def first_answer_index(self) -> int:
         groups = self.groups()
@@ -154,14 +129,14 @@ class Notebook:
         """Index just after the first auto test cell that follows the first answer, and its grade_id."""
         start = self.first_answer_index()
         for j in range(start + 1, len(self.release["cells"])):
-            if is_auto_test(self.release["cells"][j]):
-                return j + 1, _meta(self.release["cells"][j])["grade_id"]
+            if is_autograded_test(self.release["cells"][j]):
+                return j + 1, nbcells.meta(self.release["cells"][j])["grade_id"]
         raise ValueError(f"{self.name}: no test cell after the first answer")
 
     def answer_cells(self) -> list[str]:
         """Grade ids of the code answer cells with a master solution, in order."""
-        return [_meta(c)["grade_id"] for c in self.release["cells"]
-                if c["cell_type"] == "code" and is_solution(c) and _meta(c).get("grade_id") in self.solutions]
+        return [nbcells.meta(c)["grade_id"] for c in self.release["cells"]
+                if c["cell_type"] == "code" and is_solution(c) and nbcells.meta(c).get("grade_id") in self.solutions]
 
 
 def insert_cell(nb: dict, index: int, src: str) -> dict:
@@ -172,7 +147,7 @@ def insert_cell(nb: dict, index: int, src: str) -> dict:
 def set_answer(nb: dict, gid: str, src: str) -> dict:
     """Replace the source of the cell ``gid``."""
     for cell in nb["cells"]:
-        if _meta(cell).get("grade_id") == gid:
+        if nbcells.meta(cell).get("grade_id") == gid:
             cell["source"] = src
             return nb
     raise ValueError(f"no cell {gid!r}")

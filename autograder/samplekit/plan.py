@@ -37,7 +37,7 @@ W7 = ("01_pointer_blocks", "02_program_order_l2", "03_tile_configs_roofline", "0
       "05_artifacts_benchmarks", "06_persistent_loop")
 W6 = ("01_block_model", "02_fusion_softmax", "03_check_benchmark")
 
-# The attacks on an in-process grader (issue 25), on the notebooks the issue names: week 6's 01 and week 7's 01, 03
+# The attacks on an in-process grader, on these notebooks: week 6's 01 and week 7's 01, 03
 # and 06 (the kernel attacks where there is a graded kernel: 03 has none).
 _V2_ANSWERS = ("import_hook", "lookalike_package", "frame_walk", "patched_timers", "forged_handout")
 _V2_KERNELS = ("kernel_calls_python", "forged_compile", "special_shapes")
