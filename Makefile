@@ -111,7 +111,7 @@ bench: setup ## GPU benchmark sweep on whatever GPU is here; writes results/
 	$(PY) scripts/results_tables.py
 
 examples: setup ## print every worked example and exercise answer of the seeds (gemm_lab.calc)
-	$(PY) -m gemm_lab.calc_demo
+	$(PY) -m gemm_lab.calc
 
 lab: setup ## open JupyterLab on the students' notebooks (release/); instructors: source/, notebooks/
 	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) release

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import gemm_lab.kernels as K
-from gemm_lab.compile_hints import best_small_configs, hint_ptx_table, ptx_counts
+from gemm_lab.compile.hints import best_small_configs, hint_ptx_table, ptx_counts
 from gemm_lab.kernels import best, best_tune
 from gemm_lab.kernels.check import margins_intact, poisoned_view
 from gemm_lab.kernels.hinted import HINTED_NAMES, even_flags, hint, hinted_args

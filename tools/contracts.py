@@ -32,7 +32,7 @@ SECTIONS = [
     ]),
     ("Runtime and measurements", ["gemm_lab.runtime", "gemm_lab.device_limits", "gemm_lab.results"]),
     ("Kernels (triton; launchers validate their input)", ["gemm_lab.kernels", "gemm_lab.kernels.check"]),
-    ("Compile pipeline", ["gemm_lab.compile", "gemm_lab.compile_hints"]),
+    ("Compile pipeline", ["gemm_lab.compile", "gemm_lab.compile.hints"]),
     ("Pictures (matplotlib, ipywidgets)", [
         "gemm_lab.viz.pointers", "gemm_lab.viz.blocks", "gemm_lab.viz.ordering", "gemm_lab.viz.roofline",
         "gemm_lab.viz.occupancy", "gemm_lab.viz.waves", "gemm_lab.viz.pipeline", "gemm_lab.viz.bench_plots",

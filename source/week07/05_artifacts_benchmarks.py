@@ -520,7 +520,7 @@ print("이 기계(arch=None)에서 4096³:", here.kernel, "—", here.reason)
 # 명령을 세고, H200에서 잰 `results/small_configs.csv`에서 커널마다 가장 빠른 후보의 CUDA graph 비율을 보여 줍니다.
 
 # %%
-from gemm_lab.compile_hints import best_small_configs, hint_ptx_table  # noqa: E402
+from gemm_lab.compile.hints import best_small_configs, hint_ptx_table  # noqa: E402
 
 display(pd.DataFrame(hint_ptx_table(500, 600, 300) + hint_ptx_table(512, 512, 512)).set_index(["shape", "kernel"]))
 small_best = best_small_configs()

@@ -1,10 +1,10 @@
-"""python -m gemm_lab.calc_demo prints the seeds' answers (the `make demo` target)."""
+"""python -m gemm_lab.calc prints the seeds' answers (the `make examples` target)."""
 
-from gemm_lab import calc_demo
+from gemm_lab.calc import examples
 
 
 def test_demo_prints_every_section(capsys):
-    calc_demo.main()
+    examples.main()
     out = capsys.readouterr().out
     for needle in [
         "grid=(3,)", "pid 2: offsets [8, 9, 10, 11], mask [True, True, False, False]",

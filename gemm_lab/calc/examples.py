@@ -1,6 +1,6 @@
 """Print every worked example and exercise answer of the seeds, computed by gemm_lab.calc.
 
-``python -m gemm_lab.calc_demo`` (used by ``make demo``). Labels are Korean, as in the course.
+``python -m gemm_lab.calc`` (``make examples``). Labels are Korean, as in the course.
 """
 
 from __future__ import annotations

@@ -1,0 +1,3 @@
+from gemm_lab.calc.examples import main
+
+main()
