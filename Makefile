@@ -87,7 +87,7 @@ autograde: setup ## grade every collected hand-in (sandboxed, one pool over ever
 	GEMM_LAB_SCHEDULER=$(SCHEDULER) $(PY) -m autograder autograde $(if $(GRADE_JOBS),--jobs $(GRADE_JOBS)) $(if $(GRADE_HANDIN_MEMORY_GB),--handin-memory-gb $(GRADE_HANDIN_MEMORY_GB)) $(if $(GRADE_UNIT),--unit $(GRADE_UNIT))  # GRADE_JOBS default: min(CPUs + 1, free memory / GRADE_HANDIN_MEMORY_GB (6)); SCHEDULER=tcp://host:8786: Dask
 
 bench-grading: setup ## class-scale grading benchmark: N synthetic students (default 100), both weeks -> results/grading_throughput.{csv,md}; run on a quiet machine
-	$(PY) -m autograder.bench.class_scale -n $(or $(N),100) $(if $(GRADE_JOBS),--jobs $(GRADE_JOBS)) $(if $(NOTEBOOK),--notebook $(NOTEBOOK)) $(if $(OUT),--out $(OUT)) $(if $(GRADE_UNIT),--unit $(GRADE_UNIT))
+	$(PY) -m autograder bench-grading -n $(or $(N),100) $(if $(GRADE_JOBS),--jobs $(GRADE_JOBS)) $(if $(NOTEBOOK),--notebook $(NOTEBOOK)) $(if $(OUT),--out $(OUT)) $(if $(GRADE_UNIT),--unit $(GRADE_UNIT))
 
 feedback: setup ## HTML feedback per student under autograder/feedback/; LMS=canvas|moodle: + autograder/feedback_<lms>_<ASSIGNMENT>.zip to upload
 	@$(PY) -m autograder feedback $(ASSIGNMENT) $(if $(LMS),--lms "$(LMS)")
@@ -104,7 +104,7 @@ report: setup ## class report after autograde: autograder/report/ASSIGNMENT.html
 	@$(PY) -m autograder report $(ASSIGNMENT)
 
 leaderboard: setup ## GPU host: time each graded week07 matmul kernel beside torch.matmul (ungraded); results/leaderboard_*
-	$(PY) -m autograder.reporting.leaderboard --assignment $(or $(ASSIGNMENT),week07) --out results
+	$(PY) -m autograder leaderboard --assignment $(or $(ASSIGNMENT),week07) --out results
 
 bench: setup ## GPU benchmark sweep on whatever GPU is here; writes results/
 	$(PY) -m gemm_lab.bench --out results

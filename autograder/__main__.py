@@ -33,7 +33,7 @@ from autograder.grade.autograde import (
     autograde_all,
     submitted_students,
 )
-from autograder.samplekit.compare import compare_with_expected
+from autograder.reporting.sample_check import compare_with_expected
 
 
 def _assignments(course: Course, given: list[str], with_handins: bool = False) -> list[str]:
@@ -182,6 +182,25 @@ def cmd_demo(course, args):
     return demo_main(argv)
 
 
+def _leaderboard():
+    from autograder.reporting.leaderboard import main as leaderboard_main
+
+    return leaderboard_main
+
+
+def _bench_grading():
+    from autograder.bench.class_scale import main as class_scale_main
+
+    return class_scale_main
+
+
+# verbs whose options their own module reads (``python -m autograder VERB --help``)
+FORWARDED = {
+    "leaderboard": (_leaderboard, "GPU host: time each graded week07 matmul kernel beside torch.matmul (ungraded)"),
+    "bench-grading": (_bench_grading, "class-scale grading benchmark: N synthetic students graded by one autograde"),
+}
+
+
 def main(argv=None) -> int:
     warnings.filterwarnings("ignore", module="nbgrader")
     warnings.filterwarnings("ignore", message=".*not in session.*")
@@ -223,8 +242,12 @@ def main(argv=None) -> int:
     p.add_argument("assignment", nargs="?")
     _grade_args(p)
     p.set_defaults(fn=cmd_demo, cell_timeout=60, notebook_timeout=DEFAULT_NOTEBOOK_TIMEOUT)
+    for verb, (_, text) in FORWARDED.items():  # listed in --help; their own options are read by their modules
+        sub.add_parser(verb, help=text, add_help=False)
     argv = sys.argv[1:] if argv is None else list(argv)
     i = 2 if argv[:1] == ["--course-root"] else 1 if argv[:1] and argv[0].startswith("--course-root=") else 0
+    if argv[i:i + 1] and argv[i] in FORWARDED:
+        return FORWARDED[argv[i]][0]()(argv[i + 1:])
     rest = []
     if argv[i:i + 1] == ["collect"]:  # collect reads its own options (--pattern): hand it the rest as given
         argv, rest = argv[:i + 1], argv[i + 1:]

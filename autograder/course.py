@@ -10,7 +10,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.grade import nbgrader_fork
+from autograder import nbgrader_fork
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 IGNORE = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.py"]

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from autograder.course import Course
 from autograder.grade.autograde import DEFAULT_NOTEBOOK_TIMEOUT, SandboxMissing, autograde
-from autograder.samplekit.compare import compare_with_expected
+from autograder.reporting.sample_check import compare_with_expected
 
 
 def sampled_assignments(repo: Course) -> list[str]:

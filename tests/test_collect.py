@@ -605,7 +605,7 @@ def test_collect_script_and_no_import_circle(course, tmp_path):
                        env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "collected 1 notebooks of 1 students" in r.stdout
-    probe = ("import sys, autograder.collect.handins, autograder.demo, autograder.samplekit.compare\n"
+    probe = ("import sys, autograder.collect.handins, autograder.demo, autograder.reporting.sample_check\n"
              "print('autograder.__main__' in sys.modules)")
     r = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.stdout.strip() == "False", r.stderr

@@ -179,3 +179,15 @@ def test_demo_kernels_in_the_interpreter():
             leaderboard.launch(ns[leaderboard.KERNEL], a, b, c, config)
             assert _old_check_passes(c, ref), (name, config)
             assert (leaderboard.check_result(c, ref, bound) is None) == ok, (name, config)
+
+
+def test_cli_verbs_forward_to_their_modules(capsys, tmp_path):
+    """`python -m autograder leaderboard|bench-grading ...` run those modules with the rest of the command line."""
+    from autograder.__main__ import main
+
+    assert main(["leaderboard", "--out", str(tmp_path)]) == 2  # no GPU here: refused in one line
+    assert main(["bench-grading", "-n", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "-n must be >= 1" in err and "Traceback" not in err
+    assert main(["bench-grading", "--notebook", "no_such_notebook", "-n", "1"]) == 2
+    assert "no sampled notebook" in capsys.readouterr().err

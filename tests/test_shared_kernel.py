@@ -1,5 +1,5 @@
 """The notebooks of one hand-in share a kernel, reset between notebooks (autograder/grade/nbexec.py SharedKernel),
-and run as ``nbgrader`` children of a fork server (autograder/grade/nbgrader_fork.py)."""
+and run as ``nbgrader`` children of a fork server (autograder/nbgrader_fork.py)."""
 
 from __future__ import annotations
 
@@ -133,7 +133,7 @@ def test_the_reset_restores_builtins_and_refuses_a_changed_import_machinery():
 
 
 def test_forked_nbgrader_is_a_subprocess_in_all_that_counts(tmp_path):
-    from autograder.grade import nbgrader_fork
+    from autograder import nbgrader_fork
 
     if not nbgrader_fork.enabled():
         pytest.skip("the fork server runs on Linux only")
@@ -155,7 +155,7 @@ def test_forked_nbgrader_is_a_subprocess_in_all_that_counts(tmp_path):
 
 def test_forked_nbgrader_dies_with_a_killed_grader(tmp_path):
     """A grader killed by SIGKILL leaves no forked nbgrader behind (nor the fork server)."""
-    from autograder.grade import nbgrader_fork
+    from autograder import nbgrader_fork
 
     if not nbgrader_fork.enabled():
         pytest.skip("the fork server runs on Linux only")
@@ -164,8 +164,8 @@ def test_forked_nbgrader_dies_with_a_killed_grader(tmp_path):
     script = (
         "import os, sys, time\n"
         "from pathlib import Path\n"
-        "from autograder.grade import nbgrader_fork\n"
-        "import autograder.grade.nbgrader_fork as f\n"
+        "from autograder import nbgrader_fork\n"
+        "import autograder.nbgrader_fork as f\n"
         "ctx = f._context()\n"
         "p = ctx.Process(target=f._child, args=(['list'], sys.argv[1], dict(os.environ), "
         "os.devnull, os.devnull, os.getpid()))\n"

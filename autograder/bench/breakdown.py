@@ -39,7 +39,7 @@ def kind_of(cmdline: list[str]) -> str:
         return "bwrap"
     if "ipykernel" in line:
         return "kernel (student cells)"
-    if "multiprocessing.forkserver" in line:  # autograder/grade/nbgrader_fork.py: the server and its forked runs
+    if "multiprocessing.forkserver" in line:  # autograder/nbgrader_fork.py: the server and its forked runs
         return "nbgrader (fork server once + forked runs: replay, judging)"
     if "nbgrader" in line:
         return "nbgrader (start-up, replay, judging)"

@@ -1,7 +1,7 @@
 """Class-scale grading benchmark (``make bench-grading N=100``): N synthetic students, every sampled week.
 
-    python -m autograder.bench.class_scale -n 100                     # both weeks, results/grading_throughput.{csv,md}
-    python -m autograder.bench.class_scale -n 2 --notebook 01_block_model --out /tmp/r   # a quick check
+    python -m autograder bench-grading -n 100                     # both weeks, results/grading_throughput.{csv,md}
+    python -m autograder bench-grading -n 2 --notebook 01_block_model --out /tmp/r   # a quick check
 
 Each synthetic student hands in every notebook of every assignment with committed samples
 (autograder/samples/ASSIGNMENT): for each notebook one sample kind that has it, rotating through the kinds
@@ -36,7 +36,7 @@ from pathlib import Path
 from autograder.course import Course, read_notebook
 from autograder.grade.autograde import DEFAULT_CELL_TIMEOUT, autograde_all
 from autograder.grade.lock import stage_dir
-from autograder.samplekit.compare import score_mismatches
+from autograder.reporting.sample_check import score_mismatches
 from autograder.samplekit.expected import read_expected
 
 SLOW = "slow"
@@ -180,7 +180,7 @@ def write_results(out: Path, row: dict, per_nb: dict[str, list[float]]) -> tuple
 
 def main(argv=None) -> int:
     warnings.filterwarnings("ignore")
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m autograder bench-grading", description=__doc__.split("\n\n")[0])
     ap.add_argument("-n", type=int, default=100, help="synthetic students (default 100)")
     ap.add_argument("--assignment", action="append", help="default: every assignment with samples")
     ap.add_argument("--notebook", action="append", help="only these notebooks (default: all)")

@@ -39,7 +39,7 @@ from autograder.samplekit.make_samples import Notebook
 
 def _cpu() -> float:
     """CPU seconds the whole machine spent busy so far (/proc/stat): nbgrader runs are children of a fork
-    server (grade/nbgrader_fork.py), not of this process, so this process's children's time misses them;
+    server (autograder/nbgrader_fork.py), not of this process, so this process's children's time misses them;
     on a quiet machine the busy time is the grading's."""
     return _machine_busy()[0]
 

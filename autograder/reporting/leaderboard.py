@@ -1,6 +1,6 @@
 """`make leaderboard ASSIGNMENT=week07`: time every graded student's matmul kernel on this GPU.
 
-    python -m autograder.reporting.leaderboard [--assignment week07] [--hand-ins DIR] [--size 4096] [--out results]
+    python -m autograder leaderboard [--assignment week07] [--hand-ins DIR] [--size 4096] [--out results]
 
 Ungraded: a ranking, not points. For each hand-in of ``01_pointer_blocks`` (the autograded copies under
 ``autograder/autograded/<student>/<assignment>/``, or ``--hand-ins DIR`` with ``DIR/<student>/<notebook>.ipynb``
@@ -232,7 +232,7 @@ def plot(rows: list[dict], path: Path) -> None:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m autograder leaderboard", description=__doc__.splitlines()[0])
     ap.add_argument("--assignment", default="week07")
     ap.add_argument("--hand-ins", type=Path, default=None, help="DIR/<student>/01_pointer_blocks.ipynb")
     ap.add_argument("--size", type=int, default=4096)

@@ -1,7 +1,7 @@
 """Demo hand-ins for the leaderboard (what produced ``results/leaderboard_week07_demo.csv`` on an H200).
 
     python -m autograder.reporting.leaderboard_demo [OUT]        # default autograder/work/leaderboard_demo
-    python -m autograder.reporting.leaderboard --hand-ins autograder/work/leaderboard_demo --out results
+    python -m autograder leaderboard --hand-ins autograder/work/leaderboard_demo --out results
 
 Each ``OUT/<name>/01_pointer_blocks.ipynb`` is the release notebook with its ``student_kernel`` cell
 replaced: the master's solution, two edits of it (FP16 accumulator; row/column masks instead of ``% M``,

@@ -1,7 +1,5 @@
-"""Compare a graded course with a samples folder's expected.csv / cases.csv (used by ``make demo``).
-
-Kept apart from ``__main__`` and ``demo`` so that both import it and neither imports the other.
-"""
+"""Compare a graded course with a samples folder's expected.csv / cases.csv (``make demo``, the grading
+benchmark)."""
 
 from __future__ import annotations
 
