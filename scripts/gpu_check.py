@@ -3,7 +3,7 @@ shared memory / registers / spills on the live device, and a search over the TMA
 options at 4096^3 and 8192^3 (with the other persistent variants and the autotuned kernel, against
 torch.matmul in the same run).
 
-    python scripts/gpu_check.py --out OUTDIR [--skip-tests] [--skip-search]
+    python scripts/gpu_check.py --out OUTDIR [--skip-tests] [--skip-search]    # after `make setup` (or pip install -e .)
 
 Writes OUTDIR/pytest_gpu.log, compiled_kernels.csv, tma_configs.csv, persistent_variants_quick.csv.
 """
@@ -16,9 +16,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from gemm_lab import runtime  # noqa: E402
+from gemm_lab import runtime
 
 
 def main() -> int:

@@ -13,6 +13,7 @@ that vectorizes and pipelines when they are not, e.g. 500x600x300); lists from `
 from __future__ import annotations
 
 import math
+import statistics
 
 import triton
 
@@ -248,7 +249,7 @@ def pick_fastest(cands, run, time_fn=None, *, eager: bool = False, host_fn=None,
     ran = [(cand, ms) for cand, ms in timings if ms == ms]
     if not ran:
         raise RuntimeError(f"best_matmul: none of {len(cands)} candidate configs ran") from last_exc
-    launch = {kernel: sorted(h)[len(h) // 2] for kernel, h in hosts.items()}
+    launch = {kernel: statistics.median_high(h) for kernel, h in hosts.items()}
 
     def score(item):
         cand, ms = item
