@@ -14,11 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from autograder.cells import meta as _meta
+from autograder.cells import source as _src
 from autograder.course import read_notebook
 from autograder.grade.integrity import review_notebook
 from autograder.samplekit import hostile, hostile_v2
 from autograder.samplekit.bad_kernels import NOTEBOOK_TESTS
-from autograder.samplekit.model import Notebook, _meta, _src
+from autograder.samplekit.model import Notebook
 from autograder.samplekit.plan import FULL_PLANS
 from gemm_lab import runtime  # noqa: F401  (before triton: kernels run in the CPU interpreter)
 
