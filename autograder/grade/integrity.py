@@ -1,6 +1,6 @@
 """How the autograder uses gemm_lab.grading.integrity.scan_source: a review aid, never a defence.
 
-Scores no longer depend on what a hand-in does in its kernel: test cells are judged in the grader's
+Scores do not depend on what a hand-in does in its kernel: test cells are judged in the grader's
 process on handed-out values, kernels and function answers from their source in a fresh worker
 (gemm_lab.grading.integrity says how). The scan still reads the code the student wrote (answer cells and
 added cells of the *autograded* notebook, after nbgrader restored the locked and test cells; each cell with

@@ -1,4 +1,5 @@
-"""Hand-in kernels that a CPU-only grader used to over-score: data for sample hand-ins and for the tests.
+"""Hand-in kernels that a grader running them only in the CPU interpreter would over-score: data for sample
+hand-ins and for the tests.
 
 Each entry of ``BAD_KERNELS`` is one student's answer to one kernel exercise: ``source`` replaces the
 solution cell ``cell`` of ``notebook`` (the kernel keeps the exercise's name and arguments), and

@@ -73,7 +73,8 @@ def bench_shape(M, N, Kd, dtype="fp16", menu=None, warmup=DEFAULT_WARMUP_MS, rep
     ``paired=True``: torch.matmul is timed again right before every kernel (``torch_ms`` holds that
     neighbouring time), so torch.matmul is measured all through the shape's run; ``ratio_to_torch`` is
     the median of all those torch times / the kernel's time (the torch row reports that median). A single
-    neighbouring time is not used for the ratio: on the H200 one of them was 24 % off the median.
+    neighbouring time is not used for the ratio: single neighbouring times scatter far more than the median
+    (results/matmul.csv keeps each in `torch_ms`).
     ``graph=True`` adds ``graph_ms`` (CUDA-graph replay: GPU time without launch overhead, L2 not
     flushed), ``graph_tflops`` and ``graph_ratio_to_torch`` (median torch graph time / the kernel's).
     """
