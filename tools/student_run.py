@@ -19,7 +19,6 @@ import sys
 import time
 from pathlib import Path
 
-
 GRADING_ENV = "GEMM_LAB_GRADING"
 
 
