@@ -47,11 +47,27 @@ def die_with_parent() -> None:
         _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
+# entry points whose top level is guarded by ``if __name__ == "__main__":`` (run by ``python -m``)
+SAFE_MAIN_PACKAGES = ("autograder", "tools", "gemm_lab", "pytest", "ipykernel_launcher")
+
+
+def main_is_safe_to_import() -> bool:
+    """multiprocessing imports the caller's ``__main__`` again in every child it starts this way. That is
+    harmless for this project's entry points, pytest, a notebook kernel and an interpreter without a main
+    file, but an instructor's own script without an ``if __name__ == "__main__":`` guard would run again in
+    the child (and fail there): such callers get plain subprocesses."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None and spec.name:
+        return spec.name.split(".")[0] in SAFE_MAIN_PACKAGES
+    return getattr(main, "__file__", None) is None
+
+
 def enabled() -> bool:
-    """Fork server on: Linux, not turned off, and a process that may have children (a daemonic
-    multiprocessing worker may not)."""
+    """Fork server on: Linux, not turned off, a process that may have children (a daemonic
+    multiprocessing worker may not), and a ``__main__`` that may be imported again (see above)."""
     return (sys.platform.startswith("linux") and os.environ.get(ENV, "1") != "0"
-            and not multiprocessing.current_process().daemon)
+            and not multiprocessing.current_process().daemon and main_is_safe_to_import())
 
 
 def _context():

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+ROOT = Path(__file__).resolve().parent.parent
+
 pytestmark = pytest.mark.slow
 
 # appended to 01_counts: leaves a name, an environment variable, a sys.path entry, a warning filter and a
@@ -136,7 +138,7 @@ def test_forked_nbgrader_is_a_subprocess_in_all_that_counts(tmp_path):
     from autograder import nbgrader_fork
 
     if not nbgrader_fork.enabled():
-        pytest.skip("the fork server runs on Linux only")
+        pytest.skip("the fork server is off here (not Linux, GEMM_LAB_NBGRADER_FORK=0, or a __main__ it may not import)")
     env = dict(os.environ, GEMM_LAB_PROBE="42")
     proc = nbgrader_fork.run(["--version"], tmp_path, env, timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip(), proc.stderr
@@ -158,7 +160,7 @@ def test_forked_nbgrader_dies_with_a_killed_grader(tmp_path):
     from autograder import nbgrader_fork
 
     if not nbgrader_fork.enabled():
-        pytest.skip("the fork server runs on Linux only")
+        pytest.skip("the fork server is off here (not Linux, GEMM_LAB_NBGRADER_FORK=0, or a __main__ it may not import)")
     marker = tmp_path / "child.pid"
     (tmp_path / "nbgrader_config.py").write_text("import time\ntime.sleep(600)\n")  # nbgrader list hangs here
     script = (
@@ -194,3 +196,25 @@ def test_forked_nbgrader_dies_with_a_killed_grader(tmp_path):
         time.sleep(0.1)
     else:
         pytest.fail(f"forked nbgrader {child} outlived its killed grader by 10 s")
+
+
+def test_an_unguarded_instructor_script_gets_plain_subprocesses(tmp_path):
+    """A script that calls the library at its top level (no ``if __name__ == "__main__":``) would run again in
+    every forked child; it releases an assignment through plain subprocesses instead, and nothing runs twice."""
+    script = tmp_path / "release_it.py"
+    script.write_text(
+        "from pathlib import Path\n"
+        "from autograder import nbgrader_fork\n"
+        "from autograder.course import Course, release\n"
+        "from autograder.samplekit.fixture import ASSIGNMENT, make_course\n"
+        f"print('top level ran', flush=True)\n"
+        f"root = make_course(Path({str(tmp_path / 'course')!r}))\n"
+        "print('fork server:', nbgrader_fork.enabled(), flush=True)\n"
+        "release(Course.at(root), ASSIGNMENT)\n"
+        "print('released', sorted(p.name for p in (root / 'release' / ASSIGNMENT).glob('*.ipynb')))\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.count("top level ran") == 1 and "fork server: False" in proc.stdout
+    assert "released ['01_counts.ipynb', '02_vectors.ipynb']" in proc.stdout
