@@ -403,6 +403,60 @@ def test_zip_bomb_is_refused_before_extracting(course, tmp_path, monkeypatch):
     assert "(limit 1048576): refused before extracting" in _reasons(report)[f"{NB1}.ipynb"]
 
 
+def _zip_bytes(members) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name, data in members:
+            zf.writestr(name, data)
+    return buf.getvalue()
+
+
+def test_a_students_own_zip_is_read_as_the_notebooks_it_holds(course, tmp_path):
+    """Students zip their notebooks: in a Canvas download the zip's LMS name says who, in a folder per
+    student the folder does, at the top of an upload ``<student>.zip`` does; one level deep only."""
+    handin = _zip_bytes([(f"{NB1}.ipynb", _text(course, NB1, "park")), (f"my work/{NB2}.ipynb", _text(course, NB2)),
+                         ("notes.txt", "hi"), ("deeper.zip", _zip_bytes([(f"{NB1}.ipynb", _text(course, NB1))]))])
+    z = tmp_path / "canvas.zip"
+    z.write_bytes(_zip_bytes([("parksj_late_555_666_handin.zip", handin),
+                              (f"leejh_777_888_{NB1}.ipynb", _text(course, NB1))]))
+    report = col.collect(course, ASSIGNMENT, z)
+    assert report.collected == {"leejh_777": [NB1], "parksj_555": [NB1, NB2]}
+    assert "park" in _handed_in(course, "parksj_555", NB1)
+    reasons = {w.rsplit(":", 1)[-1]: why for w, why in report.skipped}
+    assert reasons["deeper.zip"] == "zip inside a student's zip: not opened"
+    assert report.roster["parksj_555"]["lms_id"] == "555" and report.formats == {"Canvas": 3}
+    notes = " ".join(report.notes["parksj_555"])
+    assert "taken from the zip parksj_late_555_666_handin.zip" in notes and "late" in notes
+    # a folder per student: the folder says who, whatever the zip is called
+    drop = tmp_path / "drop"
+    (drop / "alice").mkdir(parents=True)
+    (drop / "alice" / "handin.zip").write_bytes(handin)
+    _write(drop / "bob" / f"{NB2}.ipynb", _text(course, NB2))
+    report = col.collect(course, ASSIGNMENT, drop)
+    assert report.collected == {"alice": [NB1, NB2], "bob": [NB2]}
+    # <student>.zip at the top of an upload
+    top = tmp_path / "top.zip"
+    top.write_bytes(_zip_bytes([("carol.zip", handin)]))
+    assert col.collect(course, ASSIGNMENT, top).collected == {"carol": [NB1, NB2]}
+
+
+def test_broken_student_zips_are_reported_and_their_limits_hold(course, tmp_path):
+    bomb = _zip_bytes([(f"{NB1}.ipynb", b"\0" * (48 * 2**20))])
+    z = tmp_path / "canvas.zip"
+    z.write_bytes(_zip_bytes([("choi_1_2_x.zip", b"PK\x03\x04 not a zip"),
+                              ("kang_3_4_empty.zip", _zip_bytes([("readme.txt", "hi")])),
+                              ("yoon_5_6_bomb.zip", bomb),
+                              (f"leejh_7_8_{NB1}.ipynb", _text(course, NB1))]))
+    report = col.collect(course, ASSIGNMENT, z)
+    assert report.collected == {"leejh_7": [NB1]}
+    reasons = {w.rsplit(":", 1)[-1]: why for w, why in report.skipped}
+    assert reasons["choi_1_2_x.zip"].startswith("a student's zip, corrupt")
+    assert reasons["kang_3_4_empty.zip"] == "a student's zip without a notebook: nothing collected"
+    assert "zip bomb?): refused before extracting" in reasons[f"{NB1}.ipynb"]
+
+
 def test_member_whose_header_lies_is_reported_not_read_past_its_size(course, tmp_path):
     z = tmp_path / "liar.zip"
     payload = _text(course, NB1).encode()

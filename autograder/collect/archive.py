@@ -10,6 +10,7 @@ are reported, never raised.
 
 from __future__ import annotations
 
+import io
 import re
 import stat
 import zipfile
@@ -123,6 +124,32 @@ def open_zip(path: Path, skipped: list, limits: ZipLimits) -> Iterator[zipfile.Z
             return
         with zf:
             yield zf
+
+
+def student_zip_entries(entry: Entry, skipped: list, limits: ZipLimits) -> list[Entry]:
+    """The notebooks in a zip a student handed in (one level: a zip in it is reported, not opened), read
+    with the same checks as an upload; each carries the zip's name as its ``container``."""
+    data, why = entry.read()
+    if why or data is None:
+        skipped.append((entry.where, f"a student's zip: {why or 'unreadable'}"))
+        return []
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, ValueError) as exc:
+        skipped.append((entry.where, f"a student's zip, corrupt ({type(exc).__name__}): not collected"))
+        return []
+    container = entry.parts[:-1] + (entry.name[:-len(".zip")] + ".ipynb",)
+    out = []
+    for inner in zip_entries(zf, entry.where, skipped, limits):
+        if inner.name.lower().endswith(".zip"):
+            skipped.append((inner.where, "zip inside a student's zip: not opened"))
+            continue
+        inner.parts = entry.parts + inner.parts
+        inner.origin, inner.container = entry.origin, container
+        out.append(inner)
+    if not any(e.name.lower().endswith(".ipynb") for e in out):
+        skipped.append((entry.where, "a student's zip without a notebook: nothing collected"))
+    return out
 
 
 def zip_entries(zf: zipfile.ZipFile, label: str, skipped: list, limits: ZipLimits) -> list[Entry]:

@@ -20,6 +20,7 @@ so an interrupted or refused run leaves submitted/ as it was; the upload is only
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import sys
@@ -28,7 +29,7 @@ from pathlib import Path
 
 from autograder.cells import grade_ids
 from autograder.collect import lms
-from autograder.collect.archive import ZipLimits, open_zip, zip_entries
+from autograder.collect.archive import ZipLimits, open_zip, student_zip_entries, zip_entries
 from autograder.collect.check import parse_notebook
 from autograder.collect.names import clean_stem, sanitize_student_id
 from autograder.collect.report import CollectReport, known_raw_ids, save
@@ -134,7 +135,7 @@ class _Run:
                     if got:
                         self.ctx.bb_receipts[(origin, lms.nfc(e.name[:-4]))] = got
                 elif low.endswith(".ipynb"):
-                    paths.append(e.parts)
+                    paths.append(e.container[:-1] + (e.name,) if e.container else e.parts)
                     m = lms.bb_split(e.name)
                     if m and m["file"] and lms._BB_TS.match(m["ts"]):
                         heads.append(lms.nfc(m["head"]))
@@ -143,7 +144,7 @@ class _Run:
         namings = []
         for e in entries:
             if e.name.lower().endswith(".ipynb") and not any(p.startswith(".") for p in e.parts):
-                n = lms.read_name(e.parts, e.origin, self.ctx)
+                n = self._naming(e)
                 self.namings[id(e)] = n
                 if isinstance(n, lms.Naming):
                     namings.append(n)
@@ -152,6 +153,19 @@ class _Run:
             if n.key not in self.ids:
                 self.ids[n.key] = self.student_id(_disk_name(n))
                 self.report.roster[self.ids[n.key]] = {"name": n.student, "format": n.fmt, "lms_id": n.lms_id}
+
+    def _naming(self, e: Entry) -> lms.Naming | str | None:
+        if not e.container:
+            return lms.read_name(e.parts, e.origin, self.ctx)
+        # from a student's zip: the LMS's name of the zip says who (Canvas, Moodle, ... and a top-level
+        # <student>.zip), a plain folder per student says who when the zip is inside one
+        n = lms.read_name(e.container, e.origin, self.ctx)
+        if isinstance(n, lms.Naming) and n.fmt == "plain" and len(e.container) > 1:
+            n = lms.read_name(e.container[:-1] + (e.name,), e.origin, self.ctx)
+        if isinstance(n, lms.Naming):
+            n = dataclasses.replace(n, stem=lms.nfc(e.name[:-len(".ipynb")]), notes=[
+                *n.notes, f"{e.name}: taken from the zip {e.parts[len(e.container) - 1]}"])
+        return n
 
     def _namesakes(self, namings: list[lms.Naming]) -> None:
         """Two Moodle participants with one full name stay two students (the participant id tells them apart)."""
@@ -315,18 +329,26 @@ class _Run:
 
 
 def _entries_of(source: Path, report: CollectReport, limits: ZipLimits, stack) -> list[Entry]:
-    """Every entry of the upload (zips at the top of a folder opened too; ``stack`` keeps them open)."""
+    """Every entry of the upload (zips at the top of a folder opened too; ``stack`` keeps them open), a
+    student's own zip (inside the upload's zip, or in a student folder) read as the notebooks it holds."""
     if source.is_file() and source.suffix.lower() == ".zip":
         zf = stack.enter_context(open_zip(source, report.skipped, limits))
-        return zip_entries(zf, str(source), report.skipped, limits) if zf is not None else []
-    if not source.is_dir():
+        entries = zip_entries(zf, str(source), report.skipped, limits) if zf is not None else []
+    elif not source.is_dir():
         raise FileNotFoundError(f"source: {source} is neither a .zip nor a folder")
+    else:
+        entries = []
+        for e in walk_folder(source, report.skipped):
+            if len(e.parts) == 1 and e.name.lower().endswith(".zip") and not e.problem:
+                zf = stack.enter_context(open_zip(Path(e.where), report.skipped, limits))
+                if zf is not None:
+                    entries += zip_entries(zf, e.where, report.skipped, limits)
+            else:
+                entries.append(e)
     out = []
-    for e in walk_folder(source, report.skipped):
-        if len(e.parts) == 1 and e.name.lower().endswith(".zip") and not e.problem:
-            zf = stack.enter_context(open_zip(Path(e.where), report.skipped, limits))
-            if zf is not None:
-                out += zip_entries(zf, e.where, report.skipped, limits)
+    for e in entries:
+        if e.name.lower().endswith(".zip") and not e.problem and not any(p.startswith(".") for p in e.parts):
+            out += student_zip_entries(e, report.skipped, limits)
         else:
             out.append(e)
     return out

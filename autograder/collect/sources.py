@@ -30,6 +30,9 @@ class Entry:
     zip_member: bool = False
     problem: str | None = None  # set for links and special files: never read
     origin: str = ""  # the folder or zip the entry was found in (formats read each upload on its own)
+    # a notebook taken from a student's own zip: the zip's path in the upload, its ".zip" read as ".ipynb"
+    # (the LMS named the zip, so the zip's name says who handed it in)
+    container: tuple[str, ...] | None = None
 
     @property
     def name(self) -> str:
