@@ -16,7 +16,8 @@ A hand-in of an earlier release may carry a grade id that was renamed since (ids
 unknown id takes the id of the first missing release cell of the same kind after its predecessor),
 nbgrader metadata of known cells (the release's flags and points), duplicates of test/locked cells (a test
 cell keeps its last copy, others their first; a duplicated answer cell's extra copies become plain cells
-so their code still runs), then missing locked, test and graded cells, re-inserted from the release right
+so their code still runs), cells that lost their metadata recognised where they stand (by source; a graded
+answer by its neighbours), then missing locked, test and graded cells, re-inserted from the release right
 after the closest preceding release cell present. Each repair is returned as one English line for the
 review column. Locked and test cell *sources* are restored by nbgrader itself (OverwriteCells).
 """
@@ -152,6 +153,48 @@ def _drop_duplicates(cells: list[dict], repairs: list[str]) -> list[dict]:
     return out
 
 
+def _squeezed(cell: dict) -> str:
+    return "".join(nbcells.source(cell).split())
+
+
+def _adopt_unmarked(cells: list[dict], rel_cells: list[dict], repairs: list[str]) -> None:
+    """Cells that lost their nbgrader metadata (a notebook rebuilt by copying cells, a tool that drops cell
+    metadata) get it back where they stand: a plain cell whose source is a missing locked or test cell's
+    (whitespace aside) is that cell; then a missing graded answer cell whose two release neighbours are
+    present with exactly one plain cell of its type between them is that cell. What is adopted keeps its
+    place, so the student's answers still run before the tests that read them."""
+    def present():
+        return {g: i for i, g in enumerate(map(nbcells.grade_id, cells)) if g is not None}
+
+    plain = [i for i, c in enumerate(cells) if not nbcells.meta(c)]
+    for rcell in rel_cells:
+        gid = nbcells.grade_id(rcell)
+        if gid is None or gid in present() or nbcells.role(rcell) not in ("locked", "test", "task"):
+            continue
+        want = _squeezed(rcell)
+        match = next((i for i in plain if cells[i]["cell_type"] == rcell["cell_type"] and _squeezed(cells[i]) == want
+                      and want), None)
+        if match is not None:
+            plain.remove(match)
+            cells[match]["metadata"]["nbgrader"] = copy.deepcopy(rcell["metadata"]["nbgrader"])
+            repairs.append(f"cell {match} recognised as {nbcells.role(rcell)} cell {gid} (its nbgrader metadata "
+                           "was missing)")
+    rel_gids = [nbcells.grade_id(c) for c in rel_cells]
+    for r_idx, rcell in enumerate(rel_cells):
+        gid = rel_gids[r_idx]
+        if gid is None or gid in present() or not (nbcells.role(rcell) == "answer" and nbcells.is_grade(rcell)):
+            continue
+        where = present()
+        before = next((where[g] for g in reversed(rel_gids[:r_idx]) if g in where), -1)
+        after = next((where[g] for g in rel_gids[r_idx + 1:] if g in where), len(cells))
+        between = [i for i in plain if before < i < after and cells[i]["cell_type"] == rcell["cell_type"]]
+        if len(between) == 1 and (before >= 0 or after < len(cells)):
+            i = between[0]
+            plain.remove(i)
+            cells[i]["metadata"]["nbgrader"] = copy.deepcopy(rcell["metadata"]["nbgrader"])
+            repairs.append(f"cell {i} recognised as answer cell {gid} (its nbgrader metadata was missing)")
+
+
 def _restore_missing(cells: list[dict], rel_cells: list[dict], rel_ids: list[str], repairs: list[str]) -> list[dict]:
     for r_idx, rcell in enumerate(rel_cells):
         gid = nbcells.grade_id(rcell)
@@ -187,6 +230,7 @@ def normalize(nb, release_nb: dict, notebook: str | None = None) -> tuple[dict, 
     _restore_ids(cells, rel_ids, rel_by_id, repairs)
     _restore_metadata(cells, rel_by_id, repairs)
     cells = _drop_duplicates(cells, repairs)
+    _adopt_unmarked(cells, rel_cells, repairs)
     nb["cells"] = _restore_missing(cells, rel_cells, rel_ids, repairs)
     _unique_cell_ids(nb["cells"])
     return nb, repairs
