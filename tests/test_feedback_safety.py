@@ -542,6 +542,49 @@ def test_display_updates_stay_in_bounds_and_capped(monkeypatch):
     nbformat.validate(nb)
 
 
+def test_normalize_recognises_cells_that_lost_their_metadata_where_they_stand():
+    """A notebook rebuilt by copying cells (or saved by a tool that drops cell metadata): the given and test
+    cells are recognised by their source in place, so the answers before them still count; a graded written
+    answer by its neighbours. Nothing is inserted, and the result is stable."""
+    rel = _rel_nb()
+    rel["cells"].insert(5, {"cell_type": "markdown", "id": "why", "source": "YOUR ANSWER HERE", "metadata": {
+        "nbgrader": {"grade_id": "why_b", "schema_version": 3, "grade": True, "solution": True, "locked": False,
+                     "points": 2}}})
+    nb = copy.deepcopy(rel)
+    for c in nb["cells"]:
+        c["metadata"] = {}
+        c.pop("id")
+    nb["cells"][3]["source"] = "b = 2"
+    nb["cells"][5]["source"] = "b is two because ..."
+    nb["cells"][2]["source"] = "assert a == 1\n"  # whitespace aside, the release's test
+    nb["cells"].insert(3, {"cell_type": "code", "metadata": {}, "source": "a = 1", "outputs": [],
+                           "execution_count": None})
+    fixed, repairs = normalize(nb, rel)
+    assert _ids(fixed) == ["setup", "given", "test_a", None, None, "test_b", "why_b"]
+    assert [c["source"] for c in fixed["cells"]][3:5] == ["a = 1", "b = 2"]
+    assert fixed["cells"][6]["source"] == "b is two because ..."
+    assert len(repairs) == 5 and all("recognised as" in r and "metadata was missing" in r for r in repairs)
+    assert normalize(fixed, rel)[1] == []
+
+
+def test_normalize_adopts_nothing_it_cannot_tell():
+    """An edited copy of a test is not that test (the release's is put back after its predecessor); two
+    plain candidates for one written answer are left plain (the release's blank answer is put back)."""
+    rel = _rel_nb()
+    rel["cells"].append({"cell_type": "markdown", "id": "why", "source": "YOUR ANSWER HERE", "metadata": {
+        "nbgrader": {"grade_id": "why_b", "schema_version": 3, "grade": True, "solution": True, "locked": False,
+                     "points": 2}}})
+    nb = copy.deepcopy(rel)
+    nb["cells"][4]["metadata"] = {}
+    nb["cells"][4]["source"] = "assert True  # b == 2"
+    nb["cells"][5]["metadata"] = {}
+    nb["cells"].append({"cell_type": "markdown", "metadata": {}, "source": "second thoughts"})
+    fixed, repairs = normalize(nb, rel)
+    assert "restored missing test cell test_b" in repairs and "restored missing answer cell why_b" in repairs
+    assert not any("recognised" in r for r in repairs)
+    assert _ids(fixed).count("test_b") == 1 and _ids(fixed).count("why_b") == 1
+
+
 def test_normalize_survives_random_edits():
     """Random deletions, copies, moves, renamed ids and junk metadata: no exception, and every locked/test
     cell of the release present exactly once afterwards (so nbgrader can grade the hand-in)."""
