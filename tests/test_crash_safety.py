@@ -50,14 +50,14 @@ def test_leftover_runtime_folder_with_a_mounted_socket_folder_is_removed(tmp_pat
     SIGKILL leaves it mounted, and the next run must still remove the folder."""
     rt = tmp_path / "rt"
     stale = rt / f"glrt-{_dead_pid()}-12345-abc"
-    (stale / "s1-x").mkdir(parents=True)
+    (stale / "s 1-x").mkdir(parents=True)  # a space: written \040 in mountinfo
     (stale / "kernel-1.json").write_text("{}")
     try:
-        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(stale / "s1-x")], check=True,
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(stale / "s 1-x")], check=True,
                        capture_output=True, timeout=30)
     except (OSError, subprocess.CalledProcessError) as exc:
         pytest.skip(f"cannot mount a tmpfs here (not root, or no CAP_SYS_ADMIN): {exc}")
-    (stale / "s1-x" / "k-shell").write_text("")
+    (stale / "s 1-x" / "k-shell").write_text("")
     removed = clean_leftovers(tmp_path / "work", runtime_parent=rt)
     assert removed == [stale] and not stale.exists()
     assert str(stale) not in Path("/proc/self/mountinfo").read_text()

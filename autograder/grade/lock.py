@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -154,8 +155,8 @@ def _mounts_under(path: Path) -> list[str]:
                 fields = line.split()
                 if len(fields) < 5:
                     continue
-                # mountinfo escapes space, tab, newline and backslash as \ooo
-                point = fields[4].encode("latin-1", "surrogateescape").decode("unicode_escape")
+                # mountinfo escapes space, tab, newline and backslash as \ooo (other text is as is)
+                point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])
                 if point == root or point.startswith(root + "/"):
                     out.append(point)
     except OSError:
