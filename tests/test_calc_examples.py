@@ -1,10 +1,12 @@
 """python -m gemm_lab.calc prints the seeds' answers (the `make examples` target)."""
 
+import runpy
+
 from gemm_lab.calc import examples
 
 
 def test_demo_prints_every_section(capsys):
-    examples.main()
+    runpy.run_module("gemm_lab.calc", run_name="__main__")  # what `python -m gemm_lab.calc` runs
     out = capsys.readouterr().out
     for needle in [
         "grid=(3,)", "pid 2: offsets [8, 9, 10, 11], mask [True, True, False, False]",
@@ -20,3 +22,9 @@ def test_demo_prints_every_section(capsys):
         "프로그램 340개, 타일 6~7개씩",
     ]:
         assert needle in out, needle
+
+
+def test_without_measurements_the_calculated_answers_still_print(capsys):
+    examples.main()  # nothing measured passed in: exercise 3 prints the seed's numbers only
+    out = capsys.readouterr().out
+    assert "손익분기점: 986회" in out and "실제 GPU" not in out

@@ -78,7 +78,9 @@ def week07_exercise2() -> None:
         print(f"    {arch}, 한계 64 KiB: {cells}")
 
 
-def week07_exercise3() -> None:
+def week07_exercise3(measured=None) -> None:
+    """``measured``: {compile_cache: measured case or None, "csv": file name}, read from results/ by the
+    caller (this package stays pure: no I/O, no import of the rest of gemm_lab); None: not printed."""
     _h("7주차 연습문제 3 — TFLOP/s, 오토튜닝 손익분기점")
     a = autotune.exercise3_answers()
     print(f"TFLOP/s: 고정 {a.tflops_fixed:.4f}, 오토튜닝 {a.tflops_tuned:.4f}, torch.matmul {a.tflops_cublas:.4f}")
@@ -86,12 +88,10 @@ def week07_exercise3() -> None:
     print(f"1회 실행: 고정 {a.one_call_fixed_ms:.4f} ms, 오토튜닝 {a.one_call_tuned_ms:.4f} ms")
     print(f"{a.n_calls:,}회 실행: 고정 {a.many_calls_fixed_ms:,.1f} ms, 오토튜닝 {a.many_calls_tuned_ms:,.1f} ms")
     print(f"손익분기점: {a.break_even:,}회")
-    from gemm_lab.results_autotune import AUTOTUNE_COST_CSV, measured_autotune_case
-
-    for cache in ("cold", "warm"):
-        real = measured_autotune_case(compile_cache=cache)
+    for cache in ("cold", "warm") if measured else ():
+        real = measured.get(cache)
         if real is None:
-            print(f"실제 GPU (컴파일 캐시 {cache}): results/{AUTOTUNE_COST_CSV}에 측정이 없어 계산하지 않습니다")
+            print(f"실제 GPU (컴파일 캐시 {cache}): results/{measured['csv']}에 측정이 없어 계산하지 않습니다")
             continue
         f = autotune.exercise3_answers(real)
         print(f"실제 GPU (컴파일 캐시 {cache}, {real.source}): 튜닝 {real.tuned.tuning_ms:,.0f} ms, "
@@ -132,15 +132,12 @@ def blog_occupancy() -> None:
           f"sm_120 {smem.compiler_smem(BLOG_CONFIG, 'sm_120'):,} B")
 
 
-def main() -> None:
+def main(measured=None) -> None:
     week06_section4()
     week07_example1()
     week07_example2()
     week07_exercise1()
     week07_exercise2()
-    week07_exercise3()
+    week07_exercise3(measured)
     blog_occupancy()
 
-
-if __name__ == "__main__":
-    main()
