@@ -36,8 +36,17 @@ from autograder.grade.autograde import (
 from autograder.reporting.sample_check import compare_with_expected
 
 
+class UnknownAssignment(ValueError):
+    """A named assignment that source/ does not hold."""
+
+
 def _assignments(course: Course, given: list[str], with_handins: bool = False) -> list[str]:
-    names = given or course.assignments()
+    known = course.assignments()
+    unknown = [a for a in given if a not in known]
+    if unknown:
+        raise UnknownAssignment(f"ASSIGNMENT={unknown[0]} is not an assignment of source/ (known: "
+                                f"{', '.join(known) or 'none'})")
+    names = given or known
     if with_handins and not given:
         names = [a for a in names if submitted_students(course, a)]
     return names
@@ -257,7 +266,7 @@ def main(argv=None) -> int:
     course = Course.at(args.course_root)
     try:
         return args.fn(course, args) or 0
-    except (SandboxMissing, AutogradeLocked) as exc:
+    except (SandboxMissing, AutogradeLocked, UnknownAssignment) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 

@@ -113,7 +113,14 @@ def main(argv=None) -> int:
     ap.add_argument("--keep", action="store_true", help="keep the scratch course (autograder/work/demo-*)")
     args = ap.parse_args(argv)
     repo = Course.at(args.course_root)
-    assignments = args.assignment or sampled_assignments(repo)
+    sampled = sampled_assignments(repo)
+    assignments = args.assignment or sampled
+    unknown = [a for a in assignments if a not in sampled]
+    if unknown:
+        print(f"error: {unknown[0]} has no sample hand-ins (sampled: {', '.join(sampled) or 'none'}); "
+              f"make them with `python -m autograder.samplekit.make_samples {unknown[0]} --from-source`",
+              file=sys.stderr)
+        return 2
     if not assignments:
         print("error: no samples: run `python -m autograder.samplekit.make_samples ASSIGNMENT`", file=sys.stderr)
         return 2

@@ -265,6 +265,22 @@ def test_collect_bad_use_is_one_line(course, tmp_path):
     assert not course.submitted.exists()  # the bundled samples were not collected
 
 
+def test_release_autograde_demo_of_an_unknown_assignment_is_one_line(course, capsys):
+    from autograder.__main__ import main
+
+    for argv in (["release", "week99"], ["autograde", "week99"], [ASSIGNMENT, "week99"]):
+        argv = ["--course-root", str(course.root), *(argv if argv[0] in ("release", "autograde")
+                                                     else ["autograde", *argv])]
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "ASSIGNMENT=week99 is not an assignment of source/" in err, err
+        assert ASSIGNMENT in err  # names the known ones
+    assert main(["--course-root", str(course.root), "demo", "week99"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "week99 has no sample hand-ins" in err and "make_samples week99" in err
+    assert not course.release.exists() and not course.gradebook.exists()  # nothing done
+
+
 # ---------------------------------------------------------------------------------------- exports
 
 def _gradebook(course: Course, students: list[str]) -> None:
