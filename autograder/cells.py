@@ -51,6 +51,11 @@ def is_code(cell) -> bool:
     return isinstance(cell, dict) and cell.get("cell_type") == "code"
 
 
+def is_student_code(cell) -> bool:
+    """Code the student wrote: answer cells and unmarked code cells (locked and test cells nbgrader restores)."""
+    return is_code(cell) and not is_locked(cell)
+
+
 def is_autograded_test(cell) -> bool:
     """A test cell: code, graded, not an answer (nbgrader restores its source and scores its outcome)."""
     return is_code(cell) and is_grade(cell) and not is_solution(cell)

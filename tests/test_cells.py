@@ -59,6 +59,8 @@ def test_roles_and_grade_ids_of_a_small_notebook():
     assert nbcells.grade_ids(nb) == ["ans", "test", "given", "task"]
     assert [nbcells.is_autograded_test(c) for c in nb["cells"]] == [False, True, False, False, False]
     assert [nbcells.is_locked_only(c) for c in nb["cells"]] == [False, False, True, True, False]
+    assert [nbcells.is_student_code(c) for c in nb["cells"]] == [True, False, False, False, False]
+    assert nbcells.is_student_code({"cell_type": "code", "metadata": {}, "source": "x = 1"})
     assert nbcells.source(nb["cells"][0]) == "x = 1" and nbcells.grade_ids({"cells": "no"}) == []
     for plain, node in zip(nb["cells"], nbformat.from_dict(nb).cells, strict=True):
         assert (nbcells.is_grade(plain), nbcells.is_solution(plain), nbcells.is_locked(plain), nbcells.is_task(plain)) == \

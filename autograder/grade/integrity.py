@@ -26,23 +26,13 @@ def finding_code(finding: str) -> str:
     return m.group(1) if m else "UNKNOWN"
 
 
-def is_student_code(cell) -> bool:
-    """Code the student wrote: answer cells and unmarked cells (locked/test cells are restored)."""
-    if cell.get("cell_type") != "code":
-        return False
-    m = nbcells.meta(cell)
-    if m.get("solution"):
-        return True
-    return not (m.get("grade") or m.get("locked"))
-
-
 def review_notebook(nb: dict) -> tuple[list[str], list[str]]:
     """(findings, grade_ids to zero: always none) for one autograded notebook; each finding is
     ``"셀 N [grade_id]: <scan_source finding>"``."""
     findings: list[str] = []
     cells = nb.get("cells", [])
     for idx, cell in enumerate(cells):
-        if not is_student_code(cell):
+        if not nbcells.is_student_code(cell):
             continue
         gid = nbcells.meta(cell).get("grade_id", "-")
         for f in scan_source(nbcells.source(cell), locked_names(cells, before=idx)):

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import fcntl
 import os
-import re
 import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from autograder.sandbox.host import pid_alive, remove_tree, started_at
 
 RUNTIME_PREFIX = "glrt-"
 RUNTIME_PARENT = Path("/tmp")
@@ -30,42 +31,13 @@ class AutogradeLocked(RuntimeError):
     """Another autograde holds the course's lock."""
 
 
-def _started_at(pid: int) -> float | None:
-    """When process ``pid`` started (seconds since the epoch, from /proc), or None where unknown."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
-            ticks = int(f.read().rsplit(")", 1)[1].split()[19])  # field 22, starttime
-        with open("/proc/stat", encoding="ascii") as f:
-            boot = next(float(line.split()[1]) for line in f if line.startswith("btime "))
-        return boot + ticks / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError, StopIteration):
-        return None
-
-
 def owner_gone(pid: int, made: float) -> bool:
     """The process that made a folder (named with its pid) at or before ``made`` is gone: no such process,
     or one that started later under the same pid (pids are reused on a busy machine)."""
     if not pid_alive(pid):
         return True
-    start = _started_at(pid)
+    start = started_at(pid)
     return start is not None and start > made + 1.0
-
-
-def pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # a zombie (killed, not yet reaped by its parent) is gone for our purposes
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return True
 
 
 def _read_pid(path: Path) -> int | None:
@@ -117,65 +89,32 @@ class CourseLock:
 def runtime_dir_name() -> str:
     """Prefix of a grading runtime folder: ``glrt-<pid>-<start>-`` (the owner, and when it started, are known
     after a crash: a later process under the same pid is not its owner)."""
-    return f"{RUNTIME_PREFIX}{os.getpid()}-{int(_started_at(os.getpid()) or 0)}-"
+    return f"{RUNTIME_PREFIX}{os.getpid()}-{int(started_at(os.getpid()) or 0)}-"
 
 
 OLD_FORMAT_AGE_S = 24 * 3600
 
 
+def _owner_gone(tail: str, made: float, now: float, *, start_in_name: bool) -> bool:
+    """Whether the process that named a folder ``<pid>-[<start>-]...`` (``tail``) is gone; a name without a
+    pid (older versions) counts as gone once untouched for a day. ``start_in_name``: the name's second part,
+    when a number, is its owner's start time (a later process under that pid is not its owner)."""
+    parts = tail.split("-")
+    if not (parts[0].isdigit() and len(parts) >= 2):
+        return now - made > OLD_FORMAT_AGE_S
+    pid = int(parts[0])
+    if start_in_name and len(parts) >= 3 and parts[1].isdigit() and int(parts[1]) > 0:
+        start = started_at(pid) if pid_alive(pid) else None
+        return start is None or abs(start - int(parts[1])) > 2
+    return owner_gone(pid, made)
+
+
 def stale_runtime_dirs(parent: Path = RUNTIME_PARENT) -> list[Path]:
-    """``/tmp/glrt-<pid>-*`` folders whose process is gone (other live runs' folders are left alone), and
-    folders without an owner PID (``glrt-<random>``, older versions) not touched for a day."""
-    out = []
+    """``/tmp/glrt-<pid>-<start>-*`` folders whose process is gone (other live runs' folders are left alone),
+    and folders without an owner PID (``glrt-<random>``, older versions) not touched for a day."""
     now = time.time()
-    for p in parent.glob(f"{RUNTIME_PREFIX}*"):
-        if not p.is_dir() or p.is_symlink():
-            continue
-        parts = p.name[len(RUNTIME_PREFIX):].split("-")
-        pid = parts[0]
-        if pid.isdigit() and len(parts) >= 3 and parts[1].isdigit() and int(parts[1]) > 0:
-            start = _started_at(int(pid)) if pid_alive(int(pid)) else None
-            if start is None or abs(start - int(parts[1])) > 2:
-                out.append(p)
-        elif pid.isdigit() and len(parts) >= 2:
-            if owner_gone(int(pid), p.stat().st_mtime):
-                out.append(p)
-        elif now - p.stat().st_mtime > OLD_FORMAT_AGE_S:
-            out.append(p)
-    return sorted(out)
-
-
-def _mounts_under(path: Path) -> list[str]:
-    """Mount points at or below ``path`` in this mount namespace, deepest first (from /proc/self/mountinfo)."""
-    root = os.path.realpath(path)
-    out = []
-    try:
-        with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as f:
-            for line in f:
-                fields = line.split()
-                if len(fields) < 5:
-                    continue
-                # mountinfo escapes space, tab, newline and backslash as \ooo (other text is as is)
-                point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])
-                if point == root or point.startswith(root + "/"):
-                    out.append(point)
-    except OSError:
-        return []
-    return sorted(set(out), key=lambda m: m.count("/"), reverse=True)
-
-
-def remove_tree(path: Path) -> None:
-    """``rmtree`` that first detaches what is mounted inside: a grader killed by SIGKILL leaves its kernels'
-    tmpfs socket folders (root only, :func:`autograder.sandbox.bwrap.socket_dir`) mounted in its runtime
-    folder, and a mount point cannot be removed."""
-    import ctypes
-
-    mounts = _mounts_under(path) if os.geteuid() == 0 else []
-    if mounts:
-        libc = ctypes.CDLL(None, use_errno=True)
-        for m in mounts:
-            libc.umount2(m.encode("utf-8", "surrogateescape"), 2)  # MNT_DETACH
-    shutil.rmtree(path, ignore_errors=True)
+    return sorted(p for p in parent.glob(f"{RUNTIME_PREFIX}*") if p.is_dir() and not p.is_symlink()
+                  and _owner_gone(p.name[len(RUNTIME_PREFIX):], p.stat().st_mtime, now, start_in_name=True))
 
 
 STAGE_KINDS = ("collect", "bench")  # work/KIND-<pid>-*: made by stage_dir, removed once their process is gone
@@ -192,19 +131,11 @@ def stage_dir(work: Path, kind: str, label: str = "") -> Path:
 def stale_stage_dirs(work: Path) -> list[Path]:
     """``work/KIND-<pid>-*`` folders whose process is gone, and older ``work/KIND-*`` folders without an
     owner PID not touched for a day."""
-    out = []
     now = time.time()
-    for kind in STAGE_KINDS:
-        for p in Path(work).glob(f"{kind}-*") if Path(work).is_dir() else []:
-            if not p.is_dir() or p.is_symlink():
-                continue
-            pid = p.name[len(kind) + 1:].split("-", 1)[0]
-            if pid.isdigit():
-                if owner_gone(int(pid), p.stat().st_mtime):
-                    out.append(p)
-            elif now - p.stat().st_mtime > OLD_FORMAT_AGE_S:
-                out.append(p)
-    return sorted(out)
+    if not Path(work).is_dir():
+        return []
+    return sorted(p for kind in STAGE_KINDS for p in Path(work).glob(f"{kind}-*") if p.is_dir() and not p.is_symlink()
+                  and _owner_gone(p.name[len(kind) + 1:], p.stat().st_mtime, now, start_in_name=False))
 
 
 def clean_stale_stages(work: Path) -> list[Path]:

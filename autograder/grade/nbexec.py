@@ -78,14 +78,6 @@ def death_reason(returncode: int | None) -> tuple[str, int | None]:
     return f"kernel exited with code {returncode}", None
 
 
-def is_student_cell(cell) -> bool:
-    """Code the student wrote: answer cells and cells without an nbgrader role."""
-    if cell.get("cell_type") != "code":
-        return False
-    meta = cell.get("metadata", {}).get("nbgrader") or {}
-    return bool(meta.get("solution")) or not (meta.get("grade") or meta.get("locked"))
-
-
 def _handout_error(outputs) -> str | None:
     for out in outputs or []:
         if out.get("output_type") == "error":

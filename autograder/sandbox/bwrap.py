@@ -21,6 +21,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 from autograder.sandbox import cgroup as cg_mod
+from autograder.sandbox import host
 from autograder.sandbox import limits as lim
 
 ENV_SPEC = "GEMM_LAB_SANDBOX"
@@ -188,7 +189,7 @@ def bwrap_options(runtime_dir: str, env: dict[str, str] | None = None, ro_paths:
 
 
 SOCKET_DIR_BYTES = 1 << 20
-_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MNT_DETACH = 2, 4, 8, 2
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 2, 4, 8
 _SOCKET_DIR = re.compile(r"^s(\d+)-[0-9a-f]{8}$")
 
 
@@ -210,24 +211,17 @@ def socket_dir(runtime_dir: str) -> str:
 
 
 def release_socket_dir(d: str) -> None:
-    if os.path.ismount(d):
-        _libc().umount2(d.encode(), _MNT_DETACH)
-    shutil.rmtree(d, ignore_errors=True)
+    host.remove_tree(d)
 
 
 def remove_stale_socket_dirs() -> list[str]:
     """Unmount socket tmpfs left by a killed grader (``s<pid>-*`` whose process is gone); their paths."""
     gone = []
-    try:
-        lines = Path("/proc/self/mountinfo").read_text().splitlines()
-    except OSError:
-        return gone
-    for line in lines:
-        fields = line.split()
-        m = _SOCKET_DIR.match(os.path.basename(fields[4])) if len(fields) > 4 else None
-        if m and " - tmpfs " in line and not cg_mod.alive(int(m.group(1))):
-            release_socket_dir(fields[4])
-            gone.append(fields[4])
+    for point, fstype, _ in host.mounts():
+        m = _SOCKET_DIR.match(os.path.basename(point))
+        if m and fstype == "tmpfs" and not host.pid_alive(int(m.group(1))):
+            release_socket_dir(point)
+            gone.append(point)
     return gone
 
 

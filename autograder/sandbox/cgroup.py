@@ -21,23 +21,15 @@ import time
 import uuid
 from pathlib import Path
 
+from autograder.sandbox import host
+from autograder.sandbox.host import pid_alive
+
 PARENT = "gemm-lab"
 
 
 def _mounts() -> list[tuple[str, str, set[str]]]:
     """(fstype, mount point, super options) of every cgroup mount of this mount namespace."""
-    out = []
-    try:
-        lines = Path("/proc/self/mountinfo").read_text().splitlines()
-    except OSError:
-        return out
-    for line in lines:
-        left, _, right = line.partition(" - ")
-        fields, rfields = left.split(), right.split()
-        if len(fields) < 5 or len(rfields) < 3 or rfields[0] not in ("cgroup", "cgroup2"):
-            continue
-        out.append((rfields[0], fields[4].replace("\\040", " "), set(rfields[2].split(","))))
-    return out
+    return [(fstype, point, opts) for point, fstype, opts in host.mounts() if fstype in ("cgroup", "cgroup2")]
 
 
 def _own_paths() -> dict[str, str]:
@@ -52,16 +44,6 @@ def _own_paths() -> dict[str, str]:
         for c in ctrls.split(",") if ctrls else [""]:
             out[c] = path
     return out
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _write(path: Path, value: str) -> None:
@@ -199,7 +181,7 @@ def remove_stale(parents: dict[str, Path] | None = None) -> list[str]:
             continue
         for d in parent.iterdir():
             owner = d.name.split("-", 1)[0]
-            if d.is_dir() and owner.isdigit() and not alive(int(owner)) and _kill_and_remove(d):
+            if d.is_dir() and owner.isdigit() and not pid_alive(int(owner)) and _kill_and_remove(d):
                 removed.append(d.name)
     return sorted(set(removed))
 
