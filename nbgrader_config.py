@@ -31,13 +31,34 @@ c.FileNameCollectorPlugin.named_regexp = (
     r"^(?P<prefix>[^_]*)_(?P<student_id>.+?)_attempt_(?P<timestamp>[0-9][0-9\-]*)_(?P<file_id>.+\.ipynb)$"
 )
 
-# Feedback: nbgrader's default shows the hidden tests' source (restored at autograding) to students;
-# strip them (the failure message of a hidden test still says what went wrong).
-from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
-from nbgrader.preprocessors import ClearHiddenTests, GetGrades  # noqa: E402
+# formgrader's per-student "Autograde" and its "Generate Feedback" buttons (and `nbgrader autograde` /
+# `nbgrader generate_feedback` run here) would run a hand-in outside the kit's sandbox, as this user, and
+# replace the kit's graded notebook and its cleaned feedback page. They are turned off here: the converter
+# refuses when it builds its exporter, before it removes or writes anything. `make autograde` and
+# `make feedback` use their own configuration (a scratch course each), so they are not affected.
+from nbconvert.exporters import HTMLExporter, NotebookExporter  # noqa: E402
 
-c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, ClearHiddenTests]
-c.ClearHiddenTests.enforce_metadata = False
+_KIT_ONLY = ("formgrader's {action} is turned off in this course: it would {why}. Run `make {target}` "
+             "from the repository root instead, then reload this page")
+
+
+class KitOnlyAutograde(NotebookExporter):
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError(_KIT_ONLY.format(
+            action="Autograde", target="autograde",
+            why="run the hand-in outside the sandbox on this machine and overwrite the kit's graded notebook "
+                "(make autograde grades a changed hand-in again)"))
+
+
+class KitOnlyFeedback(HTMLExporter):
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError(_KIT_ONLY.format(
+            action="Generate Feedback", target="feedback",
+            why="replace the kit's cleaned feedback pages with unsanitized ones"))
+
+
+c.Autograde.exporter_class = KitOnlyAutograde
+c.GenerateFeedback.exporter_class = KitOnlyFeedback
 
 # Time limit per cell when autograding (the per-notebook limit is set by autograder/grade/autograde.py).
 c.Execute.timeout = 60
