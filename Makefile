@@ -32,7 +32,7 @@ COMPAT_README ?= README.md
 
 .DEFAULT_GOAL := help
 .PHONY: help setup sandbox-deps browser-deps demo test test-fast lint notebooks release check-release \
-        collect autograde bench-grading feedback formgrader grades report bench examples lab compat classic-venv wheel clean
+        collect autograde bench-grading feedback formgrader grades report bench examples lab compat classic-venv wheel clean clean-all
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -127,7 +127,21 @@ classic-venv: ## maintainers: classic notebook 6.5.7 + ipywidgets 7.7.1 (Colab's
 	@test -x build/classic-venv/bin/python || $(PYTHON) -m venv build/classic-venv
 	build/classic-venv/bin/python -m pip install -q notebook==6.5.7 ipywidgets==7.7.1 ipykernel matplotlib numpy pandas
 
-clean: ## remove caches and grading outputs (keeps .venv)
-	rm -rf .pytest_cache .ruff_cache .hypothesis autograder/submitted autograder/autograded \
-	       autograder/feedback autograder/gradebook.db autograder/work autograder/report
+# every file holding student names, LMS ids, hand-ins, grades or feedback (all ignored by git); the gradebook
+# (autograder/gradebook.db: formgrader's manual grades) only by clean-all
+STUDENT_DATA := autograder/submitted autograder/autograded autograder/feedback autograder/work autograder/logs \
+                autograder/report autograder/downloads autograder/grades* autograder/feedback_*.zip \
+                $(filter-out %_demo.csv %_demo.png,$(wildcard results/leaderboard_*))
+
+clean: ## remove caches and every student file the kit wrote (hand-ins, grades, feedback, zips); keeps the gradebook
+	rm -rf .pytest_cache .ruff_cache .hypothesis $(STUDENT_DATA)
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+	@test ! -e autograder/gradebook.db || echo "kept autograder/gradebook.db (scores and formgrader's manual grades): make clean-all removes it"
+
+clean-all: clean ## make clean + the gradebook itself (asks first; CONFIRM=yes to skip the question)
+	@test -e autograder/gradebook.db || exit 0; \
+	if [ "$(CONFIRM)" != yes ]; then \
+	  read -r -p "remove autograder/gradebook.db with every score and manual grade? type yes: " answer || answer=; \
+	  [ "$$answer" = yes ] || { echo "kept autograder/gradebook.db" >&2; exit 1; }; \
+	fi; \
+	rm -f autograder/gradebook.db autograder/gradebook.db-*; echo "removed autograder/gradebook.db"
