@@ -38,13 +38,13 @@ def test_hostile_kernels_are_refused_from_their_source():
 
     import hostile_kernels as hostile  # tests/ is on sys.path (pytest prepend import mode)
 
-    from gemm_lab.grading import extract
+    from gemm_lab.grading import gate
 
     cells = ["import builtins\nimport os\nimport triton\nimport triton.language as tl\n"]
     for kernel in (hostile.copies_x_and_rebinds_len, hostile.exits):
         src = inspect.getsource(kernel.fn)
-        with pytest.raises(extract.Refused, match="Lambda|SystemExit"):
-            extract.kernel_module(cells + [src], kernel.fn.__name__)
+        with pytest.raises(gate.Refused, match="Lambda|SystemExit"):
+            gate.module_for(cells + [src], kernel.fn.__name__)
 
 
 # --------------------------------------------------------------------------- scan_source

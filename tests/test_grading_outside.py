@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from gemm_lab.grading import extract, handout, remote, replay
+from gemm_lab.grading import gate, handout, remote, replay
 
 ADD_KERNEL = '''
 @triton.jit
@@ -101,7 +101,7 @@ def test_read_names_are_what_a_test_cell_takes_from_the_notebook():
     assert handout.read_names("def (") == []
 
 
-# --------------------------------------------------------------------------- extract: a kernel may call only Triton
+# --------------------------------------------------------------------------- the gate: a kernel may call only Triton
 
 
 def test_the_kernel_module_holds_only_the_kernel_and_what_it_calls():
@@ -109,18 +109,18 @@ def test_the_kernel_module_holds_only_the_kernel_and_what_it_calls():
              "@triton.jit\ndef helper(x):\n    return x * SCALE\n",
              ADD_KERNEL.replace("x + y", "helper(x) + y"),
              "secret = 42\nprint('student code that must not run')\n"]
-    text = extract.kernel_module(cells, "add_kernel")
+    text = gate.module_for(cells, "add_kernel")
     assert "def helper" in text and "SCALE" in text and "secret" not in text and "print(" not in text
     assert "import numpy" not in text and "BLOCK = 128" not in text
 
 
 def test_later_definitions_win_and_a_rebinding_removes_the_kernel():
     cells = [IMPORTS, ADD_KERNEL, ADD_KERNEL.replace("x + y", "x - y")]
-    assert "x - y" in extract.kernel_module(cells, "add_kernel")
-    with pytest.raises(extract.Refused, match="@triton.jit"):
-        extract.kernel_module(cells + ["def add_kernel(*a):\n    pass\n"], "add_kernel")
-    with pytest.raises(extract.Refused, match="찾지 못했습니다"):
-        extract.kernel_module(cells + ["add_kernel = None\n"], "add_kernel")
+    assert "x - y" in gate.module_for(cells, "add_kernel")
+    with pytest.raises(gate.Refused, match="@triton.jit"):
+        gate.module_for(cells + ["def add_kernel(*a):\n    pass\n"], "add_kernel")
+    with pytest.raises(gate.Refused, match="찾지 못했습니다"):
+        gate.module_for(cells + ["add_kernel = None\n"], "add_kernel")
 
 
 @pytest.mark.parametrize("body, named", [
@@ -139,25 +139,25 @@ def test_later_definitions_win_and_a_rebinding_removes_the_kernel():
 def test_anything_but_triton_inside_a_kernel_is_refused(body, named):
     cells = [IMPORTS + "import numpy as np\nimport builtins\ndef compute(x):\n    return x\n",
              "@triton.jit\ndef k(x_ptr, y_ptr):\n" + body]
-    with pytest.raises(extract.Refused) as info:
-        extract.kernel_module(cells, "k")
+    with pytest.raises(gate.Refused) as info:
+        gate.module_for(cells, "k")
     assert named in str(info.value)
 
 
 def test_decorators_and_defaults_must_be_plain():
     base = [IMPORTS + "def deco(f):\n    return f\n"]
-    with pytest.raises(extract.Refused, match="데코레이터"):
-        extract.kernel_module(base + ["@deco\n@triton.jit\ndef k(x):\n    pass\n"], "k")
-    with pytest.raises(extract.Refused, match="기본값"):
-        extract.kernel_module(base + ["@triton.jit\ndef k(x, B=deco(1)):\n    pass\n"], "k")
-    with pytest.raises(extract.Refused, match="데코레이터"):
-        extract.kernel_module(base + ["@triton.jit(repr=deco)\ndef k(x):\n    pass\n"], "k")
+    with pytest.raises(gate.Refused, match="데코레이터"):
+        gate.module_for(base + ["@deco\n@triton.jit\ndef k(x):\n    pass\n"], "k")
+    with pytest.raises(gate.Refused, match="기본값"):
+        gate.module_for(base + ["@triton.jit\ndef k(x, B=deco(1)):\n    pass\n"], "k")
+    with pytest.raises(gate.Refused, match="데코레이터"):
+        gate.module_for(base + ["@triton.jit(repr=deco)\ndef k(x):\n    pass\n"], "k")
 
 
 def test_function_module_keeps_defs_imports_and_literals_only():
     cells = ["import torch\nTOL = 0.01\nx = torch.randn(3)\n", "def f(a):\n    return a * TOL\n",
              "open('/etc/passwd')\n"]
-    text = extract.function_module(cells, "f")
+    text = gate.function_module(cells, "f")
     assert "TOL = 0.01" in text and "def f" in text and "randn" not in text and "open(" not in text
 
 
@@ -260,14 +260,14 @@ def test_function_module_takes_only_what_the_function_names():
     cells = ["import torch\nimport student_helper_file\nTOL = 0.01\nSHAPES = make_shapes()\n",
              "def helper(a):\n    return a * TOL\n", "def f(a):\n    return helper(torch.as_tensor(a))\n",
              "def unrelated(x=SHAPES):\n    return x\n"]
-    text = extract.function_module(cells, "f")
+    text = gate.function_module(cells, "f")
     assert "import torch" in text and "def helper" in text and "TOL = 0.01" in text
     assert "student_helper_file" not in text and "unrelated" not in text and "SHAPES" not in text
 
 
 def test_compile_results_come_back_to_the_grader_and_are_reused(interp, tmp_path, monkeypatch):
     monkeypatch.setenv(remote.COMPILE_CACHE_ENV, str(tmp_path / "compiled"))
-    module = extract.kernel_module([IMPORTS, ADD_KERNEL], "add_kernel")
+    module = gate.module_for([IMPORTS, ADD_KERNEL], "add_kernel")
     remote._COMPILED.clear()
     claim = {"claims": {"add_kernel": {"__kernel__": "add_kernel"}}}
     replay.grade_cell(VISIBLE_ADD, claim, [IMPORTS, ADD_KERNEL])

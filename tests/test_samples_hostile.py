@@ -1,7 +1,7 @@
 """The attacks on an in-process grader (autograder/samplekit/hostile_v2.py): each builds on the notebooks a student
 is graded on, expects what the work deserves, hides from the cell-source scan where it says so, and is real: the kernel
 attacks give the right answer in the interpreter (the old grader's view), the kernel that calls Python compiles to
-nothing, and the new grader's extraction refuses what is not Triton.
+nothing, and the gate refuses what is not Triton.
 
 No notebook runs (`make demo` grades the samples); the kernels run in the CPU interpreter on small shapes.
 """
@@ -95,15 +95,15 @@ def test_the_review_scan_flags_the_written_modules_that_hold_the_attacks(built):
 
 
 def test_the_new_grader_refuses_the_kernels_that_call_python(built, notebooks):
-    extract = pytest.importorskip("gemm_lab.grading.extract")
+    gate = pytest.importorskip("gemm_lab.grading.gate")
     for case in ("kernel_calls_python", "frame_walk"):
         for key, nb in notebooks.items():
             found = hostile_v2.kernel_cell(nb)
             if built[case, key] is None or found is None:
                 continue
             cells = [_src(c) for c in built[case, key][1]["cells"] if c["cell_type"] == "code"]
-            with pytest.raises(extract.Refused):
-                extract.kernel_module(cells, found[2].name)
+            with pytest.raises(gate.Refused):
+                gate.module_for(cells, found[2].name)
 
 
 # --------------------------------------------------------------------------- the kernels, run for real

@@ -43,9 +43,9 @@ def build_cases(notebooks: list[Notebook], plan: dict):
 
 
 def refuses_a_kernel(nb_json: dict) -> bool:
-    """True when the grader will refuse a kernel a test cell names (something that is not Triton): the
-    autograder flags every such refusal for the instructor."""
-    from gemm_lab.grading import extract, handout
+    """True when the gate will refuse a kernel a test cell names for using something that is not Triton:
+    the autograder flags every such refusal for the instructor (a missing kernel is not flagged)."""
+    from gemm_lab.grading import gate, handout
 
     sources = []
     for cell in nb_json.get("cells", []):
@@ -54,11 +54,12 @@ def refuses_a_kernel(nb_json: dict) -> bool:
         src = "".join(cell["source"]) if isinstance(cell.get("source"), list) else cell.get("source", "")
         meta = cell.get("metadata", {}).get("nbgrader") or {}
         if meta.get("grade") and not meta.get("solution"):
-            for name in set(handout.read_names(src)) & extract.jit_names(sources):
+            for name in set(handout.read_names(src)) & gate.jit_names(sources):
                 try:
-                    extract.kernel_module(sources, name)
-                except extract.Refused:
-                    return True
+                    gate.module_for(sources, name)
+                except gate.Refused as exc:
+                    if exc.not_triton:
+                        return True
         else:
             sources.append(src)
     return False

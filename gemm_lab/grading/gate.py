@@ -1,30 +1,48 @@
-"""Kernels and functions graded from their source alone: taken from the notebook's cells, never from the
-process that ran them.
+"""The gate: what of a hand-in may run where kernels are judged, written out by the grader.
 
-``kernel_module(cells, name)`` builds a small Python module holding the ``@triton.jit`` function ``name``
-and every jit function it calls (the hand-in's or the given code's), the constexpr numbers they name and
-the triton imports, and nothing else of the hand-in. A jit function may use only ``triton.language``,
-``triton`` helpers, constexpr numbers, other jit functions and a few Python built-ins that Triton
-compiles (``range``, ``min``, ``max``, ...); any other global (a Python function, a module, an object),
-an attribute that starts with ``_``, ``.handle`` (the interpreter's raw data), a lambda or a nested
-definition is refused with a Korean message naming it (:class:`Refused`).
+``module_for(sources, name)`` reads the notebook's code cells with ``ast`` and returns the text of a module
+*generated* from their checked syntax tree: the ``@triton.jit`` function ``name`` (a def, or a name bound to
+one: ``student_matmul_kernel = my_kernel``), every jit function it calls, the constexpr numbers they read
+(written from their values) and the Triton imports they use (under the hand-in's aliases, written from the
+resolved path). Nothing of the hand-in's text is copied through: every expression of a jit function (body,
+defaults, decorators, every annotation) must be Triton — ``triton.language`` under any alias, ``triton.cdiv``
+/ ``next_power_of_2``, constexpr numbers, other jit functions, a few built-ins Triton compiles; annotations
+are written as text (Triton reads them as text) and the return annotation is left out, so none is evaluated.
+``@triton.autotune`` / ``@triton.heuristics`` above the jit are checked and left out: the grader launches
+through the notebook's locked launcher, which sets the tile constexprs itself. Anything else is refused with
+a Korean message naming it (:class:`Refused`; ``not_triton`` tells a refusal of non-Triton code from a
+kernel that is missing or shaped wrong).
+
+The kernel worker imports this text (``load``), and the student's own check goes through the same gate
+(``notebook_kernel``), so the notebook and the grader say the same thing.
 
 ``function_module(cells, name)`` builds the module for a plain Python function answer: the cells'
-imports, top-level functions and classes, and assignments of literal values.
+imports, top-level functions and classes, and assignments of literal values (it runs in its own worker).
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
 import importlib
+import sys
+import tempfile
 import types
+from pathlib import Path
 
-__all__ = ["Refused", "cell_code", "jit_names", "kernel_module", "function_module", "ALLOWED_BUILTINS"]
+__all__ = ["Refused", "cell_code", "jit_names", "module_for", "function_module", "load", "notebook_kernel",
+           "ALLOWED_BUILTINS"]
 
 # ``NotImplementedError``: the release's TODO stub raises it (the checks then say "not implemented yet").
 ALLOWED_BUILTINS = frozenset({"range", "min", "max", "int", "float", "bool", "len", "print", "abs", "True",
                               "False", "None", "NotImplementedError"})
-_TRITON_ROOTS = ("triton",)
+_LANG = "triton.language"
+_TRITON_HELPERS = frozenset({"triton.cdiv", "triton.next_power_of_2", "triton.Config"})
+_JIT = frozenset({"triton.jit", "triton.runtime.jit.jit", "triton.runtime.jit"})
+_TUNERS = frozenset({"triton.autotune", "triton.heuristics", "triton.runtime.autotune",
+                     "triton.runtime.heuristics", "triton.runtime.autotuner.autotune",
+                     "triton.runtime.autotuner.heuristics"})
+_CONSTEXPR = frozenset({"triton.language.constexpr", "triton.language.core.constexpr"})
 _FORBIDDEN_ATTRS = frozenset({"handle", "fn", "data", "base", "ctypes", "builder"})
 # Triton calls that newer releases removed: a kernel using them runs on the grader's triton but not on the
 # student's own newer one, so the grade would not match what the student sees.
@@ -35,7 +53,12 @@ _FORBIDDEN_NODES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.Class
 
 
 class Refused(Exception):
-    """The kernel's source uses something that is not Triton (the message is Korean, for the student)."""
+    """The gate refused the kernel (the message is Korean, for the student). ``not_triton``: it uses something
+    that is not Triton (a review finding); False when the kernel is missing or shaped wrong."""
+
+    def __init__(self, message: str, not_triton: bool = True):
+        super().__init__(message)
+        self.not_triton = not_triton
 
 
 def cell_code(source: str) -> ast.Module | None:
@@ -48,49 +71,43 @@ def cell_code(source: str) -> ast.Module | None:
         pass
     try:
         return ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
 
 
-def _decorator_name(node: ast.expr) -> str:
-    """``triton.jit`` for ``@triton.jit`` and ``@triton.jit(...)``; '' for anything but a dotted name."""
-    target = node.func if isinstance(node, ast.Call) else node
-    if isinstance(target, ast.Name):
-        return target.id
-    return ".".join(_attr_path(target) or []) if isinstance(target, ast.Attribute) else ""
-
-
-def _is_jit_def(node: ast.stmt, triton_aliases: dict) -> bool:
-    if not isinstance(node, ast.FunctionDef):
-        return False
-    for dec in node.decorator_list:
-        name = _decorator_name(dec)
-        head, _, rest = name.partition(".")
-        full = triton_aliases.get(head, head) + ("." + rest if rest else "")
-        if full in ("triton.jit", "triton.runtime.jit.jit", "triton.autotune", "triton.heuristics"):
-            return True
-    return False
+def _attr_path(node) -> list[str] | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return [node.id, *reversed(parts)] if isinstance(node, ast.Name) else None
 
 
 class _Defs:
     """What the notebook's code cells define at top level, later definitions winning."""
 
     def __init__(self, sources):
-        self.triton_aliases: dict[str, str] = {"triton": "triton", "tl": "triton.language"}
+        self.triton: dict[str, str] = {"triton": "triton", "tl": _LANG}  # alias -> dotted triton path
         self.imports: dict[str, ast.stmt] = {}
-        self.jit: dict[str, tuple[ast.FunctionDef, str]] = {}
-        self.functions: dict[str, tuple[ast.stmt, str]] = {}
-        self.constants: dict[str, tuple[ast.stmt, str]] = {}
+        self.jit: dict[str, ast.FunctionDef] = {}
+        self.aliases: dict[str, str] = {}  # a name bound to a jit function -> that function's def name
+        self.functions: dict[str, ast.stmt] = {}
+        self.constants: dict[str, ast.stmt] = {}
         for src in sources:
             tree = cell_code(src)
-            if tree is None:
-                continue
-            text = ast.unparse(tree)
-            tree = ast.parse(text)
-            for node in tree.body:
-                self._add(node, text)
+            for node in tree.body if tree is not None else ():
+                self._add(node)
 
-    def _add(self, node: ast.stmt, text: str) -> None:
+    def full(self, path: list[str]) -> str:
+        """``tl2.load`` -> ``triton.language.load`` (the dotted path a name's alias stands for), or ''."""
+        head = self.triton.get(path[0])
+        return ".".join([head, *path[1:]]) if head else ""
+
+    def dotted(self, node) -> str:
+        path = _attr_path(node.func if isinstance(node, ast.Call) else node)
+        return self.full(path) if path else ""
+
+    def _add(self, node: ast.stmt) -> None:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for a in node.names:
                 if isinstance(node, ast.Import):
@@ -98,206 +115,350 @@ class _Defs:
                     full = a.name if a.asname else a.name.split(".")[0]
                 else:
                     bound = a.asname or a.name
-                    full = f"{node.module}.{a.name}" if node.module else a.name
-                if full.split(".")[0] in _TRITON_ROOTS:
-                    self.triton_aliases[bound] = full
+                    full = f"{node.module}.{a.name}" if node.module and not node.level else ""
                 self._forget(bound)
+                if full.split(".")[0] == "triton":
+                    self.triton[bound] = full
                 self.imports[bound] = ast.Import(names=[a]) if isinstance(node, ast.Import) else \
                     ast.ImportFrom(module=node.module, names=[a], level=node.level)
             return
-        if isinstance(node, ast.FunctionDef) and _is_jit_def(node, self.triton_aliases):
-            self._forget(node.name)
-            self.jit[node.name] = (node, ast.unparse(node))
-            return
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             self._forget(node.name)
-            self.functions[node.name] = (node, ast.unparse(node))
+            jit = isinstance(node, ast.FunctionDef) and any(
+                self.dotted(d) in _JIT | _TUNERS for d in node.decorator_list)
+            (self.jit if jit else self.functions)[node.name] = node
             return
-        targets = []
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            targets = [node.target]
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, ast.AnnAssign) and node.value is not None else []
         names = [t.id for t in targets if isinstance(t, ast.Name)]
         for n in names:
             self._forget(n)
-        if names and len(names) == len(targets) and _literal(node.value, self.triton_aliases) is not None:
+        if not names or len(names) != len(targets):
+            return
+        value = node.value
+        if isinstance(value, ast.Name) and (value.id in self.jit or value.id in self.aliases):
             for n in names:
-                self.constants[n] = (node, ast.unparse(node))
+                self.aliases[n] = self.aliases.get(value.id, value.id)
+        elif self._constant(value) is not None:
+            for n in names:
+                self.constants[n] = node
+
+    def _constant(self, node):
+        """``(value, wrapped)`` of a constexpr number (``8``, ``tl.constexpr(8)``), else None."""
+        wrapped = isinstance(node, ast.Call) and self.dotted(node) in _CONSTEXPR and len(node.args) == 1 \
+            and not node.keywords
+        value = _literal(node.args[0] if wrapped else node)
+        return None if value is None or type(value) not in (int, float, bool) else (value, wrapped)
 
     def _forget(self, name: str) -> None:
-        for table in (self.imports, self.jit, self.functions, self.constants):
+        for table in (self.imports, self.jit, self.aliases, self.functions, self.constants):
             table.pop(name, None)
         if name not in ("triton", "tl"):
-            self.triton_aliases.pop(name, None)
+            self.triton.pop(name, None)
 
 
-def _literal(node, aliases):
-    """The number/bool a constexpr assignment gives (``8``, ``tl.constexpr(8)``), else None."""
-    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
-        name = _decorator_name(node.func)
-        head, _, rest = name.partition(".")
-        if aliases.get(head, head) + "." + rest in ("triton.language.constexpr", "triton.language.core.constexpr"):
-            node = node.args[0]
+def _literal(node):
     try:
-        value = ast.literal_eval(node)
+        return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
-    return value if type(value) in (int, float, bool) else None
 
 
-def _resolve(path: list[str], aliases: dict):
-    """Follow ``tl.x.y`` in the grader's own triton; refuse a step that leaves triton."""
-    obj = _import_path(aliases[path[0]])
-    if obj is None:
-        return None
-    for i, part in enumerate(path[1:], 1):
+def _is_literal(node) -> bool:
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _resolve(full: str, shown: str, value: bool = False):
+    """Follow a dotted triton path in the grader's own triton and return what it names; refuse a path that is
+    not triton.language (or a triton helper), a step that leaves triton, or (``value``) a module used as a
+    value (a kernel may only name what is inside one)."""
+    if not (full == _LANG or full.startswith(_LANG + ".") or full in _TRITON_HELPERS or full == "triton"):
+        raise Refused(f"`{shown}`({full})은(는) triton.language의 연산이 아닙니다")
+    parts = full.split(".")
+    obj = importlib.import_module("triton")
+    for i, part in enumerate(parts[1:], 1):
         try:
             obj = getattr(obj, part)
         except AttributeError:
             return None  # the compiler will name it
-        if isinstance(obj, types.ModuleType):
-            if not obj.__name__.startswith("triton"):
-                raise Refused(f"`{'.'.join(path[:i + 1])}`은(는) Triton이 아닌 모듈({obj.__name__})입니다")
-        elif callable(obj) and not isinstance(obj, type):
-            mod = getattr(obj, "__module__", None) or ""
-            if not mod.startswith("triton"):
-                raise Refused(f"`{'.'.join(path[:i + 1])}`은(는) Triton 함수가 아닙니다 ({mod or '?'})")
+        mod = obj.__name__ if isinstance(obj, types.ModuleType) else \
+            getattr(obj, "__module__", None) or "" if callable(obj) and not isinstance(obj, type) else "triton"
+        if not mod.startswith("triton"):
+            raise Refused(f"`{'.'.join(parts[:i + 1])}`은(는) Triton이 아닙니다 ({mod or '?'})")
+    if value and isinstance(obj, types.ModuleType):
+        raise Refused(f"`{shown}`: 모듈을 값으로 쓸 수 없습니다 (`{shown}.함수(...)`처럼 그 안의 것만 쓰세요)")
     return obj
 
 
-def _import_path(full: str):
-    """The object a dotted triton path names (``triton.language.constexpr``), or None."""
-    parts = full.split(".")
-    for cut in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
-            continue
-        for part in parts[cut:]:
-            obj = getattr(obj, part, None)
-        return obj
-    return None
+class _Gate:
+    """Checks jit functions and writes the module (see the module docstring)."""
 
+    def __init__(self, defs: _Defs):
+        self.defs = defs
+        self.used: set[str] = set()  # aliases, constants and jit aliases the written functions read
 
-def _attr_path(node: ast.Attribute) -> list[str] | None:
-    parts = []
-    target = node
-    while isinstance(target, ast.Attribute):
-        parts.append(target.attr)
-        target = target.value
-    if isinstance(target, ast.Name):
-        return [target.id, *reversed(parts)]
-    return None
+    def name(self, n: str, fn: str, local: set) -> str | None:
+        """Check a global name a jit function reads; the jit function it calls, else None."""
+        d = self.defs
+        if n in local or n in ALLOWED_BUILTINS:
+            return None
+        if n.startswith("__"):
+            raise Refused(f"@triton.jit 함수 `{fn}`가 `{n}`을(를) 씁니다")
+        if n in d.jit or n in d.aliases:
+            if n in d.aliases:
+                self.used.add(n)
+            return d.aliases.get(n, n)
+        if n in d.triton:
+            _resolve(d.triton[n], n, value=True)
+        elif n not in d.constants:
+            what = "파이썬 함수" if n in d.functions else "모듈" if n in d.imports else "이름"
+            raise Refused(f"@triton.jit 함수 `{fn}`가 Triton이 아닌 {what} `{n}`을(를) 씁니다. 커널은 tl.* 연산, "
+                          "constexpr 숫자, 다른 @triton.jit 함수만 쓸 수 있습니다")
+        self.used.add(n)
+        return None
 
-
-def _check_jit(fn: ast.FunctionDef, defs: _Defs) -> set[str]:
-    """Refuse what a jit function may not use; return the jit functions it calls."""
-    local = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
-    for extra in (fn.args.vararg, fn.args.kwarg):
-        if extra is not None:
-            raise Refused(f"@triton.jit 함수 `{fn.name}`에 *args/**kwargs가 있습니다")
-    for node in fn.body:
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-                local.add(sub.id)
-    calls: set[str] = set()
-    for dec in fn.decorator_list:
-        if isinstance(dec, ast.Call):
-            for kw in dec.keywords:
-                if _literal(kw.value, defs.triton_aliases) is None and not _plain_list(kw.value):
-                    raise Refused(f"@triton.jit 함수 `{fn.name}`의 데코레이터 인자 `{kw.arg}`가 상수가 아닙니다")
-            if dec.args:
-                raise Refused(f"@triton.jit 함수 `{fn.name}`의 데코레이터에 위치 인자가 있습니다")
-        name = _decorator_name(dec)
-        head, _, rest = name.partition(".")
-        if defs.triton_aliases.get(head, head) + ("." + rest if rest else "") not in ("triton.jit",
-                                                                                    "triton.runtime.jit.jit"):
-            raise Refused(f"@triton.jit 함수 `{fn.name}`에 @triton.jit이 아닌 데코레이터(`@{name}`)가 있습니다: "
-                          "@triton.jit만 붙이세요")
-    for default in fn.args.defaults + [d for d in fn.args.kw_defaults if d is not None]:
-        if _literal(default, defs.triton_aliases) is None and not (isinstance(default, ast.Constant)):
-            raise Refused(f"@triton.jit 함수 `{fn.name}`의 기본값이 상수가 아닙니다")
-    scan = list(fn.body) + [a.annotation for a in fn.args.args + fn.args.kwonlyargs if a.annotation is not None]
-    for root in scan:
+    def expr(self, root, fn: str, local: set, calls: set) -> None:
+        """Every node under ``root`` must be Triton (see the module docstring)."""
+        heads: set[int] = set()  # nodes that are the object of an attribute (ast.walk visits parents first)
         for sub in ast.walk(root):
             if isinstance(sub, _FORBIDDEN_NODES):
-                raise Refused(f"@triton.jit 함수 `{fn.name}` 안에 {type(sub).__name__}(람다·중첩 함수·import·"
+                raise Refused(f"@triton.jit 함수 `{fn}` 안에 {type(sub).__name__}(람다·중첩 함수·import·"
                               "컴프리헨션 등)가 있습니다: Triton 커널에서는 쓸 수 없습니다")
             if isinstance(sub, ast.Attribute):
-                if sub.attr.startswith("_") or sub.attr in _FORBIDDEN_ATTRS:
-                    raise Refused(f"@triton.jit 함수 `{fn.name}`가 속성 `.{sub.attr}`에 접근합니다: Triton 커널은 "
+                heads.add(id(sub.value))
+                if sub.attr.startswith("_") or sub.attr in _FORBIDDEN_ATTRS or isinstance(sub.value, ast.Constant):
+                    raise Refused(f"@triton.jit 함수 `{fn}`가 속성 `.{sub.attr}`에 접근합니다: Triton 커널은 "
                                   "tl 연산만 쓸 수 있습니다")
                 path = _attr_path(sub)
-                if path and path[0] in defs.triton_aliases and path[0] not in local:
-                    if path[-1] in _REMOVED:
-                        raise Refused(f"@triton.jit 함수 `{fn.name}`가 `{'.'.join(path)}`을(를) 씁니다: 블록 포인터는 "
-                                      f"{_REMOVED[path[-1]]}에서 없어졌습니다. 포인터 산술(base + offs * stride)로 "
-                                      "바꾸세요")
-                    if len(path) > 2 or defs.triton_aliases[path[0]] not in ("triton", "triton.language"):
-                        # tl.x is triton's own; deeper paths (tl.core.builtins) are followed in the grader
-                        _resolve(path, defs.triton_aliases)
-            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id not in local:
-                n = sub.id
-                if n.startswith("__"):
-                    raise Refused(f"@triton.jit 함수 `{fn.name}`가 `{n}`을(를) 씁니다")
-                if n in defs.jit:
-                    calls.add(n)
-                elif n in defs.triton_aliases:
-                    if defs.triton_aliases[n] not in ("triton", "triton.language"):
-                        _resolve([n], defs.triton_aliases)
-                elif n in defs.constants or n in ALLOWED_BUILTINS:
+                if id(sub) in heads or not path or path[0] in local or path[0] not in self.defs.triton:
                     continue
-                else:
-                    what = "파이썬 함수" if n in defs.functions else "모듈" if n in defs.imports else "이름"
-                    raise Refused(f"@triton.jit 함수 `{fn.name}`가 Triton이 아닌 {what} `{n}`을(를) 씁니다. "
-                                  "커널은 tl.* 연산, constexpr 숫자, 다른 @triton.jit 함수만 쓸 수 있습니다")
-    return calls
+                if path[-1] in _REMOVED:
+                    raise Refused(f"@triton.jit 함수 `{fn}`가 `{'.'.join(path)}`을(를) 씁니다: 블록 포인터는 "
+                                  f"{_REMOVED[path[-1]]}에서 없어졌습니다. 포인터 산술(base + offs * stride)로 "
+                                  "바꾸세요", not_triton=False)
+                _resolve(self.defs.full(path), ".".join(path), value=True)
+                self.used.add(path[0])
+            elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+                if id(sub) in heads and sub.id in self.defs.triton and sub.id not in local:
+                    continue  # checked with its whole path above
+                callee = self.name(sub.id, fn, local)
+                if callee:
+                    calls.add(callee)
+
+    def annotation(self, node, fn: str) -> ast.Constant | None:
+        """The annotation as the text Triton reads (``"tl.constexpr"``), or refused."""
+        if node is None or isinstance(node, ast.Constant) and node.value is None:
+            return None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 64:
+            return ast.Constant(node.value)
+        if isinstance(node, ast.Name) and node.id in ("int", "float", "bool"):
+            return ast.Constant(node.id)
+        path = _attr_path(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        full = self.defs.full(path) if path else ""
+        if not full:
+            raise Refused(f"@triton.jit 함수 `{fn}`의 타입 표기 `{ast.unparse(node)[:60]}`이(가) Triton 타입이 아닙니다")
+        _resolve(full, ".".join(path))
+        for prefix in (_LANG + ".core.", _LANG + "."):
+            if full.startswith(prefix):
+                return ast.Constant("tl." + full[len(prefix):])
+        return ast.Constant(full)
+
+    def default(self, node, fn: str):
+        """A default as written into the module: a literal, ``tl.constexpr(literal)`` or a constant's name."""
+        if isinstance(node, ast.Name) and node.id in self.defs.constants:
+            self.used.add(node.id)
+            return ast.Name(node.id, ast.Load())
+        found = self.defs._constant(node)
+        if found is not None:
+            return _constant_node(*found)
+        value = _literal(node)
+        if isinstance(node, ast.Constant) and (value is None or isinstance(value, str)):
+            return ast.Constant(value)
+        raise Refused(f"@triton.jit 함수 `{fn}`의 기본값 `{ast.unparse(node)[:60]}`이(가) 상수가 아닙니다")
+
+    def decorator(self, dec, fn: str, tuner_allowed: bool) -> ast.expr | None:
+        """The jit decorator as written into the module, None for a tuner (left out), or refused."""
+        full = self.defs.dotted(dec)
+        call = isinstance(dec, ast.Call)
+        if full in _TUNERS and tuner_allowed:
+            # left out of the module (the locked launcher sets the constexprs): only checked, never run
+            for arg in (dec.args + [k.value for k in dec.keywords]) if call else ():
+                lam = {a.arg for n in ast.walk(arg) if isinstance(n, ast.Lambda) for a in n.args.args}
+                self.expr(_no_lambdas(arg), fn, lam, set())
+            return None
+        if full not in _JIT:
+            raise Refused(f"@triton.jit 함수 `{fn}`에 @triton.jit이 아닌 데코레이터(`@{ast.unparse(dec)[:60]}`)가 "
+                          "있습니다: @triton.jit만 붙이세요")
+        if not call:
+            return ast.Attribute(ast.Name("triton", ast.Load()), "jit", ast.Load())
+        if dec.args or not all(k.arg and _is_literal(k.value) for k in dec.keywords):
+            raise Refused(f"@triton.jit 함수 `{fn}`의 데코레이터 인자가 상수가 아닙니다")
+        return ast.Call(ast.Attribute(ast.Name("triton", ast.Load()), "jit", ast.Load()), [],
+                        [ast.keyword(k.arg, _plain_node(_literal(k.value))) for k in dec.keywords])
+
+    def function(self, fn: ast.FunctionDef) -> tuple[ast.FunctionDef, set]:
+        """The jit function as written into the module, and the jit functions it calls."""
+        a = fn.args
+        if a.vararg is not None or a.kwarg is not None:
+            raise Refused(f"@triton.jit 함수 `{fn.name}`에 *args/**kwargs가 있습니다", not_triton=False)
+        params = a.posonlyargs + a.args + a.kwonlyargs
+        local = {p.arg for p in params}
+        for node in fn.body:
+            local |= {s.id for s in ast.walk(node) if isinstance(s, ast.Name) and isinstance(s.ctx, ast.Store)}
+        decs = []
+        for i, dec in enumerate(fn.decorator_list):
+            out = self.decorator(dec, fn.name, tuner_allowed=not decs and i < len(fn.decorator_list) - 1)
+            if out is not None:
+                decs.append(out)
+        self.annotation(fn.returns, fn.name)  # checked, then left out: Triton does not read it
+        args = ast.arguments(
+            posonlyargs=[ast.arg(p.arg, self.annotation(p.annotation, fn.name)) for p in a.posonlyargs],
+            args=[ast.arg(p.arg, self.annotation(p.annotation, fn.name)) for p in a.args],
+            kwonlyargs=[ast.arg(p.arg, self.annotation(p.annotation, fn.name)) for p in a.kwonlyargs],
+            kw_defaults=[None if d is None else self.default(d, fn.name) for d in a.kw_defaults],
+            defaults=[self.default(d, fn.name) for d in a.defaults], vararg=None, kwarg=None)
+        calls: set = set()
+        for node in fn.body:
+            self.expr(node, fn.name, local, calls)
+        return ast.FunctionDef(name=fn.name, args=args, body=fn.body, decorator_list=decs), calls
 
 
-def _plain_list(node) -> bool:
-    try:
-        value = ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False
-    return isinstance(value, (list, tuple, str, int, float, bool)) or value is None
+def _no_lambdas(node):
+    """A tuner argument with each lambda replaced by its body (the body is checked like a kernel's)."""
+
+    class Strip(ast.NodeTransformer):
+        def visit_Lambda(self, lam):
+            return self.visit(lam.body)
+
+    import copy
+
+    return Strip().visit(copy.deepcopy(node))
+
+
+def _plain_node(value):
+    return ast.parse(repr(value), mode="eval").body
+
+
+def _constant_node(value, wrapped: bool):
+    node = ast.Constant(value)
+    if not wrapped:
+        return node
+    return ast.Call(ast.Attribute(ast.Name("tl", ast.Load()), "constexpr", ast.Load()), [node], [])
 
 
 def jit_names(sources) -> set[str]:
-    """The @triton.jit functions the cells define at top level (the last definition of each name)."""
-    return set(_Defs(sources).jit)
-
-
-def kernel_module(sources, name: str) -> str:
-    """Module text holding jit function ``name`` and what it needs; raises :class:`Refused` (Korean)."""
+    """The @triton.jit functions the cells define at top level (the last definition of each name), and the
+    names bound to them."""
     defs = _Defs(sources)
-    if name not in defs.jit:
-        if name in defs.functions:
-            raise Refused(f"`{name}`에 @triton.jit 데코레이터가 없습니다: 커널 위에 @triton.jit을 붙이세요")
-        raise Refused(f"노트북에서 @triton.jit 커널 `{name}`의 정의를 찾지 못했습니다")
-    todo, seen = [name], []
+    return set(defs.jit) | set(defs.aliases)
+
+
+def module_for(sources, name: str) -> str:
+    """The module text holding jit function ``name`` and what it needs; raises :class:`Refused` (Korean)."""
+    defs = _Defs(sources)
+    target = defs.aliases.get(name, name)
+    if target not in defs.jit:
+        if target in defs.functions:
+            raise Refused(f"`{name}`에 @triton.jit 데코레이터가 없습니다: 커널 위에 @triton.jit을 붙이세요",
+                          not_triton=False)
+        raise Refused(f"노트북에서 @triton.jit 커널 `{name}`의 정의를 찾지 못했습니다", not_triton=False)
+    gate = _Gate(defs)
+    todo, written = [target], {}
     while todo:
         fn = todo.pop()
-        if fn in seen:
-            continue
-        seen.append(fn)
-        todo.extend(sorted(_check_jit(defs.jit[fn][0], defs) - set(seen)))
-    used_constants = set()
-    for fn in seen:
-        used_constants |= {n.id for n in ast.walk(defs.jit[fn][0]) if isinstance(n, ast.Name)}
-    lines = ["import triton", "import triton.language as tl"]
-    for alias, full in sorted(defs.triton_aliases.items()):
-        if alias in ("triton", "tl"):
-            continue
-        mod, _, attr = full.rpartition(".")
-        lines.append(f"from {mod} import {attr} as {alias}" if mod else f"import {full} as {alias}")
-    for n, (_node, text) in defs.constants.items():
-        if n in used_constants:
-            lines.append(text)
-    lines += ["", ""]
-    for fn in reversed(seen):
-        lines += [defs.jit[fn][1], "", ""]
-    return "\n".join(lines)
+        if fn not in written:
+            written[fn], calls = gate.function(defs.jit[fn])
+            todo.extend(sorted(calls - set(written)))
+    cycle = _cycle({n: {c for c in _callees(f) if c in written} for n, f in written.items()})
+    if cycle:
+        raise Refused(f"@triton.jit 함수의 재귀 호출({' → '.join(cycle)})은 GPU용으로 컴파일되지 않습니다 (Triton "
+                      "컴파일러가 끝나지 않습니다; 해석기만 실행합니다). 반복문(for ... in range)으로 바꾸세요.",
+                      not_triton=False)
+    body: list[ast.stmt] = [ast.Import([ast.alias("triton")]), ast.Import([ast.alias(_LANG, "tl")])]
+    for alias in sorted(gate.used & set(defs.triton) - {"triton", "tl"}):
+        mod, _, attr = defs.triton[alias].rpartition(".")
+        body.append(ast.ImportFrom(mod, [ast.alias(attr, alias)], 0) if mod else
+                    ast.Import([ast.alias(defs.triton[alias], alias)]))
+    for n in sorted(gate.used & set(defs.constants)):
+        node = defs.constants[n]
+        if isinstance(node, ast.AnnAssign):  # the kernel reads it: its annotation is checked, then left out
+            gate.annotation(node.annotation, n)
+        body.append(ast.Assign([ast.Name(n, ast.Store())], _constant_node(*defs._constant(node.value))))
+    body += [written[fn] for fn in reversed(list(written))]
+    body += [ast.Assign([ast.Name(n, ast.Store())], ast.Name(defs.aliases[n], ast.Load()))
+             for n in sorted(gate.used & set(defs.aliases) | ({name} if name != target else set()))]
+    return ast.unparse(ast.fix_missing_locations(ast.Module(body, []))) + "\n"
+
+
+def _callees(fn: ast.FunctionDef) -> set:
+    return {n.func.id for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+
+
+def _cycle(calls: dict) -> list | None:
+    def visit(n, path):
+        if n in path:
+            return path[path.index(n):] + [n]
+        for c in sorted(calls.get(n, ())):
+            found = visit(c, path + [n])
+            if found:
+                return found
+        return None
+
+    for n in calls:
+        found = visit(n, [])
+        if found:
+            return found
+    return None
+
+
+_LOADED: dict[str, types.ModuleType] = {}
+
+
+def load(text: str, name: str):
+    """Import module ``text`` from a file (Triton reads a kernel's source from its file) and return its
+    attribute ``name``; the same text is imported once per process."""
+    key = hashlib.sha256(text.encode()).hexdigest()[:24]
+    mod = _LOADED.get(key)
+    if mod is None:
+        import importlib.util
+
+        folder = Path(tempfile.gettempdir()) / "gemm_lab_gate"
+        folder.mkdir(exist_ok=True)
+        path = folder / f"gemm_lab_kernel_{key}.py"
+        path.write_text(text)
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[path.stem] = mod
+        spec.loader.exec_module(mod)
+        _LOADED[key] = mod
+    return getattr(mod, name)
+
+
+def _session_sources(py) -> list[str]:
+    """The code the kernel was defined by: the notebook's executed cells (IPython's input history) inside
+    IPython, else the file of the kernel's module."""
+    try:
+        ip = get_ipython()  # noqa: F821 - IPython's builtin, present only inside IPython
+    except NameError:
+        ip = None
+    if ip is not None and getattr(ip, "history_manager", None) is not None:
+        return list(ip.history_manager.input_hist_raw)
+    import linecache
+
+    return ["".join(linecache.getlines(py.__code__.co_filename))]
+
+
+def notebook_kernel(py, label: str):
+    """The student's own check: the kernel (plain function ``py`` of a genuine jit object) as the grader's
+    worker gets it, from the module the gate writes; AssertionError with the gate's message when refused."""
+    try:
+        return load(module_for(_session_sources(py), py.__name__), py.__name__)
+    except Refused as exc:
+        raise AssertionError(f"❌ {label}: {exc}") from None
 
 
 def function_module(sources, name: str) -> str:
@@ -305,7 +466,7 @@ def function_module(sources, name: str) -> str:
     functions, classes, literal constants, jit functions and imports it names (nothing else of the hand-in)."""
     defs = _Defs(sources)
     if name not in defs.functions:
-        raise Refused(f"노트북에서 함수 `{name}`의 정의를 찾지 못했습니다")
+        raise Refused(f"노트북에서 함수 `{name}`의 정의를 찾지 못했습니다", not_triton=False)
     tables = (defs.functions, defs.jit, defs.constants)
     keep: dict[str, str] = {}
     imports: dict[str, ast.stmt] = {}
@@ -319,8 +480,8 @@ def function_module(sources, name: str) -> str:
             continue
         for table in tables:
             if n in table:
-                node, text = table[n]
-                keep[n] = text
+                node = table[n]
+                keep[n] = ast.unparse(node)
                 todo.extend(sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name))
                 break
     lines = [ast.unparse(node) for node in imports.values()]

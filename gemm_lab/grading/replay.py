@@ -1,6 +1,6 @@
 """The grader's verdict on one test cell: the cell's own source run in the grader's process on the values
 the student's kernel handed out (``handout``), with kernels and functions taken from the notebook's source
-(``extract``) and run in a fresh worker (``remote``).
+(``gate``) and run in a fresh worker (``remote``).
 
 ``grade_cell(source, payload, sources_before, run_seed)`` returns ``(outputs, verdict)``: the cell's new
 outputs (the checks' ✅ lines; an ``AssertionError`` output when a check failed, which nbgrader scores 0)
@@ -13,7 +13,7 @@ import builtins
 import contextlib
 import io
 
-from . import extract, handout, record, remote
+from . import gate, handout, record, remote
 
 __all__ = ["grade_cell"]
 
@@ -30,13 +30,14 @@ def _bind(payload: dict, sources_before, run_seed: int) -> tuple[dict, list]:
             continue
         if isinstance(enc, dict) and "__kernel__" in enc:
             try:
-                names[name] = remote.KernelSource(name, extract.kernel_module(sources_before, name), run_seed)
-            except extract.Refused as exc:
+                names[name] = remote.KernelSource(name, gate.module_for(sources_before, name), run_seed)
+            except gate.Refused as exc:
                 names[name] = remote.KernelSource(name, None, run_seed, refused=str(exc))
+                names[name].not_triton = exc.not_triton
         elif isinstance(enc, dict) and "__function__" in enc:
             try:
-                fn = remote.FunctionSource(name, extract.function_module(sources_before, name))
-            except extract.Refused as exc:
+                fn = remote.FunctionSource(name, gate.function_module(sources_before, name))
+            except gate.Refused as exc:
                 fn = remote.FunctionSource(name, None, refused=str(exc))
             names[name] = fn
             functions.append(fn)
@@ -52,7 +53,7 @@ def given_imports(given_sources) -> dict:
 
     glob: dict = {"__builtins__": builtins}
     for src in given_sources or ():
-        tree = extract.cell_code(src)
+        tree = gate.cell_code(src)
         if tree is None:
             continue
         for node in tree.body:
