@@ -10,11 +10,11 @@ the interpreter's ``InterpretedFunction``) wrapping a plain Python function; a l
 minimal globals: only the names the kernel refers to, ``triton``/``triton.language`` bound to the real
 modules, helpers the notebook gives in locked cells bound to the grader's copies (``given_kernels``), other
 @jit helpers rebuilt the same way. ``mode="run"`` gives what the current runtime launches (interpreter
-function under ``TRITON_INTERPRET=1``, JITFunction on a GPU), ``mode="compile"`` a JITFunction for
-cross-compiling. ``EXERCISES[...]["launch"]`` are the locked launchers' copies (same arguments, grid and
-constexprs as the masters' cells); ``signature`` and ``EXERCISES[...]["constexprs"](cases, extras)`` (every
-distinct set of constexpr values the launcher passes in a check, smallest first) are what they make Triton
-compile.
+function under ``TRITON_INTERPRET=1``, JITFunction on a GPU), ``mode="interpret"`` the interpreter's (the
+grader watches what its programs write), ``mode="compile"`` a JITFunction for cross-compiling.
+``EXERCISES[...]["launch"]`` are the locked launchers' copies (same arguments, grid and constexprs as the
+masters' cells); ``signature`` and ``EXERCISES[...]["constexprs"](cases, extras)`` (every distinct set of
+constexpr values the launcher passes in a check, smallest first) are what they make Triton compile.
 """
 
 from __future__ import annotations
@@ -263,7 +263,7 @@ def rebuild(py, exercise: str, mode: str, _memo=None):
     new.__module__, new.__qualname__, new.__doc__ = py.__module__, py.__qualname__, py.__doc__
     new.__kwdefaults__ = py.__kwdefaults__
     new.__annotations__ = dict(py.__annotations__)
-    use_interp = mode == "run" and runtime.INTERPRET and interp is not None
+    use_interp = (mode == "interpret" or mode == "run" and runtime.INTERPRET) and interp is not None
     out = interp(new) if use_interp else jit(new)
     memo[id(py)] = out  # before the globals are filled: a helper that calls back finds it
     source = py.__globals__
