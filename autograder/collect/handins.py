@@ -57,6 +57,7 @@ class _Candidate:
     lms: bool = False  # ``when`` is the LMS's submission time
     stem: str = ""  # the file stem as handed in (to tell hand-ins of different people apart)
     named: bool = False  # the student comes from a file name the LMS wrote
+    attachment: str = ""  # the LMS's id of this file (Canvas attachment id), kept for the feedback upload
 
 
 def _notebook_index(course: Course, assignment: str) -> dict[str, set]:
@@ -87,6 +88,8 @@ def _disk_name(n: lms.Naming) -> str:
     """What a student's id on disk is made from: stable across assignments of one LMS."""
     if n.fmt == "canvas":
         return f"{n.student}_{n.lms_id}"
+    if n.fmt == "canvas_anon":
+        return n.student  # anon_<anonymous id>
     if n.fmt in ("blackboard", "gradescope") and n.lms_id:
         return n.lms_id
     return n.student
@@ -269,7 +272,8 @@ class _Run:
             self.report.note(student, note)
         when = naming.when if naming.when is not None else entry.when
         self.candidates.append(_Candidate(student, name, tuple(when) + (naming.order,), where, staged,
-                                          naming.when is not None, naming.stem or "", naming.fmt != "plain"))
+                                          naming.when is not None, naming.stem or "", naming.fmt != "plain",
+                                          naming.attachment))
 
     def choose(self) -> list[_Candidate]:
         """The newest hand-in per (student, notebook); the others are reported as dropped. Hand-ins
@@ -322,6 +326,8 @@ class _Run:
         for c in winners:
             os.replace(c.staged, self.course.submitted / c.student / self.assignment / f"{c.notebook}.ipynb")
             self.report.collected.setdefault(c.student, []).append(c.notebook)
+            if c.attachment and c.student in self.report.roster:
+                self.report.roster[c.student].setdefault("attachments", {})[c.notebook] = c.attachment
         for student in stamps:
             os.replace(self.stage / "handins" / f"{student}.timestamp.txt",
                        self.course.submitted / student / self.assignment / "timestamp.txt")

@@ -8,8 +8,11 @@ and says which format each file was read as; a ``PATTERN`` replaces them all.
 
 Formats (sources: autograder/README.md, "What collect accepts"):
 
-* Canvas "Download Submissions": ``<name>[_late]_<user id>_<submission id>_<file>``; Canvas adds
-  ``-1``, ``-2`` to a file name a student uploaded twice.
+* Canvas "Download Submissions": ``<name>[_late]_<user id>_<attachment id>_<file>`` (``LATE`` in current
+  Canvas); Canvas adds ``-1``, ``-2`` to a file name a student uploaded twice. The attachment id is kept:
+  Canvas's "Re-upload Submissions" attaches a feedback file only when its name carries the user id and an
+  attachment id of that user's submission (reporting/feedback_zip.py). With anonymous grading the name
+  part is ``anon_<anonymous id>`` and there is no user id: one student per anonymous id.
 * Moodle "Download all submissions": ``<Full Name>_<participant id>_assignsubmission_<plugin>_<file>``
   (flat) or a folder ``<Full Name>_<participant id>_assignsubmission_<plugin>_/`` per student and plugin
   ("Download submissions in folders"). Moodle writes spaces for ``_`` in names; the participant id is per
@@ -39,7 +42,8 @@ from autograder.collect.names import clean_stem, parse_timestamp
 
 FORMAT_LABELS = {
     "pattern": "PATTERN", "gradescope": "Gradescope export", "exchange": "nbgrader exchange (inbound/)",
-    "moodle": "Moodle", "blackboard": "Blackboard", "canvas": "Canvas", "classroom": "Google Classroom/Drive",
+    "moodle": "Moodle", "blackboard": "Blackboard", "canvas": "Canvas",
+    "canvas_anon": "Canvas (anonymous grading)", "classroom": "Google Classroom/Drive",
     "plain": "plain folders/zips of <student>.ipynb",
 }
 
@@ -57,7 +61,8 @@ class Naming:
     stem: str | None  # the notebook's file stem, None: decided by the notebook's cell ids
     lms_id: str = ""  # the LMS's own id of the student (Canvas user id, Blackboard username, ...)
     when: tuple | None = None  # the LMS's submission time, when the name holds one
-    order: int = 0  # the LMS's sequence number (Canvas submission id): orders hand-ins of one time
+    order: int = 0  # the LMS's sequence number (Canvas attachment id): orders hand-ins of one time
+    attachment: str = ""  # Canvas: the attachment id of this file (a feedback file names it)
     notes: list = field(default_factory=list)
 
 
@@ -79,6 +84,7 @@ class Context:
 
 # -------------------------------------------------------------------------------------------- formats
 _CANVAS = re.compile(r"^(?P<name>[^_]+?)(?:_(?P<late>late|LATE))?_(?P<uid>\d+)_(?P<sub>\d+)_(?P<file>.+)$")
+_CANVAS_ANON = re.compile(r"^anon_(?P<anon>[A-Za-z0-9]+)(?:_(?P<late>late|LATE))?_(?P<sub>\d+)_(?P<file>.+)$")
 _MOODLE_FILE = re.compile(r"^(?P<name>.+?)_(?P<pid>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)_(?P<file>.+)$")
 _MOODLE_DIR = re.compile(r"^(?P<name>.+)_(?P<pid>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)_?$")
 _BB = re.compile(r"^(?P<head>.+?)_attempt_(?P<ts>[^_]*)(?:_(?P<file>.+))?$")
@@ -200,11 +206,22 @@ def _blackboard(parts, origin, ctx: Context):
 
 
 def _canvas(parts, origin, ctx: Context):
+    anon = _CANVAS_ANON.match(parts[-1])
+    if anon and anon["file"].lower().endswith(".ipynb"):
+        aid = anon["anon"]
+        naming = Naming("canvas_anon", f"anon_{aid}", f"canvas_anon:{aid}", _stem(anon["file"]), lms_id=aid,
+                        order=int(anon["sub"]), attachment=anon["sub"])
+        naming.notes.append(f"{anon['file']}: anonymous Canvas download (anonymous id {aid}): no Canvas user id "
+                            "until the assignment's anonymity is lifted")
+        if anon["late"]:
+            naming.notes.append(f"{anon['file']}: handed in late (Canvas)")
+        return naming
     m = _CANVAS.match(parts[-1])
     if not m or not m["file"].lower().endswith(".ipynb"):
         return None
     name = nfc(m["name"])
-    naming = Naming("canvas", name, f"canvas:{m['uid']}", _stem(m["file"]), lms_id=m["uid"], order=int(m["sub"]))
+    naming = Naming("canvas", name, f"canvas:{m['uid']}", _stem(m["file"]), lms_id=m["uid"], order=int(m["sub"]),
+                    attachment=m["sub"])
     if m["late"]:
         naming.notes.append(f"{m['file']}: handed in late (Canvas)")
     return naming

@@ -1,7 +1,9 @@
 """The class as the LMS knows it: each student's id on disk, name and the LMS's own user ids.
 
 ``autograder/logs/roster.json`` maps the id used in submitted/ and the gradebook to
-``{"name": raw name (NFC), "ids": {format: LMS user id}, "moodle": {assignment: participant id}}``.
+``{"name": raw name (NFC), "ids": {format: LMS user id}, "moodle": {assignment: participant id},
+"attachments": {assignment: {notebook: Canvas attachment id}}}`` (the attachment ids of the hand-ins
+collected: a Canvas feedback file must name one of them).
 collect adds to it (a later collect updates the students it sees, keeps the others); the gradebook exports
 (reporting/gradebook_export.py) read it, so a Canvas, Moodle or Blackboard file carries the LMS's identifiers.
 The names also go into the nbgrader gradebook (Student.last_name, lms_user_id), so formgrader lists
@@ -44,6 +46,8 @@ def record_students(course: Course, assignment: str, report) -> None:
                 entry.setdefault("moodle", {})[assignment] = info["lms_id"]
             else:
                 entry.setdefault("ids", {})[info["format"]] = info["lms_id"]
+        if info.get("attachments"):
+            entry.setdefault("attachments", {})[assignment] = dict(info["attachments"])
     path = roster_path(course)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)

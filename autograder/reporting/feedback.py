@@ -8,21 +8,29 @@ import sys
 from autograder.course import Course
 from autograder.reporting.feedback_zip import ZIP_LMS, build_zip, feedback_assignments
 
+_WHAT_ID = {"canvas": "Canvas user id and attachment id", "moodle": "Moodle participant id"}
+_UPLOAD = {
+    "canvas": "upload it in the Canvas assignment's Submissions page: Re-upload Submissions",
+    "moodle": "upload it with the assignment's 'Upload multiple feedback files in a zip' (the assignment must "
+              "have the 'Feedback files' feedback type enabled)",
+}
+
 
 def zip_feedback(course: Course, lms: str, assignments: list[str]) -> int:
     status = 0
     for a in assignments or feedback_assignments(course):
         result = build_zip(course, a, lms)
         if result.missing_id:
-            print(f"warning: {a}: {len(result.missing_id)} student(s) have no {lms} id (collected from another "
-                  f"download), left out of the zip: {', '.join(result.missing_id[:10])}", file=sys.stderr)
+            print(f"warning: {a}: {len(result.missing_id)} student(s) have no {_WHAT_ID[lms]} (collected from "
+                  f"another download{', or an anonymous one' if lms == 'canvas' else ''}), left out of the zip: "
+                  f"{', '.join(result.missing_id[:10])}", file=sys.stderr)
         if result.path is None:
-            print(f"{a}: no feedback page has a {lms} id: run make collect FROM=<the {lms} download> "
+            print(f"{a}: no feedback page has a {_WHAT_ID[lms]}: run make collect FROM=<the {lms} download> "
                   f"ASSIGNMENT={a} first", file=sys.stderr)
             status = 1
             continue
         print(f"{a}: {result.students} student(s), {len(result.members)} page(s) -> "
-              f"{result.path.relative_to(course.root)} (upload it as the assignment's feedback zip)")
+              f"{result.path.relative_to(course.root)} ({_UPLOAD[lms]})")
     return status
 
 

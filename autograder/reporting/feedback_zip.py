@@ -3,16 +3,21 @@
 Built from ``autograder/feedback/STUDENT/ASSIGNMENT/*.html`` and the roster (collect/roster.py: the LMS's own ids
 collected from the download) into ``autograder/feedback_<lms>_<ASSIGNMENT>.zip``:
 
-* ``canvas`` (Assignment → "Re-upload Submissions" / bulk upload of feedback files, each file becomes a
-  submission comment): ``<name>_<user id>_<ASSIGNMENT>-<notebook>.html``. Canvas splits the file name on
-  ``_`` and takes the first all-digit piece as the user id and a second one as an attachment id, so the name
-  and the file part hold no ``_`` and no all-digit piece (``01_pointer`` would read as attachment 1).
-* ``moodle`` (the assignment's "Upload multiple feedback files in a zip"): a folder per participant
+* ``canvas`` (Assignment → "Re-upload Submissions"; each file becomes a submission comment):
+  ``<name>_<user id>_<attachment id>_<ASSIGNMENT>-<notebook>.html``. Canvas's
+  ``Assignment#infer_comment_context_from_filename`` splits the name on ``_`` and takes the first two
+  all-digit pieces as the user id and the attachment id, and ignores the file unless that attachment is
+  one of the user's submission attachments: the attachment id is the one collect read from the download's
+  name of that notebook (or of another file of the same hand-in). So the name and the page part hold no
+  ``_`` and no all-digit piece (``01_pointer`` would read as attachment 1).
+* ``moodle`` (the assignment's "Upload multiple feedback files in a zip"; the assignment must have the
+  "Feedback files" feedback type enabled, or Moodle offers no such upload): a folder per participant
   ``<Full Name>_<participant id>_assignsubmission_file_/`` holding the pages, the layout Moodle's
   "Download submissions in folders" writes; Moodle reads the participant id after the first ``_``, so the
   name holds no ``_``.
 
-A student without an id for that LMS (collected from another download) is left out and named.
+A student without an id for that LMS (collected from another download, or an anonymous Canvas download) is
+left out and named.
 """
 
 from __future__ import annotations
@@ -56,14 +61,23 @@ def _canvas_file(assignment: str, page: str) -> str:
     return re.sub(r"[_\s]+", "-", f"{assignment}-{stem}") + ".html"
 
 
+def _attachment(entry: dict, assignment: str, page: str) -> str:
+    """The Canvas attachment id of the hand-in a page is about: its notebook's, else another file's of the
+    same assignment (Canvas accepts any attachment of the user's submission)."""
+    got = (entry.get("attachments") or {}).get(assignment) or {}
+    aid = str(got.get(Path(page).stem) or next(iter(sorted(got.values())), "") or "")
+    return aid if aid.isdigit() else ""
+
+
 def member_name(lms: str, entry: dict, sid: str, assignment: str, page: str) -> str | None:
     """The zip member of one feedback page, or None when the student has no id for ``lms``."""
     name = entry.get("name") or sid
     if lms == "canvas":
         uid = str((entry.get("ids") or {}).get("canvas") or "")
-        if not uid.isdigit():
+        aid = _attachment(entry, assignment, page)
+        if not uid.isdigit() or not aid:
             return None
-        return f"{_canvas_name(name)}_{uid}_{_canvas_file(assignment, page)}"
+        return f"{_canvas_name(name)}_{uid}_{aid}_{_canvas_file(assignment, page)}"
     if lms == "moodle":
         pid = str((entry.get("moodle") or {}).get(assignment) or "")
         if not pid.isdigit():
