@@ -121,12 +121,32 @@ def sandbox_limits(scratch) -> list[str]:
     return sorted(hits)
 
 
+def graded_sources(nb_dir) -> dict:
+    """{(notebook, grade_id): cell source} of the graded cells of the autograded notebooks in ``nb_dir``."""
+    out = {}
+    for nb_path in sorted(nb_dir.glob("*.ipynb")) if nb_dir.is_dir() else []:
+        for cell in read_notebook(nb_path).get("cells", []):
+            gid = (cell.get("metadata", {}).get("nbgrader") or {}).get("grade_id")
+            if gid:
+                src = cell.get("source", "")
+                out[(nb_path.stem, gid)] = "".join(src) if isinstance(src, list) else str(src)
+    return out
+
+
+def person_graded_still_holds(grade, before: dict, after: dict, key: tuple) -> bool:
+    """A person's manual score of an answer stands while the answer is the text they read; a rewritten answer
+    is pending again (everywhere: grades, feedback, report, LMS files) until a person grades it again."""
+    return grade.manual_score is not None and key in before and before[key] == after.get(key)
+
+
 def _merge(course: Course, res: HandInResult) -> None:
     from nbgrader.api import Gradebook, MissingEntry
     from sqlalchemy import text
 
     resume.forget(course.gradebook, res.assignment, res.student)
+    before = graded_sources(course.autograded / res.student / res.assignment)  # what formgrader showed
     _copy_notebooks(course, res)
+    after = graded_sources(course.autograded / res.student / res.assignment)
     scratch = course.work / "grade" / res.assignment / res.student
     limits = sandbox_limits(scratch)
     if limits:
@@ -159,7 +179,11 @@ def _merge(course: Course, res: HandInResult) -> None:
                 else:
                     grade.auto_score = sg.auto_score
                     grade.needs_manual_grade = sg.needs_manual_grade or grade.name in manual
-                # manual scores (formgrader) are kept across re-grading, as nbgrader itself does
+                    if sg.auto_score is None and grade.manual_score is not None:  # an answer a person graded
+                        if person_graded_still_holds(grade, before, after, (nb.name, grade.name)):
+                            grade.needs_manual_grade = False
+                        else:
+                            grade.manual_score = None
             scomments = {c.name: c for c in snb.comments} if snb is not None else {}
             for comment in nb.comments:
                 sc = scomments.get(comment.name)
