@@ -24,6 +24,7 @@ from gemm_lab.grading import (  # noqa: E402
     check_persistent,
     check_softmax,
     check_vector_add,
+    gate,
     kernel_cases,
     kernel_compile,
     launchers,
@@ -246,10 +247,34 @@ def test_persistent_loop_off_by_one(tmp_path):
 
 
 def test_persistent_without_record_tile(tmp_path):
+    # record_tile is a teaching aid: ownership is what the grader sees the programs write
     k = kernel(tmp_path, "persistent", edited("persistent", ("        record_tile(tile_id, visits_ptr, owner_ptr)\n", "")))
-    check_persistent(k, num_programs=[1, 3, 40])
-    assert "record_tile(tile_id, visits_ptr, owner_ptr)을 호출하세요" in rejects(
-        check_persistent, k, num_programs=[1, 3], ownership=True)
+    check_persistent(k, num_programs=[1, 3, 7, 1000], ownership=True)
+
+
+_RECORDS_ONLY = "    for tile_id in tl.range(pid, num_tiles, NUM_PROGRAMS):\n        record_tile(tile_id, visits_ptr, owner_ptr)\n"
+
+
+@pytest.mark.parametrize("restore", [False, True])
+def test_persistent_self_reported_ownership_is_not_believed(tmp_path, restore):
+    """Program 0 computes every tile while each program records the tiles it should have computed (and,
+    ``restore``, stores them again from what program 0 wrote): right values, right records, wrong work."""
+    own = ("        c = tl.load(c_ptr + offsets_m[:, None] * stride_cm + offsets_n[None, :] * stride_cn, "
+           "mask=mask_m & mask_n)\n        tl.store(c_ptr + offsets_m[:, None] * stride_cm + offsets_n[None, :] * "
+           "stride_cn, c, mask=mask_m & mask_n)\n") if restore else ""
+    src = edited("persistent", ("for tile_id in tl.range(pid, num_tiles, NUM_PROGRAMS):",
+                                "for tile_id in tl.range(0, num_tiles * (pid == 0).to(tl.int32)):"),
+                 ("        record_tile(tile_id, visits_ptr, owner_ptr)\n", ""),
+                 ("    ### END SOLUTION", _RECORDS_ONLY.replace("        record_tile", own.replace(
+                     "offsets_m", "om").replace("offsets_n", "on").replace("mask_m & mask_n", "(om < M) & (on < N)")
+                     .replace("        c = tl.load", "        om = (tile_id // num_n_tiles) * BLOCK_M + "
+                              "tl.arange(0, BLOCK_M)[:, None]\n        on = (tile_id % num_n_tiles) * BLOCK_N + "
+                              "tl.arange(0, BLOCK_N)[None, :]\n        c = tl.load").replace("om[:, None]", "om")
+                     .replace("on[None, :]", "on") + "        record_tile", 1) + "    ### END SOLUTION"))
+    k = kernel(tmp_path, "persistent", src)
+    check_persistent(k, num_programs=[1, 3, 40])  # the values are right
+    msg = rejects(check_persistent, k, num_programs=[1, 3], ownership=True)
+    assert "program 0이(가) 썼습니다 (기대: program 1" in msg and "num_programs=3" in msg, msg
 
 
 def test_persistent_wrong_owner_is_an_ownership_failure(tmp_path):
@@ -363,7 +388,7 @@ def test_bad_kernel_is_rejected_with_its_message(tmp_path, name):
     if e["interpreter_ok"] and runtime.INTERPRET:  # what the CPU grader used to see: a right answer
         assert _interpreter_answer_is_right(e["exercise"], k), name
     if e["kind"] == "compile" and not e["compiler_hangs"]:  # what triton's compiler says, straight (no cache)
-        py = launchers.genuine(k, e["exercise"], name)
+        py = k.fn
         ex = e["exercise"]
         dtype = "float16" if ex in ("matmul", "persistent") else "float32"
         sig = launchers.signature(ex, launchers.check_arguments(py, ex, name), dtype)
@@ -373,6 +398,11 @@ def test_bad_kernel_is_rejected_with_its_message(tmp_path, name):
         assert any(not r["ok"] and e["message"] in r["message"] for r in results), results
     kw = {"num_programs": [1, 3, 40], "ownership": True} if e["exercise"] == "persistent" else {}
     msg = rejects(CHECKS[e["exercise"]], k, hidden=True, **kw)
+    try:  # a kernel the gate refuses gets the gate's message, in the notebook as in the grader
+        gate.module_for([HEADER, *given(e["exercise"]), *cells], MASTERS[e["exercise"]][2])
+    except gate.Refused as exc:
+        assert str(exc) in msg, msg
+        return
     assert e["message"] in msg, msg
     if e["kind"] == "compile":
         assert "컴파일되지 않습니다" in msg and "Traceback" not in msg

@@ -6,8 +6,9 @@ one: ``student_matmul_kernel = my_kernel``), every jit function it calls, the co
 (written from their values) and the Triton imports they use (under the hand-in's aliases, written from the
 resolved path). Nothing of the hand-in's text is copied through: every expression of a jit function (body,
 defaults, decorators, every annotation) must be Triton — ``triton.language`` under any alias, ``triton.cdiv``
-/ ``next_power_of_2``, constexpr numbers, other jit functions, a few built-ins Triton compiles; annotations
-are written as text (Triton reads them as text) and the return annotation is left out, so none is evaluated.
+/ ``next_power_of_2``, constexpr numbers, other jit functions, a few built-ins Triton compiles. The module
+starts with ``from __future__ import annotations``, so no annotation is evaluated (Triton and its interpreter
+read them as text); the return annotation is checked and left out.
 ``@triton.autotune`` / ``@triton.heuristics`` above the jit are checked and left out: the grader launches
 through the notebook's locked launcher, which sets the tile constexprs itself. Anything else is refused with
 a Korean message naming it (:class:`Refused`; ``not_triton`` tells a refusal of non-Triton code from a
@@ -249,14 +250,15 @@ class _Gate:
                 if callee:
                     calls.add(callee)
 
-    def annotation(self, node, fn: str) -> ast.Constant | None:
-        """The annotation as the text Triton reads (``"tl.constexpr"``), or refused."""
+    def annotation(self, node, fn: str):
+        """The annotation as written into the module (``tl.constexpr``; the module's ``from __future__ import
+        annotations`` keeps it text, which is how Triton and its interpreter read it), or refused."""
         if node is None or isinstance(node, ast.Constant) and node.value is None:
             return None
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 64:
             return ast.Constant(node.value)
         if isinstance(node, ast.Name) and node.id in ("int", "float", "bool"):
-            return ast.Constant(node.id)
+            return ast.Name(node.id, ast.Load())
         path = _attr_path(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
         full = self.defs.full(path) if path else ""
         if not full:
@@ -264,8 +266,8 @@ class _Gate:
         _resolve(full, ".".join(path))
         for prefix in (_LANG + ".core.", _LANG + "."):
             if full.startswith(prefix):
-                return ast.Constant("tl." + full[len(prefix):])
-        return ast.Constant(full)
+                full = "tl." + full[len(prefix):]
+        return ast.parse(full, mode="eval").body
 
     def default(self, node, fn: str):
         """A default as written into the module: a literal, ``tl.constexpr(literal)`` or a constant's name."""
@@ -378,7 +380,8 @@ def module_for(sources, name: str) -> str:
         raise Refused(f"@triton.jit 함수의 재귀 호출({' → '.join(cycle)})은 GPU용으로 컴파일되지 않습니다 (Triton "
                       "컴파일러가 끝나지 않습니다; 해석기만 실행합니다). 반복문(for ... in range)으로 바꾸세요.",
                       not_triton=False)
-    body: list[ast.stmt] = [ast.Import([ast.alias("triton")]), ast.Import([ast.alias(_LANG, "tl")])]
+    body: list[ast.stmt] = [ast.ImportFrom("__future__", [ast.alias("annotations")], 0),
+                             ast.Import([ast.alias("triton")]), ast.Import([ast.alias(_LANG, "tl")])]
     for alias in sorted(gate.used & set(defs.triton) - {"triton", "tl"}):
         mod, _, attr = defs.triton[alias].rpartition(".")
         body.append(ast.ImportFrom(mod, [ast.alias(attr, alias)], 0) if mod else
@@ -453,12 +456,15 @@ def _session_sources(py) -> list[str]:
 
 
 def notebook_kernel(py, label: str):
-    """The student's own check: the kernel (plain function ``py`` of a genuine jit object) as the grader's
-    worker gets it, from the module the gate writes; AssertionError with the gate's message when refused."""
+    """The student's own check: the kernel's plain function ``py`` (of a genuine jit object) replaced by the
+    one in the module the gate writes for the cells that defined it, as the grader's worker gets it;
+    AssertionError with the gate's message when refused. A kernel already from such a module is kept."""
+    sources = _session_sources(py)
     try:
-        return load(module_for(_session_sources(py), py.__name__), py.__name__)
+        text = module_for(sources, py.__name__)
     except Refused as exc:
         raise AssertionError(f"❌ {label}: {exc}") from None
+    return py if sources == [text] else load(text, py.__name__).fn
 
 
 def function_module(sources, name: str) -> str:

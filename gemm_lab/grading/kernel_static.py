@@ -4,10 +4,9 @@
 ``mask=``: a pointer expression that depends on ``tl.arange`` (directly or through names assigned from it,
 in any order, loops included) may point past the end of a tensor on the last block, and an unmasked load
 there reads out of bounds on a GPU even when the store is masked (the output checks cannot see such a
-read: the value is never stored). A block pointer (``tl.make_block_ptr`` / ``tl.advance``) needs
-``boundary_check=`` instead; tensor descriptors (``desc.load``) check bounds in hardware and are not
-flagged. In a helper the student wrote, every non-constexpr parameter may be a block, so its loads need a
-mask too. The check keys on what names are bound to (``triton.language`` under any alias, ``load`` imported
+read: the value is never stored). Tensor descriptors (``desc.load``) check bounds in hardware and are not
+flagged; block pointers never get here (the gate refuses them). In a helper the student wrote, every
+non-constexpr parameter may be a block, so its loads need a mask too. The check keys on what names are bound to (``triton.language`` under any alias, ``load`` imported
 by name), not on the sample solutions' variable names.
 
 ``unfinished(functions)`` tells whether a kernel still raises ``NotImplementedError`` (the release stub);
@@ -68,9 +67,9 @@ def _targets(node) -> list[str]:
     return out
 
 
-def _taint(fn: ast.FunctionDef, lang: _Lang, params_are_blocks: bool) -> tuple[set, set]:
-    """Names that hold blocks of offsets/pointers (from tl.arange) and block pointers."""
-    block, bptr = set(), set()
+def _taint(fn: ast.FunctionDef, lang: _Lang, params_are_blocks: bool) -> set:
+    """Names that hold blocks of offsets/pointers (from tl.arange)."""
+    block = set()
     if params_are_blocks:
         for a in fn.args.args:
             ann = a.annotation
@@ -97,17 +96,13 @@ def _taint(fn: ast.FunctionDef, lang: _Lang, params_are_blocks: bool) -> tuple[s
     while changed:
         changed = False
         for targets, value in assigns:
-            is_block = makes(value, "arange") or uses(value, block)
-            is_bptr = makes(value, "make_block_ptr") or makes(value, "advance") or uses(value, bptr)
-            for t in targets:
-                for name in _targets(t):
-                    if is_block and name not in block:
-                        block.add(name)
-                        changed = True
-                    if is_bptr and name not in bptr:
-                        bptr.add(name)
-                        changed = True
-    return block, bptr
+            if makes(value, "arange") or uses(value, block):
+                for t in targets:
+                    for name in _targets(t):
+                        if name not in block:
+                            block.add(name)
+                            changed = True
+    return block
 
 
 def _kw(call: ast.Call, name: str, pos: int):
@@ -123,10 +118,6 @@ def _is_none(node) -> bool:
     return node is None or (isinstance(node, ast.Constant) and node.value is None)
 
 
-def _empty(node) -> bool:
-    return _is_none(node) or (isinstance(node, (ast.Tuple, ast.List)) and not node.elts)
-
-
 def _parse(src: str):
     tree = ast.parse(src)
     for node in tree.body:
@@ -137,8 +128,7 @@ def _parse(src: str):
 
 def unmasked_loads(functions) -> list[dict]:
     """``functions``: [(name, source, globals)], the kernel first, then the student's @jit helpers.
-    Returns one dict per unmasked block load: function, line (1 = the def line), code, kind
-    ("mask" or "boundary_check")."""
+    Returns one dict per unmasked block load: function, line (1 = the def line), code."""
     found = []
     for k, (name, src, glob) in enumerate(functions):
         try:
@@ -148,7 +138,7 @@ def unmasked_loads(functions) -> list[dict]:
         if fn is None:
             continue
         lang = _Lang(glob)
-        block, bptr = _taint(fn, lang, params_are_blocks=k > 0)
+        block = _taint(fn, lang, params_are_blocks=k > 0)
         first = fn.lineno
         for node in ast.walk(fn):
             if not lang.is_call(node, "load"):
@@ -157,15 +147,9 @@ def unmasked_loads(functions) -> list[dict]:
             if ptr is None:
                 continue
             names = {n.id for n in ast.walk(ptr) if isinstance(n, ast.Name)}
-            direct_bptr = any(lang.is_call(n, "make_block_ptr") or lang.is_call(n, "advance") for n in ast.walk(ptr))
-            if names & bptr or direct_bptr:
-                if _empty(_kw(node, "boundary_check", 3)):
-                    found.append({"function": name, "line": node.lineno - first + 1, "kind": "boundary_check",
-                                  "code": ast.get_source_segment(src, node) or "tl.load(...)"})
-                continue
             direct_block = any(lang.is_call(n, "arange") for n in ast.walk(ptr))
             if (names & block or direct_block) and _is_none(_kw(node, "mask", 1)):
-                found.append({"function": name, "line": node.lineno - first + 1, "kind": "mask",
+                found.append({"function": name, "line": node.lineno - first + 1,
                               "code": ast.get_source_segment(src, node) or "tl.load(...)"})
     return found
 
@@ -178,9 +162,6 @@ def describe(found: list[dict], kernel_name: str) -> str:
     if len(code) > 90:
         code = code[:87] + "..."
     more = f" (마스크 없는 로드 {len(found)}개)" if len(found) > 1 else ""
-    if f["kind"] == "boundary_check":
-        return (f"블록 포인터 로드 `{code}` ({where})에 boundary_check가 없습니다{more}: 마지막 블록이 텐서 끝을 "
-                "넘으면 범위 밖을 읽습니다. boundary_check=(0, 1)과 padding_option='zero'를 주세요.")
     return (f"마스크 없는 로드 `{code}` ({where}){more}: 포인터 블록의 일부 레인이 텐서 범위 밖을 가리킬 수 "
             "있습니다. 저장(tl.store)에 마스크가 있어도 GPU에서는 범위 밖 읽기가 잘못된 메모리 접근이 됩니다. "
             "tl.load(..., mask=..., other=...)로 범위 안의 레인만 읽으세요.")

@@ -175,14 +175,17 @@ def _is_jit(obj) -> bool:
 
 
 def genuine(obj, exercise: str, name: str):
-    """The student's kernel as a plain Python function, or the genuine AssertionError (Korean) when ``obj``
-    is not a genuine @triton.jit kernel."""
+    """The student's kernel as a plain Python function, as the gate writes it for the cells that defined it
+    (``gate.notebook_kernel``), or the AssertionError (Korean) when ``obj`` is not a genuine @triton.jit
+    kernel or the gate refuses it."""
     ex = EXERCISES[exercise]
     call = f"g.{ex['check']}({ex['kernel']})"
     if _is_jit(obj):
         py = obj.fn
         if _TYPE(py) is types.FunctionType:
-            return py
+            from . import gate
+
+            return gate.notebook_kernel(py, name)
     elif _TYPE(obj) is types.FunctionType:
         params = obj.__code__.co_varnames[:obj.__code__.co_argcount]
         if obj.__name__ == ex["kernel"] or len(params) == len(ex["params"]):
