@@ -463,6 +463,10 @@ class GuardedExecute(Execute):
                        seconds=round(monotonic() - t0, 2))
         self.log.info("graded %s in the grader: %s (%.1fs)", meta.get("grade_id"), verdict["status"],
                       verdict["seconds"])
+        if verdict["status"] == "fail":  # the error map of a failed visible kernel case, under the ❌
+            from gemm_lab.viz import error_map
+
+            outputs = outputs + error_map.notebook_outputs(verdict["checks"])
         cell.outputs = [nbformat.from_dict(o) for o in outputs]
         cell.metadata.setdefault("gemm_lab", {})["verdict"] = verdict
         return cell, resources

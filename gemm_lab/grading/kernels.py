@@ -334,6 +334,7 @@ def _check(exercise, kernel_obj, cases, extra_for, seed, dtype, name, hint, owne
             if user_hint:
                 extra_hint += f" (힌트: {user_hint})"
             msg = f"❌ {name} (경우 {run['case'] + 1}/{len(cases)}: {where}): {reason}{extra_hint}"
+            _error_map(exercise, case, run, result, msg, entry["cases"][-1], ownership)
             record.finish(False, msg)
             raise AssertionError(msg)
         if all(v.layout == "packed" for v in case["inputs"] + [case["output"]]):
@@ -346,10 +347,43 @@ def _check(exercise, kernel_obj, cases, extra_for, seed, dtype, name, hint, owne
     return None
 
 
-def _mark_drawn(cases, n: int) -> None:
-    """The last ``n`` cases are the grader's drawn shapes (the class report and review tell them apart)."""
+def _mark_drawn(cases, n: int, hidden: bool = False) -> None:
+    """The last ``n`` cases are the grader's drawn shapes (the class report and review tell them apart);
+    every case of a ``hidden=True`` check is hidden (no error map shows its shape)."""
+    for case in cases:
+        case["hidden"] = hidden
     for case in cases[len(cases) - n:] if n else []:
         case["drawn"] = True
+
+
+def _error_map(exercise, case, run, result, message, case_entry, ownership) -> None:
+    """The picture of a failed case the notebook names (never a hidden or drawn one), made from plain data
+    by ``gemm_lab.viz.error_map``: kept in the record for the grader's outputs and the class report, or shown
+    under the ❌ in the student's notebook. A map that cannot be made never changes the verdict."""
+    out = case["output"]
+    if case.get("hidden") or case.get("drawn") or result.get("error") or 0 in out.shape:
+        return
+    try:
+        from gemm_lab.viz import error_map
+
+        shapes = [_ShapeOnly(i["shape"]) for i in run["inputs"]]
+        consts = launchers.EXERCISES[exercise]["constexprs"]([{"inputs": shapes}], run["extra"][:1])[0]
+        owner = asked = None
+        if ownership and result.get("owner"):  # program per tile, tile = row-major over the 32x32 tile grid
+            tiles = -(-out.shape[0] // 32) * -(-out.shape[1] // 32)
+            owner, asked = result["owner"][:tiles], [t % run["extra"][0] for t in range(tiles)]
+        emap = error_map.arrays_from_buffer(
+            run["_ref"], result["out"], shape=out.shape, strides=out.strides, offset=out.offset, sentinel=SENTINEL,
+            tolerance=TOLERANCES[run["out_dtype"]], block=error_map.block_from(consts, len(out.shape)),
+            owner=owner, asked_owner=asked)
+        if not emap.failed():
+            return
+        if record.active():
+            case_entry["map"] = emap.to_record(message)
+        else:
+            error_map.show(emap, message)
+    except Exception:  # noqa: BLE001 - the picture is an aid; the verdict stands without it
+        return
 
 
 def _graded_extra(kernel, kind: str, seed: int):
@@ -388,7 +422,7 @@ def check_matmul(kernel, *, hidden=False, noncontiguous=True, dtype="float16", s
         raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
     more, seed = _graded_extra(kernel, "matmul", seed)
     cases = kernel_cases.matmul_cases(hidden, noncontiguous, tuple(shapes) + more, aligned)
-    _mark_drawn(cases, len(more))
+    _mark_drawn(cases, len(more), hidden)
     return _check("matmul", kernel, cases, lambda case: [()], seed, dtype, name, hint)
 
 
@@ -409,7 +443,7 @@ def check_persistent(kernel, *, hidden=False, noncontiguous=True, dtype="float16
             raise ValueError(f"num_programs must be positive ints, got {p!r}")
     more, seed = _graded_extra(kernel, "matmul", seed)
     cases = kernel_cases.persistent_cases(hidden, noncontiguous, aligned, extra_shapes=more)
-    _mark_drawn(cases, len(more))
+    _mark_drawn(cases, len(more), hidden)
 
     def extra_for(case):  # a drawn shape runs at one uneven program count: the shape is what it tests
         return [(counts[min(1, len(counts) - 1)],)] if case.get("drawn") else [(p,) for p in counts]
@@ -423,7 +457,7 @@ def check_vector_add(kernel, *, hidden=False, dtype="float32", sizes=(), seed=0,
         raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
     more, seed = _graded_extra(kernel, "vector", seed)
     cases = kernel_cases.vector_add_cases(hidden, tuple(sizes) + more)
-    _mark_drawn(cases, len(more))
+    _mark_drawn(cases, len(more), hidden)
     return _check("vector_add", kernel, cases, lambda case: [()], seed, dtype, name, hint)
 
 
@@ -434,5 +468,5 @@ def check_softmax(kernel, *, hidden=False, dtype="float32", shapes=(), seed=0, n
         raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
     more, seed = _graded_extra(kernel, "softmax", seed)
     cases = kernel_cases.softmax_cases(hidden, tuple(shapes) + more)
-    _mark_drawn(cases, len(more))
+    _mark_drawn(cases, len(more), hidden)
     return _check("softmax", kernel, cases, lambda case: [()], seed, dtype, name, hint)

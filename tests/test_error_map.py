@@ -1,0 +1,390 @@
+"""gemm_lab.viz.error_map: the classic kernel mistakes, planted in the masters' kernels and run for real
+(Triton's interpreter on a CPU), are marked exactly where they are wrong, on the array the figure is drawn
+from; hidden cases get no map; the figure is small, Korean and passes the feedback sanitizer.
+
+Each mistake's wrong region is worked out here from what the mistake does (which tiles a swapped
+pid_m/pid_n never reaches, what a never-reset accumulator carries into a program's later tiles, ...), not
+from the checker. The kernels write into outputs placed in NaN-poisoned, sentinel-filled buffers as the
+grader's are; output row strides are wide enough that an edge tile's unmasked store lands in the margin
+beside its row.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+
+import numpy as np
+import pytest
+
+from gemm_lab import runtime  # noqa: F401  (before triton: picks the interpreter on a CPU)
+
+torch = pytest.importorskip("torch")
+triton = pytest.importorskip("triton")
+
+from test_grading_kernels import CHECKS, edited, kernel  # noqa: E402
+
+from gemm_lab.grading import record  # noqa: E402
+from gemm_lab.viz import error_map as em  # noqa: E402
+from gemm_lab.viz.error_map import MARGIN, OK, OUTSIDE, UNWRITTEN, WRONG  # noqa: E402
+
+SENT = -7776.0
+FRONT = 8
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", str(tmp_path_factory.getbasetemp() / "compile_cache"))
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def values(n, rng, scale=16):
+    """fp16-exact inputs (multiples of 1/scale in [-2, 2]): fp32 accumulation is exact."""
+    return rng.integers(-2 * scale, 2 * scale + 1, size=n) / scale
+
+
+def placed(arr, row_stride, fill, dtype):
+    """``arr`` (2-D) as a view with ``row_stride`` inside a flat buffer filled with ``fill`` (front, row gaps
+    and 200 rows' worth after it)."""
+    rows, cols = arr.shape
+    buf = torch.full((FRONT + (rows + 200) * row_stride,), fill, dtype=dtype)
+    view = torch.as_strided(buf, (rows, cols), (row_stride, 1), FRONT)
+    view.copy_(torch.as_tensor(arr, dtype=dtype))
+    return buf, view
+
+
+def run_matmul(k, M, N, K, out_stride=None, seed=0):
+    """One launch as the locked launcher makes it (16x16x16 tiles, one program per C tile)."""
+    rng = np.random.default_rng(seed)
+    a, b = values(M * K, rng).reshape(M, K), values(K * N, rng).reshape(K, N)
+    _, av = placed(a, K + 3, float("nan"), torch.float16)
+    _, bv = placed(b, N + 3, float("nan"), torch.float16)
+    cbuf, cv = placed(np.full((M, N), SENT), out_stride or N + 3, SENT, torch.float16)
+    grid = (cdiv(M, 16) * cdiv(N, 16),)
+    k[grid](av, bv, cv, M, N, K, av.stride(0), av.stride(1), bv.stride(0), bv.stride(1), cv.stride(0), cv.stride(1),
+            BLOCK_SIZE_M=16, BLOCK_SIZE_N=16, BLOCK_SIZE_K=16)
+    ref = a @ b
+    m = em.arrays_from_buffer(ref, cbuf.float().numpy(), shape=(M, N), strides=cv.stride(), offset=FRONT,
+                              sentinel=SENT, block=(16, 16), tolerance=(2.0 ** -8, 2.0 ** -10))
+    return m, ref
+
+
+def run_persistent(k, M, N, K, P, seed=0, ownership=False):
+    rng = np.random.default_rng(seed)
+    a, b = values(M * K, rng).reshape(M, K), values(K * N, rng).reshape(K, N)
+    _, av = placed(a, K + 3, float("nan"), torch.float16)
+    _, bv = placed(b, N + 3, float("nan"), torch.float16)
+    cbuf, cv = placed(np.full((M, N), SENT), N + 40, SENT, torch.float16)
+    tiles = cdiv(M, 32) * cdiv(N, 32)
+    visits, owner = torch.zeros(tiles + P + 64, dtype=torch.int32), torch.full((tiles + P + 64,), -1, dtype=torch.int32)
+    k[(P,)](av, bv, cv, visits, owner, M, N, K, av.stride(0), av.stride(1), bv.stride(0), bv.stride(1),
+            cv.stride(0), cv.stride(1), NUM_PROGRAMS=P, BLOCK_M=32, BLOCK_N=32, BLOCK_K=32)
+    ref = a @ b
+    own = dict(owner=owner[:tiles].tolist(), asked_owner=[t % P for t in range(tiles)]) if ownership else {}
+    m = em.arrays_from_buffer(ref, cbuf.float().numpy(), shape=(M, N), strides=cv.stride(), offset=FRONT,
+                              sentinel=SENT, block=(32, 32), tolerance=(2.0 ** -8, 2.0 ** -10), **own)
+    return m, ref
+
+
+def run_vector_add(k, n, seed=0):
+    rng = np.random.default_rng(seed)
+    x, y = values(n, rng, 1024), values(n, rng, 1024)
+    xs = torch.full((FRONT + n + 400,), float("nan"))
+    ys = xs.clone()
+    obuf = torch.full((FRONT + n + 400,), SENT)
+    xs[FRONT:FRONT + n], ys[FRONT:FRONT + n] = torch.as_tensor(x), torch.as_tensor(y)
+    xv, yv, ov = xs[FRONT:FRONT + n], ys[FRONT:FRONT + n], obuf[FRONT:FRONT + n]
+    k[(cdiv(n, 128),)](xv, yv, ov, n, BLOCK_SIZE=128)
+    return em.arrays_from_buffer(x + y, obuf.numpy(), shape=(n,), strides=(1,), offset=FRONT, sentinel=SENT,
+                                 block=(128,), tolerance=(1e-4, 1e-6))
+
+
+def run_softmax(k, R, C, seed=0):
+    rng = np.random.default_rng(seed)
+    x = values(R * C, rng, 1024).reshape(R, C)
+    _, xv = placed(x, C + 5, float("nan"), torch.float32)
+    obuf, ov = placed(np.full((R, C), SENT), C + 5, SENT, torch.float32)
+    block = triton.next_power_of_2(C)
+    k[(R,)](ov, xv, xv.stride(0), ov.stride(0), xv.stride(1), ov.stride(1), R, C, BLOCK_SIZE=block)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    ref = e / e.sum(axis=1, keepdims=True)
+    return em.arrays_from_buffer(ref, obuf.numpy(), shape=(R, C), strides=ov.stride(), offset=FRONT, sentinel=SENT,
+                                 block=(1, block), tolerance=(1e-4, 1e-6))
+
+
+def region(m, cat):
+    return m.cats == cat
+
+
+def inside(m):
+    out = np.zeros(m.cats.shape, dtype=bool)
+    out[:m.rows, :m.cols] = True
+    return out
+
+
+# --------------------------------------------------------------------------- the masters: nothing marked
+
+
+@pytest.mark.parametrize("exercise", ["matmul", "persistent", "vector_add", "softmax"])
+def test_masters_map_is_all_right(tmp_path, exercise):
+    k = kernel(tmp_path, exercise)
+    m = {"matmul": lambda: run_matmul(k, 37, 45, 50)[0],
+         "persistent": lambda: run_persistent(k, 70, 40, 45, 4, ownership=True)[0],
+         "vector_add": lambda: run_vector_add(k, 300), "softmax": lambda: run_softmax(k, 6, 20)}[exercise]()
+    assert not m.failed()
+    assert (m.cats[inside(m)] == OK).all() and (m.cats[~inside(m)] == OUTSIDE).all()
+
+
+# --------------------------------------------------------------------------- the classic mistakes
+
+
+def test_no_k_mask_marks_every_element_wrong(tmp_path):
+    # the K mask dropped (rows masked instead): the last K block reads the NaN margin into every sum
+    src = edited("matmul", ("mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0", "mask=offs_am[:, None] < M"),
+                 ("mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0", "mask=offs_bn[None, :] < N"))
+    m, _ = run_matmul(kernel(tmp_path, "matmul", src), 20, 24, 40)
+    assert (region(m, WRONG) == inside(m)).all()
+    # K a multiple of BLOCK_K: the same kernel is right, nothing marked
+    m, _ = run_matmul(kernel(tmp_path, "matmul", src), 20, 24, 48)
+    assert not m.failed()
+
+
+def test_no_store_mask_marks_the_overhang_of_the_edge_tiles(tmp_path):
+    src = edited("matmul", ("tl.store(c_ptrs, c, mask=c_mask)", "tl.store(c_ptrs, c)"))
+    M, N = 20, 40
+    m, _ = run_matmul(kernel(tmp_path, "matmul", src), M, N, 32, out_stride=N + 16)
+    overhang = np.zeros((cdiv(M, 16) * 16, cdiv(N, 16) * 16), dtype=bool)
+    overhang[M:, :] = overhang[:, N:] = True
+    assert m.cats.shape == overhang.shape
+    assert (region(m, MARGIN) == overhang).all()
+    assert (region(m, OK) == ~overhang).all() and m.elsewhere == 0
+
+
+def test_store_mask_missing_in_vector_add_marks_the_last_block_strip(tmp_path):
+    k = kernel(tmp_path, "vector_add", edited("vector_add", ("x + y, mask=mask)", "x + y)")))
+    m = run_vector_add(k, 300)
+    assert m.kind == "strip" and m.cats.shape == (1, 384)
+    expect = np.zeros((1, 384), dtype=bool)
+    expect[0, 300:] = True
+    assert (region(m, MARGIN) == expect).all() and (region(m, OK) == ~expect).all()
+
+
+def test_other_not_zero_marks_every_element_and_only_with_a_k_tail(tmp_path):
+    src = edited("matmul", ("other=0.0", "other=1.0"))
+    m, _ = run_matmul(kernel(tmp_path, "matmul", src), 29, 40, 50)
+    assert (region(m, WRONG) == inside(m)).all()
+    m, _ = run_matmul(kernel(tmp_path, "matmul", src), 29, 40, 64)
+    assert not m.failed()
+
+
+def test_softmax_rows_other_zero_and_a_skipped_last_row(tmp_path):
+    # other=0.0: every row of a width that is not a power of two sums one exp(0 - max) too many
+    k = kernel(tmp_path, "softmax", edited("softmax", ('other=-float("inf")', "other=0.0")))
+    m = run_softmax(k, 6, 20)
+    assert m.kind == "rows" and m.block == (1, 32)
+    assert (region(m, WRONG) == inside(m)).all()
+    # the row guard off by one: exactly the last row is never written
+    k = kernel(tmp_path, "softmax", edited("softmax", ("    row_idx = tl.program_id(0)\n",
+                                                       "    row_idx = tl.program_id(0)\n    if row_idx < n_rows - 1:\n"),
+                                           *[(f"\n    {line}", f"\n        {line}") for line in (
+                                               "row_start_ptr", "col_offsets", "mask", "row =", "row_minus_max",
+                                               "numerator", "denominator", "softmax_output", "output_row_start_ptr",
+                                               "tl.store")]))
+    m = run_softmax(k, 6, 20)
+    last = np.zeros(m.cats.shape, dtype=bool)
+    last[5, :20] = True
+    assert (region(m, UNWRITTEN) == last).all() and (region(m, OK) == inside(m) & ~last).all()
+
+
+def test_swapped_pid_m_pid_n_marks_the_tiles_no_program_reaches(tmp_path):
+    src = edited("matmul", ("pid_m = pid // num_pid_n\n    pid_n = pid % num_pid_n",
+                            "pid_m = pid % num_pid_n\n    pid_n = pid // num_pid_n"))
+    M, N = 40, 24  # 3 x 2 tiles: the swapped formula visits tile rows 0-1 only
+    m, _ = run_matmul(kernel(tmp_path, "matmul", src), M, N, 32)
+    ntm, ntn = cdiv(M, 16), cdiv(N, 16)
+    reached = {(pid % ntn, pid // ntn) for pid in range(ntm * ntn)}
+    never = np.zeros(m.cats.shape, dtype=bool)
+    for i in range(ntm):
+        for j in range(ntn):
+            if (i, j) not in reached:
+                never[i * 16:(i + 1) * 16, j * 16:(j + 1) * 16] = True
+    never &= inside(m)
+    assert never.any()
+    assert (region(m, UNWRITTEN) == never).all() and (region(m, OK) == inside(m) & ~never).all()
+
+
+def test_accumulator_not_reset_marks_each_programs_later_tiles(tmp_path):
+    src = edited("persistent", ("    for tile_id in tl.range(pid, num_tiles, NUM_PROGRAMS):\n",
+                                "    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n"
+                                "    for tile_id in tl.range(pid, num_tiles, NUM_PROGRAMS):\n"),
+                 ("        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n", ""))
+    M, N, P = 70, 40, 4
+    m, ref = run_persistent(kernel(tmp_path, "persistent", src), M, N, 45, P)
+    # each tile of a program carries the sums of the program's earlier tiles at the same place in the tile
+    ntn, T = cdiv(N, 32), 32
+    carry = np.zeros((cdiv(M, T) * T, ntn * T))
+    padded = np.zeros_like(carry)
+    padded[:M, :N] = ref
+    for first in range(P):
+        acc = np.zeros((T, T))
+        for t in range(first, cdiv(M, T) * ntn, P):
+            i, j = (t // ntn) * T, (t % ntn) * T
+            carry[i:i + T, j:j + T] = acc
+            acc = acc + padded[i:i + T, j:j + T]
+    want = inside(m) & (np.abs(carry) > 2.0 ** -8 * np.abs(padded) + 2.0 ** -10)
+    assert want.any() and not want[:64].any()  # tile row 2 only: tiles 4 and 5 are programs 0 and 1's second
+    assert (region(m, WRONG) == want).all()
+
+
+def test_one_program_doing_every_tile_shows_in_the_owner_grid(tmp_path):
+    src = edited("persistent", ("tl.range(pid, num_tiles, NUM_PROGRAMS)", "tl.range(pid * num_tiles, num_tiles)"))
+    M, N, P = 70, 40, 4
+    m, _ = run_persistent(kernel(tmp_path, "persistent", src), M, N, 45, P, ownership=True)
+    assert (m.cats[inside(m)] == OK).all()  # the values are right: only the owner grid shows the mistake
+    tiles = np.arange(cdiv(M, 32) * cdiv(N, 32)).reshape(cdiv(M, 32), cdiv(N, 32))
+    assert (m.owner == 0).all()
+    assert (m.owner_mismatch() == (tiles % P != 0)).all() and m.failed()
+
+
+# --------------------------------------------------------------------------- the grader's hook
+
+
+def _recorded(check, k, **kw):
+    with record.recording() as entries:
+        with pytest.raises(AssertionError):
+            check(k, **kw)
+    return entries
+
+
+def test_visible_case_records_a_map_and_hidden_cases_none(tmp_path):
+    k = kernel(tmp_path, "matmul", edited("matmul", ("tl.store(c_ptrs, c, mask=c_mask)", "tl.store(c_ptrs, c)")))
+    entries = _recorded(CHECKS["matmul"], k)
+    case = entries[-1]["kernel"]["cases"][-1]
+    assert not case["ok"] and "map" in case
+    m = em.ErrorMap.from_record(case["map"])
+    assert m.shape == (37, 45) and m.block == (16, 16) and m.counts()[MARGIN] > 0
+    assert "여백" in case["map"]["mistake"] and "#" not in case["map"]["mistake"][:2]
+    outs = em.notebook_outputs(entries)
+    assert len(outs) == 1 and outs[0]["output_type"] == "display_data"
+    png = base64.b64decode(outs[0]["data"]["image/png"])
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) < 30_000
+    # a failed hidden case: the diagnosis in the message, no map, no figure
+    entries = _recorded(CHECKS["matmul"], k, hidden=True, seed=1)
+    assert all("map" not in c for e in entries for c in e["kernel"]["cases"])
+    assert em.notebook_outputs(entries) == []
+    # the persistent ownership check draws the owner grid beside the map
+    src = edited("persistent", ("tl.range(pid, num_tiles, NUM_PROGRAMS)", "tl.range(pid * num_tiles, num_tiles)"))
+    entries = _recorded(CHECKS["persistent"], kernel(tmp_path, "persistent", src), num_programs=[3], ownership=True)
+    rec = entries[-1]["kernel"]["cases"][-1]["map"]
+    assert np.array(rec["owner"]).max() == 0 and np.array(rec["asked"]).max() == 2
+
+
+def test_record_round_trip_and_bad_records():
+    rng = np.random.default_rng(3)
+    exp = rng.normal(size=(9, 13))
+    got = exp.copy()
+    got[2:4, 5:] += 1
+    written = np.ones_like(exp, dtype=bool)
+    written[8] = False
+    m = em.arrays_for(exp, got, written, block=(4, 4), margin=[(9, 0), (11, 15), (40, 40)])
+    back = em.ErrorMap.from_record(m.to_record("❌ x: 값이 다릅니다"))
+    assert (back.cats == m.cats).all() and back.elsewhere == 1 and back.counts() == m.counts()
+    assert m.counts() == {OK: 9 * 13 - 16 - 13, WRONG: 16, UNWRITTEN: 13, MARGIN: 3}
+    for bad in ({}, {"kind": "tiles"}, dict(m.to_record(), runs=[[0, 5]]), dict(m.to_record(), kind="pie"),
+                dict(m.to_record(), block=[0, 4]), "x"):
+        with pytest.raises(ValueError):
+            em.ErrorMap.from_record(bad)
+    with pytest.raises(ValueError):
+        em.arrays_for(exp, got[:3], block=(4, 4))
+    with pytest.raises(ValueError):
+        em.arrays_for(exp, got, block=(4, 4), margin=[(1, 1)])  # inside the tensor is not a margin
+    with pytest.raises(TypeError):
+        em.figure_for("not a map")
+
+
+def test_mistake_key_drops_numbers_and_shapes():
+    a = ("❌ matmul (경우 2/3: a[37, 50] 연속, c[37, 45] 연속): 값이 다릅니다 — 처음 틀린 원소 c[3, 4]: 1.5 (기대 2), "
+         "틀린 원소 12/1665개, 최대 오차 0.5. 일부 행/열만 틀렸습니다: 가장자리 타일")
+    b = a.replace("c[3, 4]", "c[9, 1]").replace("12/1665", "40/1665").replace("37", "29")
+    assert em.mistake(a) == em.mistake(b) == "일부 행/열만 틀렸습니다: 가장자리 타일"
+
+
+# --------------------------------------------------------------------------- the picture
+
+
+def _maps(tmp_path):
+    no_store = edited("matmul", ("tl.store(c_ptrs, c, mask=c_mask)", "tl.store(c_ptrs, c)"))
+    one = edited("persistent", ("tl.range(pid, num_tiles, NUM_PROGRAMS)", "tl.range(pid * num_tiles, num_tiles)"))
+    return [run_matmul(kernel(tmp_path, "matmul", no_store), 37, 45, 50)[0],
+            run_persistent(kernel(tmp_path, "persistent", one), 130, 70, 50, 3, ownership=True)[0],
+            run_vector_add(kernel(tmp_path, "vector_add", edited("vector_add", ("x + y, mask=mask)", "x + y)"))), 1000),
+            run_softmax(kernel(tmp_path, "softmax", edited("softmax", ('other=-float("inf")', "other=0.0"))), 17, 33)]
+
+
+def _rgb(hex_colour):
+    return tuple(int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+
+
+def test_figures_are_small_korean_and_colour_blind_safe(tmp_path):
+    import warnings
+
+    from PIL import Image
+
+    from gemm_lab.viz.fonts import korean_font
+
+    msg = "❌ 마스크가 빠진 것 같습니다: 출력 바깥 여백(margin)에 값이 써졌습니다. tl.store의 mask를 확인하세요."
+    maps = _maps(tmp_path)
+    assert [m.kind for m in maps] == ["tiles", "tiles", "strip", "rows"] and maps[1].owner is not None
+    for m in maps:
+        fig = em.figure_for(m, msg)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a missing glyph (Hangul drawn as boxes) is a warning: fail on it
+            png = em.png_of(fig)
+        assert len(png) < 30_000, (m.kind, len(png))
+        img = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+        height = img.shape[0]
+        ax = fig.axes[0]
+        # pixel level: the centre of every element drawn at least 4 px wide shows its category's colour
+        (x0, y0), (x1, y1) = ax.transData.transform([(0, 0), (1, 1)])
+        checked = 0
+        if abs(x1 - x0) >= 4 and abs(y1 - y0) >= 4:
+            for (i, j), cat in np.ndenumerate(m.cats):
+                x, y = ax.transData.transform((j + 0.5, i + 0.5))
+                px = img[int(height - y), int(x)]
+                near_line = any(v % b in (0, b - 1) for v, b in ((i, m.block[0]), (j, m.block[1]))) or \
+                    i in (m.rows - 1, m.rows) or j in (m.cols - 1, m.cols)
+                if not near_line:
+                    assert tuple(px) == _rgb(em.COLORS[cat]), (m.kind, i, j, cat, px)
+                    checked += 1
+        elif m.kind != "tiles" or m.owner is not None:
+            for cat in (WRONG, UNWRITTEN, MARGIN):  # small elements: the category's colour fills its share
+                share = (img.reshape(-1, 3) == _rgb(em.COLORS[cat])).all(axis=1).sum()
+                assert (share > 150) == bool((m.cats == cat).any()), (m.kind, cat, share)
+        assert checked or m is not maps[0]
+        labels = [ax.xaxis.label.get_text()] + [t.get_text() for a in fig.axes if a.get_legend()
+                                                for t in a.get_legend().get_texts()]
+        assert any("열" in t or "원소" in t for t in labels)
+        if korean_font():
+            assert fig.texts[0].get_fontname() == korean_font()
+    # the owner panel: the tiles of the wrong program in Okabe-Ito orange
+    owner_img = np.asarray(Image.open(io.BytesIO(em.png_for(maps[1], msg))).convert("RGB")).reshape(-1, 3)
+    assert (owner_img == _rgb(em.OWNER_BAD)).all(axis=1).sum() > 500
+    # the text fallback says the same, one mark per block
+    text = em.text_for(maps[0], msg)
+    assert "M" in text and "여백" in text
+
+
+def test_feedback_sanitizer_keeps_the_embedded_png(tmp_path):
+    from autograder.grade.safe_feedback import active_content, clean_html, sanitize_notebook
+
+    m = _maps(tmp_path)[0]
+    b64 = base64.b64encode(em.png_for(m, "x")).decode()
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": "", "outputs": em.notebook_outputs(
+        [{"message": "x", "kernel": {"cases": [{"map": m.to_record("x")}]}}])}], "metadata": {}}
+    sanitize_notebook(nb)
+    assert nb["cells"][0]["outputs"][0]["data"]["image/png"] == b64
+    page = clean_html(f'<img src="data:image/png;base64,{b64}" alt="오류 지도">')
+    assert b64 in page and active_content(page) == []
