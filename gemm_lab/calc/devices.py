@@ -83,8 +83,9 @@ _T4 = dict(
     source=("https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/tesla-t4/"
             "t4-tensor-core-datasheet-951643.pdf (65 TFLOPS mixed FP16/FP32, 320 GB/s, 40 SMs, 4 MB L2); "
             + CUDA_GUIDE_URL + " (cc 7.5: 64 KB/block, 64K regs/SM)"),
-    notes="Triton compiles tl.dot to FP32 FMA on sm_75 (PTX checked with triton 3.6.0 and 3.7.1: fma, no mma; "
-          "the first release doing so is not checked here): the tensor rate is not reachable from Triton",
+    notes="Triton compiles tl.dot to FP32 FMA on sm_75 (PTX checked with triton 3.6.0, 3.7.1, 3.8.0 and 3.9.0 by "
+          "make compat: fma, no mma; triton 3.3.1 fails to compile a dot for sm_75, the releases in between are not "
+          "checked here): the tensor rate is not reachable from Triton",
 )
 
 DEVICES: dict[str, Device] = {

@@ -35,7 +35,8 @@
 # * Debugging Triton (해석기, `tl.device_print`): <https://triton-lang.org/main/programming-guide/chapter-3/debugging.html>
 # * API: `tl.load` <https://triton-lang.org/main/python-api/generated/triton.language.load.html>,
 #   `tl.store` <https://triton-lang.org/main/python-api/generated/triton.language.store.html>,
-#   `tl.arange` <https://triton-lang.org/main/python-api/generated/triton.language.arange.html>
+#   `tl.arange` <https://triton-lang.org/main/python-api/generated/triton.language.arange.html>,
+#   `triton.jit` <https://triton-lang.org/main/python-api/generated/triton.jit.html>
 # * CUDA C++ Programming Guide — Programming Model (Thread Hierarchy):
 #   <https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#programming-model>
 # * Triton 논문 (Tillet, Kung, Cox, MAPL 2019): <https://doi.org/10.1145/3315508.3329973>
@@ -279,7 +280,7 @@ else:
 #
 # 덧셈 한 번은 `x`, `y`를 한 번 읽고 `out`을 한 번 쓰는 것이 전부(원소당 3 × 4 Byte)라 묶을(fusion) 연산이 없습니다.
 # 그래서 Triton으로 써도 PyTorch 기본 연산과 속도가 비슷합니다 — 차이가 커지는 경우는 다음 노트북(③)의 Softmax입니다.
-# 시간은 `gemm_lab.bench.do_bench_ms`(`triton.testing.do_bench`, `return_mode="median"`)가 돌려주는 **중앙값(median)**이고,
+# 시간은 `gemm_lab.bench.do_bench_ms`(`triton.testing.do_bench`, `return_mode="median"`)가 돌려주는 **중앙값**(median)이고,
 # GPU 이름과 컴퓨트 능력(compute capability)을 함께 적습니다.
 
 # %%

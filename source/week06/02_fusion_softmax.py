@@ -34,6 +34,8 @@
 #   `tl.max` <https://triton-lang.org/main/python-api/generated/triton.language.max.html>,
 #   `tl.sum` <https://triton-lang.org/main/python-api/generated/triton.language.sum.html>,
 #   `triton.next_power_of_2` <https://triton-lang.org/main/python-api/generated/triton.next_power_of_2.html>
+# * Triton Semantics (브로드캐스팅과 자료형 승격: 행 최댓값을 빼는 `row - row_max`, 패딩값 `other`의 자료형):
+#   <https://triton-lang.org/main/python-api/triton-semantics.html>
 # * NVIDIA Matrix Multiplication Background §2 (Math and Memory Bounds — 메모리 병목의 뜻):
 #   <https://docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication/index.html>
 

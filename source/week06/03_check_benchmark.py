@@ -30,8 +30,12 @@
 # ## 읽을거리
 # * Triton Tutorial 02 — Fused Softmax (Unit Test, Benchmark 절):
 #   <https://triton-lang.org/main/getting-started/tutorials/02-fused-softmax.html>
+# * Triton Tutorial 01 — Vector Addition (Benchmark 절: GB/s 계산):
+#   <https://triton-lang.org/main/getting-started/tutorials/01-vector-add.html>
 # * API: `triton.testing.do_bench` <https://triton-lang.org/main/python-api/generated/triton.testing.do_bench.html>,
 #   `torch.allclose` <https://pytorch.org/docs/stable/generated/torch.allclose.html>
+# * PyTorch: torch.compiler 개요 (5절의 `torch.compile(naive_softmax)`가 TorchInductor로 Triton 커널을 만드는 과정):
+#   <https://docs.pytorch.org/docs/stable/torch.compiler.html>
 # * CUDA C++ Programming Guide — Asynchronous Concurrent Execution:
 #   <https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#asynchronous-concurrent-execution>
 # * Debugging Triton (해석기로 정확도 먼저 확인하기): <https://triton-lang.org/main/programming-guide/chapter-3/debugging.html>
@@ -137,9 +141,9 @@ else:
 # 4. 잴 때마다 **L2 캐시를 비우고**(큰 버퍼를 덮어씀) CUDA 이벤트로 한 번씩 시간을 기록한 뒤, 마지막에 한 번만 동기화합니다.
 # 5. 기록들의 통계(`return_mode`: 평균·중앙값 등, `quantiles`로 백분위)를 ms로 돌려줍니다.
 #
-# 주의: 설치된 Triton의 `do_bench`는 `return_mode`를 주지 않으면 **평균(mean)**을 돌려줍니다(아래 시그니처의 기본값).
+# 주의: 설치된 Triton의 `do_bench`는 `return_mode`를 주지 않으면 **평균**(mean)을 돌려줍니다(아래 시그니처의 기본값).
 # 평균은 가끔 끼어드는 느린 측정 하나에 끌려가므로, 이 과정의 측정은 모두 `gemm_lab.bench.do_bench_ms`를 거쳐
-# `return_mode="median"`, 즉 **중앙값(median)**을 씁니다. `results/`의 CSV도 중앙값입니다.
+# `return_mode="median"`, 즉 **중앙값**(median)을 씁니다. `results/`의 CSV도 중앙값입니다.
 
 # %%
 print("do_bench", inspect.signature(triton.testing.do_bench))

@@ -42,6 +42,8 @@
 # * Triton Programming Guide, Chapter 1: <https://triton-lang.org/main/programming-guide/chapter-1/introduction.html>
 # * API: `tl.dot` <https://triton-lang.org/main/python-api/generated/triton.language.dot.html>,
 #   `tl.load` <https://triton-lang.org/main/python-api/generated/triton.language.load.html>
+# * Triton Semantics (브로드캐스팅: `offs_am[:, None]`와 `offs_k[None, :]`가 `[BM, BK]`가 되는 규칙):
+#   <https://triton-lang.org/main/python-api/triton-semantics.html>
 # * NVIDIA Matrix Multiplication Background (2MNK, 타일·웨이브 양자화):
 #   <https://docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication/index.html>
 # * Triton 논문 (MAPL 2019) §4.2, §5.1–5.3: <https://doi.org/10.1145/3315508.3329973>
@@ -191,7 +193,7 @@ for x in ones:
 print(f"1.0을 {K_demo}번 더하기: FP16 누산 = {acc16.item():.1f}, FP32 누산 = {acc32.item():.1f}")
 
 # %% [markdown]
-# 정밀도(가수부)만이 아니라 **범위(지수부)**도 좁습니다. FP16의 가장 큰 유한값은 65,504이고, 그보다 큰 값은 `inf`로
+# 정밀도(가수부)만이 아니라 **범위**(지수부)도 좁습니다. FP16의 가장 큰 유한값은 65,504이고, 그보다 큰 값은 `inf`로
 # 넘칩니다(overflow). 크기 300 정도의 원소 두 개만 곱해도 FP16 한계를 넘습니다. FP32의 최댓값은 약 3.4 × 10³⁸입니다.
 
 # %%
@@ -430,7 +432,7 @@ fig = pointers.edge_tile_figure(500, 600, 300, 128, 128, 64, pid_m=3, pid_n=4)
 #   A·B 타일을 읽고 `accumulator = tl.dot(a, b, accumulator)`로 FP32 누산기에 더한 뒤 포인터를 전진. (§3)
 # * **TODO 3** — 저장: `offs_cm`, `offs_cn`, `c_ptrs`, `c_mask`를 만들고 `tl.store(c_ptrs, c, mask=c_mask)`.
 #
-# 채점기는 여러분의 `student_matmul_kernel`을 **채점기 자신이 가진 `launch`(아래에 주어진 것과 같은 코드)**로 실제로
+# 채점기는 여러분의 `student_matmul_kernel`을 **채점기 자신이 가진 `launch`**(아래에 주어진 것과 같은 코드)로 실제로
 # 실행해 torch와 비교합니다. 크기는 타일의 배수가 아니고, 입력은 연속이 아닐 수도 있으며, 입력·출력은 독 값으로 채운
 # 버퍼 속의 뷰입니다. 마스크를 빠뜨리면 틀립니다. 해석기에서 빨리 돌도록 타일은 작게(16×16×16) 씁니다.
 #

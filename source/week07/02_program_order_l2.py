@@ -176,8 +176,8 @@ fig = viz_ordering.compare_orders_figure(9, 9, 9, window=9)
 # ---
 # # 연습문제 2.1 — 8×8 그리드의 L2 그룹핑 (6점)
 #
-# A와 B가 각각 8×8개의 블록으로 나뉜 행렬곱(`num_pid_m = 8`, `num_pid_n = 8`, K / BK = 8)에서 **처음 8개의
-# 프로그램(pid = 0–7)**을 실행합니다.
+# A와 B가 각각 8×8개의 블록으로 나뉜 행렬곱(`num_pid_m = 8`, `num_pid_n = 8`, K / BK = 8)에서 처음 **8개의
+# 프로그램**(pid = 0–7)을 실행합니다.
 #
 # 1. 행 우선 순서에서 pid 0–7의 `(pid_m, pid_n)`을 순서대로 `rm_pairs`에 리스트로 적으세요. (1점)
 # 2. `GROUP_SIZE_M = 2`인 그룹 순서에서 pid 0–7의 `(pid_m, pid_n)`을 `grouped_pairs`에 적으세요. (2점)

@@ -43,6 +43,11 @@
 #   `triton.Config` <https://triton-lang.org/main/python-api/generated/triton.Config.html>,
 #   `tl.dot` <https://triton-lang.org/main/python-api/generated/triton.language.dot.html>,
 #   `triton.testing.do_bench` <https://triton-lang.org/main/python-api/generated/triton.testing.do_bench.html>
+# * Modern GPU Programming for MLSys — What Makes a Kernel Fast (GEMM, The Optimization Ladder, Reducing Idle Time
+#   Through Overlap, Occupancy and Resource Pressure 절; 예시 수치는 B200의 것):
+#   <https://mlc.ai/modern-gpu-programming-for-mlsys/chapter_performance/index.html>
+# * Triton GitHub: `autotuner.py`(`Autotuner._bench`가 `OutOfResources`를 잡아 후보를 `inf`로 탈락시키는 부분, 3절):
+#   <https://github.com/triton-lang/triton/blob/main/python/triton/runtime/autotuner.py>
 # * NVIDIA Matrix Multiplication Background — §2 Math and Memory Bounds, §3 Dimension Quantization Effects
 #   (타일·웨이브 양자화): <https://docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication/index.html>
 # * CUDA C++ Programming Guide — Compute Capabilities (SM당·블록당 Shared Memory 한계):
@@ -298,6 +303,21 @@ print("[Autotuner._bench]")
 print(source_lines(Autotuner._bench, "except (OutOfResources", "float(\"inf\")", context=0))
 
 # %% [markdown]
+# > **SM당 용량과 블록당 한계는 다른 숫자입니다.** 참고자료 5.3절은 후보 3의 144 KiB가 "A100(SM당 최대 164 KiB)이나
+# > H100(최대 228 KiB)"에 들어간다고 씁니다. 이 164 KiB·228 KiB는 **SM 하나**의 Shared Memory 용량(L1 캐시와 나눠 쓰는
+# > carve-out의 최댓값)입니다. `OutOfResources`가 `metadata.shared`와 비교하는 것은 **블록(CTA) 하나**가 쓸 수 있는 한계
+# > (Triton의 `max_shared_mem`이 읽는 드라이버 속성 `CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`)이고, CUDA가 블록마다 1 KiB를
+# > 시스템용으로 떼어 두므로 SM당 용량보다 1 KiB 작습니다(CUDA C++ Programming Guide, Compute Capabilities). 이 과정의
+# > `calc.get_device(...).smem_per_block_optin`은 이 블록당 한계입니다(아래 셀). 후보 3은 어느 쪽으로 보아도 들어가지만,
+# > 한계에 걸친 설정은 블록당 한계로 판정해야 합니다.
+
+# %%
+for key in ("a100", "h100", "h200"):
+    dev = calc.get_device(key)
+    print(f"{dev.name} ({dev.arch}): 블록당 Shared Memory 한계 {dev.smem_per_block_optin:,} B "
+          f"= {dev.smem_per_block_optin / 1024:g} KiB")
+
+# %% [markdown]
 # ## 4. 교과서 공식 vs 컴파일러: 실제로 잡히는 Shared Memory
 #
 # 위 답은 교과서 공식으로 채점합니다. 그런데 Triton 컴파일러가 실제로 잡는 Shared Memory(`metadata.shared`)는
@@ -350,7 +370,9 @@ if smem_table is not None:
 #   요청해 두고 현재 타일을 계산하므로 교과서보다 한 단계 적습니다.
 # * **sm_75 (T4)**: triton 3.6.0, 3.7.1, 3.8.0, 3.9.0으로 sm_75용으로 컴파일한 PTX에는 `fma` 명령만 있고 `mma`가 없습니다(위 표의
 #   줄 수는 지금 설치된 버전에서 직접 센 값입니다). 즉 T4에서 `tl.dot`은 Tensor Core가 아니라 FP32 FMA로 계산되고,
-#   파이프라이닝(cp.async)도 없어 `num_stages`와 무관하게 작은 버퍼 하나만 씁니다. (triton 3.3.1은 sm_75용 `tl.dot`을
+#   파이프라이닝(cp.async)도 없어 `num_stages`와 무관하게 버퍼를 하나만 잡습니다. 그 버퍼는 작다고 할 수 없습니다: 크기가
+#   `4 × max(BM·BK, BK·BN)` B(`calc.compiler_smem`의 sm_75 규칙)로 타일을 따라 커지므로, 타일이 큰 후보 3에서는 이
+#   버퍼 하나가 T4의 블록당 한계만큼 큽니다(아래 셀). (triton 3.3.1은 sm_75용 `tl.dot`을
 #   컴파일하지 못했습니다. 그 사이 어느 버전에서 바뀌었는지는 이 과정에서 확인하지 않았습니다.)
 # * 그 결과, 원래 참고자료의 "후보 3은 T4에 들어가지 않는다"는 답(교과서 공식)과 달리, triton 3.7.1로 컴파일한 후보 3은 T4에서
 #   **한계와 정확히 같은** Shared Memory를 씁니다(아래 셀). Triton은 `shared > 한계`일 때만 실패하므로 **실제로는
@@ -439,7 +461,7 @@ roof[["threads", "acc_bytes", "acc_per_thread", "stage_bytes", "pipeline_bytes"]
 # 1. **`@triton.jit`의 컴파일 캐시**: 소스 코드 해시, 인자의 타입과 정렬(예: `*fp16`, 16 Byte 배수 여부),
 #    `tl.constexpr` 값(`BLOCK_SIZE_M=128`, `ACTIVATION="leaky_relu"` 등), 컴파일 옵션(`num_warps`, `num_stages`),
 #    타깃 아키텍처를 묶은 해시가 키입니다. M, N, K가 일반 정수 인자이면 크기 **값** 자체는 키에 들어가지 않지만,
-#    Triton은 정수 인자와 포인터를 **특수화(specialization)**합니다: 정수가 16의 배수인지(그리고 1인지), 포인터가
+#    Triton은 정수 인자와 포인터를 **특수화**(specialization)합니다: 정수가 16의 배수인지(그리고 1인지), 포인터가
 #    16 Byte 정렬인지가 키에 들어갑니다. 그래서 4096 → 2048처럼 모든 크기·stride가 16의 배수로 남으면 **다시 컴파일하지
 #    않지만**, 500 × 600 × 300처럼 16의 배수가 아닌 크기(그리고 그 크기가 곧 stride)가 처음 오면 **새로 컴파일합니다**
 #    (④ 노트북 5절이 실제 캐시로 보여 줍니다). `tl.constexpr` 값이 바뀌면 다른 코드로 보고 새로 컴파일합니다.
@@ -553,7 +575,7 @@ g.check_value("break_even", break_even, _be,
 # 실제 GPU에서는 어떨까요? `make bench`(`python -m gemm_lab.bench --only autotune`)가 GPU에서 잰 오토튜닝 비용을
 # `results/autotune_cost.csv`에서 읽어(`gemm_lab.results_autotune.measured_autotune_case`) 같은 계산을 해 봅니다.
 # 고정 설정(후보 1: 64×32×32, stages=5, warps=2)과 오토튜너가 고른 설정의 반복 실행 시간은 `do_bench`의
-# **중앙값(median)**이고, 탐색 시간은 **새로 만든** 오토튜너(튜닝 캐시도, `@triton.jit`의 메모리 캐시도 빈 상태)의
+# **중앙값**(median)이고, 탐색 시간은 **새로 만든** 오토튜너(튜닝 캐시도, `@triton.jit`의 메모리 캐시도 빈 상태)의
 # 첫 호출이 끝날 때까지의 벽시계 시간입니다: `gemm_lab.kernels.matmul_autotuned`가 이 GPU에서 쓰는 후보를 모두
 # 컴파일하고 벤치마크한 뒤 한 번 실행합니다. `compile_cache`는 그때 Triton의 **디스크 컴파일 캐시** 상태입니다.
 #
@@ -663,7 +685,7 @@ else:
 #
 # 이 노트북의 커널은 **비영속(non-persistent)** 커널입니다: 출력 타일 하나마다 프로그램 하나를 띄웁니다
 # (`grid = cdiv(M, BM) × cdiv(N, BN)`). GPU는 한 번에 `슬롯 = SM 수 × SM당 프로그램 수`개만 실행하므로, 프로그램들은
-# 여러 **웨이브(wave)**로 나뉘어 돕니다. 두 가지 반올림이 일을 버립니다.
+# 여러 **웨이브**(wave)로 나뉘어 돕니다. 두 가지 반올림이 일을 버립니다.
 #
 # * **타일 양자화:** 가장자리 타일도 `BM × BN` 전체를 계산합니다. 쓸모 있는 비율 = `M × N ÷ (타일 수 × BM × BN)`.
 # * **웨이브 양자화:** 웨이브 수 = `cdiv(타일 수, 슬롯)`. 마지막 웨이브가 덜 차면 그동안 나머지 SM은 놉니다.

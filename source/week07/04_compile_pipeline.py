@@ -24,7 +24,7 @@
 # 7. Triton 논문(2019)의 패스가 오늘의 MLIR 파이프라인 어디에 보이는지 (7절), 그리고 8주차(Legato)로 가는 질문 (8절)
 #
 # **GPU가 필요한 부분:** 없습니다. Triton은 GPU 없이도 지정한 타깃(`GPUTarget("cuda", 80, 32)` 등)으로
-# **교차 컴파일(cross-compile)**할 수 있어서, 모든 단계의 IR과 `metadata["shared"]`를 CPU에서 얻습니다.
+# **교차 컴파일**(cross-compile)할 수 있어서, 모든 단계의 IR과 `metadata["shared"]`를 CPU에서 얻습니다.
 # GPU가 있으면 6절에서 같은 커널을 실제로 실행해 그 GPU용 산출물과 레지스터 수(`n_regs`, `n_spills`)까지 봅니다.
 # (CPU 해석기 `TRITON_INTERPRET=1`은 컴파일 파이프라인을 건너뛰므로 실행용이고, 산출물은 교차 컴파일로 얻습니다.)
 #
@@ -36,9 +36,19 @@
 # * Triton Tutorial 01/02 (6주차): <https://triton-lang.org/main/getting-started/tutorials/01-vector-add.html>,
 #   <https://triton-lang.org/main/getting-started/tutorials/02-fused-softmax.html>
 # * Triton Programming Guide, Chapter 1: <https://triton-lang.org/main/programming-guide/chapter-1/introduction.html>
-# * Triton 논문 (MAPL 2019) §4.2, §5.1–5.3: <https://doi.org/10.1145/3315508.3329973>
+# * Triton 논문 (MAPL 2019) §4.2, §5.1–5.3, Figure 4–7: <https://doi.org/10.1145/3315508.3329973>
 #   (PDF: <https://www.eecs.harvard.edu/~htk/publication/2019-mapl-tillet-kung-cox.pdf>)
 # * MLIR 개요: <https://mlir.llvm.org/>
+# * Triton MLIR Dialects and Ops (목차와 도입부): <https://triton-lang.org/main/dialects/dialects.html> —
+#   `tt` Dialect(TTIR) <https://triton-lang.org/main/dialects/TritonDialect.html>,
+#   `ttg` Dialect(TTGIR) <https://triton-lang.org/main/dialects/TritonGPUDialect.html>
+# * Triton GitHub: `compiler.py`(`triton.compile`, `CompiledKernel.asm`)
+#   <https://github.com/triton-lang/triton/blob/main/python/triton/compiler/compiler.py>,
+#   NVIDIA 백엔드 `compiler.py`(`add_stages`: `make_ttir` → `make_ttgir` → `make_llir` → `make_ptx` → `make_cubin`)
+#   <https://github.com/triton-lang/triton/blob/main/third_party/nvidia/backend/compiler.py>
+# * Triton GitHub README — Tips for hacking (캐시 키에 들어가는 환경변수 `MLIR_ENABLE_DUMP`, `DISABLE_LLVM_OPT` 등):
+#   <https://github.com/triton-lang/triton#tips-for-hacking>
+# * CUDA PTX ISA (`mma`, `cp.async`, `ld.global` 같은 PTX 명령의 정의): <https://docs.nvidia.com/cuda/parallel-thread-execution/index.html>
 # * NVIDIA Matrix Multiplication Background: <https://docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication/index.html>
 # * API: `tl.dot`(`input_precision`) <https://triton-lang.org/main/python-api/generated/triton.language.dot.html>,
 #   `triton.autotune` <https://triton-lang.org/main/python-api/generated/triton.autotune.html>, `triton.jit` <https://triton-lang.org/main/python-api/generated/triton.jit.html>
@@ -549,6 +559,15 @@ display(smem_table)
 # 3. 컴파일 옵션(`num_warps`, `num_stages`, ...)의 해시
 # 4. 타깃 GPU 아키텍처(sm_80, sm_90, ...)
 #
+# 한 프로세스 안의 캐시(`JITFunction`이 메모리에 든 바이너리를 찾는 키)는 이 네 가지로 정해집니다. 프로세스가 바뀌어도 다시
+# 쓰는 **디스크 캐시**(`~/.triton/cache`, 05 노트북)의 키는 `triton.compile`이 만드는 SHA-256 해시이고, 여기에 Triton 자신의
+# 코드 해시(버전), 백엔드(`ptxas` 버전과 아키텍처), 그리고 **관련 환경변수**가 더 들어갑니다: 컴파일 결과를 바꾸는
+# 환경변수(예: `MLIR_ENABLE_DUMP`, `LLVM_IR_ENABLE_DUMP`, `DISABLE_LLVM_OPT`, `DISABLE_PTXAS_OPT`, `TRITON_DEFAULT_FP_FUSION`,
+# `TRITON_DISABLE_LINE_INFO`, `USE_IR_LOC`)가 설정되어 있으면 그 이름과 값이 해시에 섞입니다. 이 목록은 Triton이
+# `get_cache_invalidating_env_vars()`로 직접 정하고(`compiler.py`의 `triton.compile`), 아래 셀에서 설치된 Triton에게 물어봅니다.
+# 반면 `TRITON_KERNEL_DUMP`, `TRITON_DUMP_DIR`, `TRITON_PRINT_AUTOTUNING`, `TRITON_CACHE_DIR`은 덤프·출력·위치만 바꾸므로
+# 키에 들어가지 않고, `TRITON_ALWAYS_COMPILE=1`은 키를 바꾸는 대신 디스크 캐시를 건너뜁니다(05 노트북 2절).
+#
 # `pipeline.jit_cache_key(kernel, *args, target=..., **meta)`는 `JITFunction.run`이 캐시를 찾기 전에 부르는 Triton의
 # **바로 그 인자 분석 코드**를 실행해 키를 계산합니다(텐서는 CPU에 있어도 됩니다: 자료형과 주소 정렬만 봅니다).
 # 키가 같으면 다시 컴파일하지 않습니다.
@@ -628,6 +647,38 @@ display(pd.DataFrame.from_dict(rows, orient="index"))
 #   것처럼 이 정렬 정보가 `cp.async` 사용 여부까지 바꾸므로 Triton이 따로 컴파일하는 것입니다.)
 # * `BLOCK_SIZE_M`, `ACTIVATION`은 `tl.constexpr` 값이라 특수화가, `num_warps`는 옵션 해시가, 타깃은 타깃이 달라 새로 컴파일됩니다.
 #
+# 디스크 캐시 키에 들어가는 환경변수는 설치된 Triton이 정합니다. 아래 셀은 환경변수 몇 개를 잠깐 켜고
+# `get_cache_invalidating_env_vars()`가 무엇을 돌려주는지 본 뒤 원래대로 되돌립니다(그사이 컴파일은 하지 않습니다).
+
+# %%
+import os
+
+try:
+    from triton._C.libtriton import get_cache_invalidating_env_vars
+except ImportError:  # a private helper of triton.compile; its place may move between releases
+    get_cache_invalidating_env_vars = None
+    print(f"triton {triton.__version__}에는 get_cache_invalidating_env_vars가 없습니다.")
+
+if get_cache_invalidating_env_vars is not None:
+    PROBE = ("MLIR_ENABLE_DUMP", "DISABLE_LLVM_OPT", "TRITON_DEFAULT_FP_FUSION",
+             "TRITON_KERNEL_DUMP", "TRITON_PRINT_AUTOTUNING", "TRITON_ALWAYS_COMPILE")
+    saved = {name: os.environ.pop(name, None) for name in PROBE}
+    in_key = {}
+    try:
+        for name in PROBE:  # one at a time, so each answer is about that variable alone
+            os.environ[name] = "1"
+            in_key[name] = name in get_cache_invalidating_env_vars()
+            del os.environ[name]
+    finally:
+        for name, value in saved.items():
+            os.environ.pop(name, None)
+            if value is not None:
+                os.environ[name] = value
+    print(f"triton {triton.__version__}: 설정되어 있을 때 디스크 캐시 키에 들어가는가?")
+    for name, inside in in_key.items():
+        print(f"  {name:24s} {'✅ 들어감 (값이 바뀌면 새로 컴파일)' if inside else '— 들어가지 않음'}")
+
+# %% [markdown]
 # `@triton.autotune(configs=..., key=['M', 'N', 'K'])`은 이 위에 한 층을 더 얹습니다: **튜닝 키**(key 인자들의 값 + 텐서 dtype)가
 # 처음 보는 값이면 모든 `triton.Config` 후보를 벤치마크해 가장 빠른 것을 기억합니다. 튜닝 키에는 `M, N, K`의 **값**이
 # 들어가므로 2048³은 jit 캐시로는 재사용이지만 autotune으로는 **다시 벤치마크**입니다. (CPU 해석기에서는 autotune이
@@ -731,7 +782,8 @@ else:
 # 기계 독립 패스인 **pre-fetching**(루프 안의 읽기를 앞 반복으로 당겨 지연을 숨김)과 타일 단위 peephole 최적화,
 # 기계 의존 패스인 **hierarchical tiling**(타일 → 워프 → 스레드로 나누기), **memory coalescing**(이웃 스레드가 이웃 주소를
 # 읽도록 배치), **shared memory allocation**(버퍼의 수명을 분석해 오프셋 배정), **shared memory synchronization**(읽기/쓰기
-# 사이에 배리어 삽입). §5.3은 auto-tuner입니다(오늘의 `@triton.autotune`).
+# 사이에 배리어 삽입). §5.3은 auto-tuner입니다(오늘의 `@triton.autotune`). 논문은 이 분석과 패스들을 **Figure 4–7**(본문
+# 4–7쪽)로 그려 보이니, 아래 표의 A~F를 읽을 때 그 그림들을 옆에 펴 두세요.
 #
 # **주의: 2019년의 Triton은 MLIR 이전의 자체 IR(Triton-IR → LLVM-IR)이었습니다.** 오늘의 Triton(3.x)은 같은 아이디어를 MLIR
 # 방언(`tt` → `ttg` → LLVM)으로 다시 구현했으므로, 패스 이름과 위치가 논문과 정확히 일대일로 대응하지는 않습니다.

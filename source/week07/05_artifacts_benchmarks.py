@@ -46,6 +46,12 @@
 #   `tl.dot`(`input_precision`) <https://triton-lang.org/main/python-api/generated/triton.language.dot.html>,
 #   `triton.autotune`(`cache_results`) <https://triton-lang.org/main/python-api/generated/triton.autotune.html>
 # * NVIDIA Hopper Tuning Guide (TMA, FP8 Tensor Core): <https://docs.nvidia.com/cuda/hopper-tuning-guide/index.html>
+# * Triton GitHub README — Tips for hacking (`MLIR_ENABLE_DUMP`, `TRITON_PRINT_AUTOTUNING`, `TRITON_ALWAYS_COMPILE` 등):
+#   <https://github.com/triton-lang/triton#tips-for-hacking>
+# * Debugging Triton (`TRITON_INTERPRET=1`, `tl.device_print`): <https://triton-lang.org/main/programming-guide/chapter-3/debugging.html>
+# * Triton GitHub: `compiler.py`(`triton.compile`, `CompiledKernel.asm`)
+#   <https://github.com/triton-lang/triton/blob/main/python/triton/compiler/compiler.py>
+# * CUDA PTX ISA (`mma`, `cp.async`, `ld.global` 같은 PTX 명령의 정의): <https://docs.nvidia.com/cuda/parallel-thread-execution/index.html>
 
 # %% nbgrader={"grade": false, "grade_id": "imports", "locked": true, "schema_version": 3, "solution": false, "task": false}
 from gemm_lab import runtime  # triton보다 먼저: GPU가 없으면 CPU 해석기를 켭니다
@@ -540,8 +546,8 @@ else:
 #
 # ### 4.1 측정: `best_matmul` vs `torch.matmul`
 #
-# `triton.testing.do_bench(fn)`는 워밍업 뒤 여러 번 실행해 시간(ms)을 돌려주는데, 기본값은 **평균(mean)**입니다. 이 과정의 측정은
-# 모두 `gemm_lab.bench.do_bench_ms`(= `do_bench(..., return_mode="median")`)로 **중앙값(median)**을 씁니다: 가끔 끼어드는 느린
+# `triton.testing.do_bench(fn)`는 워밍업 뒤 여러 번 실행해 시간(ms)을 돌려주는데, 기본값은 **평균**(mean)입니다. 이 과정의 측정은
+# 모두 `gemm_lab.bench.do_bench_ms`(= `do_bench(..., return_mode="median")`)로 **중앙값**(median)을 씁니다: 가끔 끼어드는 느린
 # 실행에 덜 흔들리기 때문입니다. TFLOP/s = `2MNK × 1e-12 / (ms × 1e-3)`.
 # `gemm_lab.bench.best.best_rounds`는 `gemm_lab.bench.bench_shape`로 같은 입력에서 `torch.matmul`과 `best_matmul`을 같은 실행에서
 # 재고(`ratio_to_torch` = torch 시간 / `best_matmul` 시간, `graph_ratio_to_torch`는 CUDA graph로 잰 같은 비율), 결과를 FP32 기준값과
@@ -665,9 +671,10 @@ else:
 # Core로 곱할 수는 있지만, 그러면 FP8의 이점(같은 Tensor Core에서 FP16의 두 배 처리율, 절반의 메모리와 이동량)이 사라집니다.
 #
 # **Ada(sm_89: L4, RTX 4090 등)는 그 사이입니다.** `fp8_matmul`의 검사는 sm_89 미만만 막으므로 Ada에서는 **실행됩니다**: FP8
-# Tensor Core는 있으니 `tl.dot`은 FP8 입력의 `mma.sync`(Ampere식 워프 단위 행렬곱)가 되고, TMA가 없으니 Triton은 텐서
-# 디스크립터의 load를 보통의 전역 메모리 load(`ld.global`)로 내립니다. triton 3.7.1로 이 커널을 sm_89용으로 교차 컴파일한
-# PTX에는 `mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32`와 `ld.global`만 있고 TMA 복사(`cp.async.bulk.tensor`)도
+# Tensor Core는 있으니 `tl.dot`은 FP8 입력의 `mma.sync`(Ampere식 워프 단위 행렬곱)가 되고, TMA가 없으니 이 커널에서는 Triton이
+# 텐서 디스크립터의 load를 보통의 전역 메모리 load(`ld.global`)로 내립니다. (모든 커널이 그렇지는 않습니다: FP16 `tl.dot`에
+# 디스크립터 load를 넘기는 작은 K 루프 커널을 sm_89용으로 컴파일하면 `cp.async` 파이프라인이 됩니다.)
+# triton 3.7.1로 이 커널을 sm_89용으로 교차 컴파일한 PTX에는 `mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32`와 `ld.global`만 있고 TMA 복사(`cp.async.bulk.tensor`)도
 # `wgmma`도 없습니다(sm_90용에는 둘 다 있습니다). 그러니 Ada에서는 FP8 Tensor Core의 이점은 얻지만 TMA의 비동기 복사와
 # 파이프라이닝은 없어, Hopper용으로 고른 타일 설정이 Ada에서도 빠르다는 보장은 없습니다. 이 과정은 Ada GPU에서 재 보지
 # 않았으므로 아래 셀도 Ada에서는 재지 않습니다.

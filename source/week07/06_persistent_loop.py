@@ -45,6 +45,9 @@
 # * Triton Tutorial 09 — Persistent Matmul: <https://triton-lang.org/main/getting-started/tutorials/09-persistent-matmul.html>
 # * API: `tl.range` <https://triton-lang.org/main/python-api/generated/triton.language.range.html>,
 #   `tl.program_id` <https://triton-lang.org/main/python-api/generated/triton.language.program_id.html>
+# * Modern GPU Programming for MLSys — What Makes a Kernel Fast (GEMM, The Optimization Ladder, Reducing Idle Time
+#   Through Overlap, Occupancy and Resource Pressure 절 — 특히 점유율과 자원 압박; 예시 수치는 B200의 것):
+#   <https://mlc.ai/modern-gpu-programming-for-mlsys/chapter_performance/index.html>
 # * CUDA Programming Guide, 계산 능력별 한계(레지스터·shared memory·block 수):
 #   <https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#features-and-technical-specifications-technical-specifications-per-compute-capability>
 # * 사례 연구 노트북 `notebooks/persistent_case_study` (블로그 「persistent kernel은 그 자체로 빠르지 않다」 1부)
@@ -274,7 +277,7 @@ else:
 """Coding: the persistent kernel matches torch for 1, 3 and more-than-tiles programs (poisoned margins)."""
 from gemm_lab.grading import fresh
 g = fresh()
-# 1, 3: program 하나가 tile 여러 개 (누산기를 tile마다 초기화해야 맞음), 40: tile보다 많은 program
+# 1, 3: 프로그램 하나가 타일 여러 개 (누산기를 타일마다 초기화해야 맞음), 40: 타일보다 많은 프로그램
 g.check_persistent(student_persistent_kernel, num_programs=[1, 3, 40])
 
 # %% nbgrader={"grade": true, "grade_id": "persistent_matches_torch_hidden", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
@@ -291,7 +294,7 @@ from gemm_lab.grading import fresh
 g = fresh()
 # the grader's launcher records, per tile, how often it was computed and by which program
 g.check_persistent(student_persistent_kernel, num_programs=[1, 3, 7, 1000], ownership=True, seed=2,
-                   hint="program pid는 tile pid, pid + NUM_PROGRAMS, pid + 2·NUM_PROGRAMS, …를 한 번씩 계산해야 합니다.")
+                   hint="프로그램 pid는 타일 pid, pid + NUM_PROGRAMS, pid + 2·NUM_PROGRAMS, …를 한 번씩 계산해야 합니다.")
 
 # %% [markdown]
 # ## 3. 설명 (2점)
