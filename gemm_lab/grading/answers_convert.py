@@ -24,6 +24,7 @@ _NONE = None.__class__
 _TYPE = (0).__class__.__class__
 _BASE_EXC = Exception
 _INF = 1e308 * 10.0
+_MAX_ITEMS = 100_000
 
 
 class _Bad(Exception):
@@ -73,6 +74,27 @@ def _plain(x):
         return _INT.__index__(x)
     if isinstance(x, _FLOAT):
         return _FLOAT.__float__(x)
+    return _container(x)
+
+
+def _container(x):
+    """Any mapping as a dict, a set-like as a set, a tuple subclass as a tuple, any other iterable (range, a
+    generator, dict values, a list subclass) as a list: what a set/list/dict answer is asked for; else ``x``."""
+    import collections.abc as abc
+    import itertools
+
+    if isinstance(x, (bytes, bytearray)):
+        return x
+    try:
+        if isinstance(x, abc.Mapping):
+            return _DICT(itertools.islice(x.items(), _MAX_ITEMS + 1))
+        if isinstance(x, abc.Iterable):
+            items = _LIST(itertools.islice(x, _MAX_ITEMS + 1))
+            if len(items) > _MAX_ITEMS:
+                return x
+            return _SET(items) if isinstance(x, abc.Set) else _TUPLE(items) if isinstance(x, _TUPLE) else items
+    except _BASE_EXC:  # a student's container that fails while read is a wrong answer, not a crash
+        return x
     return x
 
 

@@ -5,7 +5,9 @@ grader sends :func:`handout_source` instead: it encodes the values of the notebo
 reads (:func:`read_names`) as JSON and displays them with the mime type :data:`MIME`. What comes out is
 a *claim*: the grader decodes it (:func:`decode`, plain JSON, nothing executed) and runs the test cell's
 own source in its own process (``gemm_lab.grading.replay``). Forging the hand-out only claims an
-answer, which is what answering is.
+answer, which is what answering is. Any mapping is handed out as a dict, any other iterable as a list (a set
+when it is set-like), so ``range(1, 3)``, a pandas ``Index`` or an ``OrderedDict`` reach the grader as the
+notebook's own check reads them (``answers_convert._plain``).
 
 A ``@triton.jit`` kernel or a Python function is handed out as a reference by name (``{"__kernel__":
 name}``); the grader takes its source from the notebook file, never from the kernel process.
@@ -15,8 +17,11 @@ from __future__ import annotations
 
 import ast
 import builtins
+import itertools
 import json
 import math
+from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 
 __all__ = ["MIME", "read_names", "encode", "decode", "emit", "handout_source", "claims_from_outputs",
            "Unsupported", "MAX_BYTES"]
@@ -150,11 +155,24 @@ def encode(value, depth: int = 0, name: str = ""):
             return {"__series__": {"index": encode(list(value.index), depth + 1),
                                    "data": encode(list(value.tolist()), depth + 1),
                                    "name": encode(value.name, depth + 1)}}
+    if isinstance(value, Mapping):  # OrderedDict, defaultdict, MappingProxyType, ...: a dict answer
+        return encode(dict(_bounded(value.items())), depth, name)
+    if isinstance(value, Iterable) and not isinstance(value, (str, bytes, bytearray)):
+        # range, a generator, a pandas Index, dict keys, a list subclass, ...: a list (a set when set-like)
+        items = _bounded(value)
+        return encode(set(items) if isinstance(value, AbstractSet) else items, depth, name)
     try:
         text = str(value)[:200]
     except Exception:  # noqa: BLE001 - a student's object whose str() fails is still reported
         text = ""
     return {"__unsupported__": tname, "text": text}
+
+
+def _bounded(iterable) -> list:
+    items = list(itertools.islice(iterable, MAX_ITEMS + 1))
+    if len(items) > MAX_ITEMS:
+        raise _TooBig(f"more than {MAX_ITEMS} items")
+    return items
 
 
 def emit(namespace: dict, names) -> None:
