@@ -104,13 +104,15 @@ def test_cached_plan_still_refuses_overlapping_output():
 
 
 def test_descriptor_templates_hold_no_tensor():
-    if best.TensorDescriptor is None:
+    from gemm_lab.kernels import best_kernels
+
+    if best_kernels.TensorDescriptor is None:
         pytest.skip("this triton has no TensorDescriptor")
     t = torch.zeros(64, 64, dtype=torch.float16)
-    d = best.TensorDescriptor(t, t.shape, t.stride(), [32, 32])
-    template = best._desc_like(d, None)
+    d = best_kernels.TensorDescriptor(t, t.shape, t.stride(), [32, 32])
+    template = best_kernels._desc_like(d, None)
     other = torch.ones(64, 64, dtype=torch.float16)
-    copy = best._desc_like(template, other)
+    copy = best_kernels._desc_like(template, other)
     assert template.base is None and copy.base is other and copy is not template
     assert (copy.shape, copy.strides, copy.block_shape) == (d.shape, d.strides, d.block_shape)
 

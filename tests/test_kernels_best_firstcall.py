@@ -166,10 +166,17 @@ def test_tune_and_policy_bad_input(gpu_paths, monkeypatch):
     with pytest.raises(ValueError, match="GEMM_LAB_TUNE must be one of"):
         K.best_matmul(a, b)
     monkeypatch.setenv("GEMM_LAB_TUNE", "deferred")
-    monkeypatch.setenv("GEMM_LAB_TUNE_BUDGET_S", "soon")
-    K.best_matmul(a, b)  # the first call does not time: the budget is read when tuning starts
-    with pytest.raises(ValueError, match="GEMM_LAB_TUNE_BUDGET_S"):
-        K.best_matmul(a, b)
+    for bad in ("soon", "0", "-3", "nan"):  # refused by the first call, which makes the plan
+        monkeypatch.setenv("GEMM_LAB_TUNE_BUDGET_S", bad)
+        with pytest.raises(ValueError, match="GEMM_LAB_TUNE_BUDGET_S"):
+            K.best_matmul(a, b)
+        with pytest.raises(ValueError, match="GEMM_LAB_TUNE_BUDGET_S"):
+            K.best_matmul(torch.empty(0, 5).half(), torch.empty(5, 3).half())  # an empty product too
+    assert best._PLANS == {}
+    monkeypatch.setenv("GEMM_LAB_TUNE_BUDGET_S", "2.5")
+    K.best_matmul(a, b)
+    assert _plan(a, b).budget_s == 2.5
+    monkeypatch.delenv("GEMM_LAB_TUNE_BUDGET_S")
     empty = K.best_matmul.tune(torch.empty(0, 5).half(), torch.empty(5, 3).half())
     assert empty["source"] == "none" and empty["timed"] == 0
 
@@ -210,7 +217,7 @@ def _pin_and_check(M, N, Kd, cand_kind, a_t=False, b_t=False, c_t=False, activat
 def test_swap_ab_at_odd_shapes_and_views(monkeypatch, shape, layout):
     monkeypatch.setattr(best, "current_arch", lambda: "sm_90")
     plan = _pin_and_check(*shape, "hinted_swap", *layout, activation="leaky_relu")
-    assert plan.swap and plan.pinned[0] == "hinted_swap"
+    assert plan.kernel.kind == plan.pinned[0] == "hinted_swap"
 
 
 @pytest.mark.parametrize("shape, layout, deep", [((20, 9, 1100), (False, False, True), True),
@@ -221,7 +228,7 @@ def test_splitk_sums_in_one_kernel_into_views(monkeypatch, shape, layout, deep):
     monkeypatch.setattr(best, "current_arch", lambda: "sm_90")
     plan = _pin_and_check(*shape, "splitk", *layout, activation="leaky_relu",
                           pred=lambda c: (c["BLOCK_K"] == 128) == deep)
-    assert plan.sk[1] >= 2 and plan.reduce.kernel is splitk_reduce_kernel
+    assert plan.kernel.splits >= 2 and plan.kernel.reduce.kernel is splitk_reduce_kernel
     a, b = _ab(*shape)
     out = torch.empty(shape[1], shape[0]).half().t()  # the public split-K launcher sums with it too
     K.assert_close(K.splitk_matmul(a, b, split_k=5, activation="leaky_relu", out=out),
@@ -249,14 +256,14 @@ def test_unaligned_output_is_a_view_of_a_padded_buffer(gpu_paths, monkeypatch, N
 def test_device_descriptor_tma_at_odd_shapes_and_views(monkeypatch, shape, layout):
     monkeypatch.setattr(best, "current_arch", lambda: "sm_90")
     plan = _pin_and_check(*shape, "dtma", *layout, activation="leaky_relu")
-    assert plan.dtma is not None and plan.launch.kernel.__name__ == "device_tma_persistent_kernel"
+    assert plan.kernel.kind == "dtma" and plan.kernel.launch.kernel.__name__ == "device_tma_persistent_kernel"
     a, b = _ab(*shape)  # fresh contiguous tensors: descriptors straight on them (no copies)
     plan = best._Plan(best.explain(*shape, torch.float16, arch="sm_90"), *shape, "")
     out = torch.empty(shape[0], shape[1]).half()
     plan._pin(next(x for x in plan._candidates(a, b, out) if x[0] == "dtma"), a, b, out)
     plan.go(a, b, out)
     K.assert_close(out, K.reference_matmul(a, b))
-    assert plan.modes == ((0, 0, True) if shape[1] % 8 == 0 and shape[2] % 8 == 0 else plan.modes)
+    assert plan.kernel.modes == ((0, 0, True) if shape[1] % 8 == 0 and shape[2] % 8 == 0 else plan.kernel.modes)
 
 
 def test_graph_ranking_breaks_near_ties_by_launch_cost():
@@ -274,7 +281,7 @@ def test_graph_ranking_breaks_near_ties_by_launch_cost():
 def test_tma_into_an_unaligned_out_copies_back_and_pads_operands(monkeypatch):
     monkeypatch.setattr(best, "current_arch", lambda: "sm_90")
     plan = _pin_and_check(33, 21, 45, "tma", b_t=True, pred=lambda c: c["BLOCK_M"] == 64)
-    assert plan.modes[2] is False and plan.modes[0] == 2  # out rows of 42 bytes; A rows of 90 bytes: copied
+    assert plan.kernel.modes[2] is False and plan.kernel.modes[0] == 2  # out rows of 42 bytes; A rows of 90: copied
 
 
 def test_repeat_call_takes_the_fast_path(gpu_paths, monkeypatch):
@@ -385,8 +392,8 @@ def test_a_first_pick_that_fails_here_falls_back_to_timing(gpu_paths, monkeypatc
     call still returns the right product, from the fastest candidate that runs, and says so."""
     real_pin, pins = best._Plan._pin, []
 
-    def pin(self, cand, a, b, out):
-        real_pin(self, cand, a, b, out)
+    def pin(self, cand, a, b, out, kernel=None):
+        real_pin(self, cand, a, b, out, kernel)
         pins.append(cand)
         if len(pins) == 1:
             def broken(*args):

@@ -113,14 +113,16 @@ def _tune_pinning(monkeypatch, M, N, Kd, winner, a_t=False, b_t=False, c_t=False
 
 @pytest.mark.parametrize("shape, layout", [((45, 37, 29), (False, False, False)), ((33, 50, 70), (True, False, True))])
 def test_tma_on_padded_copies_of_unaligned_operands(monkeypatch, shape, layout):
-    plan = _tune_pinning(monkeypatch, *shape, lambda p: p.tma is not None and p.tma["BLOCK_M"] == 128, *layout)
-    assert plan.tuned[0] == "tma" and plan.tma is plan.tuned[1]
+    plan = _tune_pinning(monkeypatch, *shape, lambda p: p.kernel.kind == "tma" and p.kernel.cfg["BLOCK_M"] == 128,
+                         *layout)
+    assert plan.tuned[0] == "tma" and plan.kernel.cfg is plan.tuned[1]
 
 
 @pytest.mark.parametrize("shape", [(40, 20, 700), (17, 9, 900)])
 def test_splitk_candidate_can_be_pinned(monkeypatch, shape):
-    plan = _tune_pinning(monkeypatch, *shape, lambda p: p.sk is not None and p.sk[1] > 2, activation="leaky_relu")
-    assert plan.tuned[0] == "splitk" and plan.sk[1] > 2
+    plan = _tune_pinning(monkeypatch, *shape, lambda p: p.kernel.kind == "splitk" and p.kernel.splits > 2,
+                         activation="leaky_relu")
+    assert plan.tuned[0] == "splitk" and plan.kernel.splits > 2
 
 
 # ------------------------------------------------------------------------------------------- random bench

@@ -114,6 +114,7 @@ def host_breakdown_rows(sizes=(1024, 2048), n: int = 500):
 
 def _host_steps(size: int, n: int):
     from gemm_lab.kernels import best as B
+    from gemm_lab.kernels import best_kernels as BK
 
     env = env_info()
     a, b = random_inputs(size, size, size)
@@ -127,12 +128,13 @@ def _host_steps(size: int, n: int):
              ("  check_no_overlap(out, a, b)", lambda: B.v.check_no_overlap("out", out, a=a, b=b)),
              ("  plan.run(a, b, out)", lambda: plan.run(a, b, out)),
              ("torch.empty(M, N)", lambda: torch.empty((size, size), device=a.device, dtype=a.dtype))]
-    p = plan.tma
-    if p is not None:  # the TMA kernel: chosen for the shape, or timed fastest by the tuner
-        steps.append(("  3 x TensorDescriptor(...) (built anew)", lambda: [B.TensorDescriptor(
+    kern = plan.kernel
+    if kern.kind == "tma":  # the TMA kernel: chosen for the shape, or timed fastest by the tuner
+        p = kern.cfg
+        steps.append(("  3 x TensorDescriptor(...) (built anew)", lambda: [BK.TensorDescriptor(
             t, t.shape, t.stride(), [p["BLOCK_M"], p["BLOCK_K"]]) for t in (a, b, out)]))
         steps.append(("  3 x _desc_like(template, t) (what plan.run does)", lambda: [
-            B._desc_like(d, t) for d, t in zip(plan.descs, (a, b, out), strict=True)]))
+            BK._desc_like(d, t) for d, t in zip(kern.descs, (a, b, out), strict=True)]))
     else:
         steps.append(("  plan.go(a, b, out) (the pinned launch path, no key)", lambda: plan.go(a, b, out)))
     rows = []

@@ -435,7 +435,7 @@ def smoke_rows(shapes=SMOKE_SHAPES, dtype: str = "fp16") -> list[dict]:
         t_ms = graph_bench_ms(lambda a=a, b=b: torch.matmul(a, b), 10)
         per16 = 16 // a.element_size()
         pad = None if (N * a.element_size()) % 16 == 0 else (N + per16 - 1) // per16 * per16
-        plan = B._Plan(B.explain(M, N, Kd, a.dtype), M, N, Kd, "", "graph", "off", pad)
+        plan = B._Plan(B.explain(M, N, Kd, a.dtype), M, N, Kd, "", "graph", "off", pad, owns_out=True)
         out = plan.new_out(a)
         cands = plan._candidates(a, b, out)
         seen = {}

@@ -28,6 +28,7 @@ output layout); a repeated call builds the key, finds the plan and launches thro
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import os
 import time
@@ -39,28 +40,10 @@ import triton
 from gemm_lab import runtime
 
 from . import _validate as v
-from . import best_store, best_tune
-from ._launch_cache import Launch
-from ._schedule import num_programs
+from . import best_kernels, best_store, best_tune
 from .autotuned import current_arch, interpreter_config, parse_arch
-from .device_tma import device_tma_persistent_kernel
-from .hinted import hinted_launch_spec, hinted_matmul_kernel
-from .matmul import LEAKY_RELU_SLOPE, matmul_kernel, trivial_result, validate_matmul
-from .persistent_tma import (
-    TensorDescriptor,
-    _descriptor_ok,
-    _set_allocator,
-    aligned_copy,
-    tma_persistent_kernel,
-)
-from .splitk import (
-    REDUCE_BLOCK,
-    k_per_split,
-    reduce_grid,
-    splitk_grid,
-    splitk_partial_kernel,
-    splitk_reduce_kernel,
-)
+from .matmul import LEAKY_RELU_SLOPE, trivial_result, validate_matmul
+from .persistent_tma import TensorDescriptor, _descriptor_ok
 
 SMALL_MN = 1024 * 1024          # M*N at or below: small-tile autotuning
 TMA_MIN_MN = 2048 * 2048        # M*N at or above (Hopper, fp16/bf16): the TMA persistent kernel
@@ -139,6 +122,8 @@ def _policy() -> str:
 
 
 def _budget_s() -> float:
+    """Seconds after which tuning starts no more candidates: ``GEMM_LAB_TUNE_BUDGET_S`` (read when a plan
+    is made)."""
     raw = os.environ.get("GEMM_LAB_TUNE_BUDGET_S", "")
     try:
         x = float(raw) if raw.strip() else TUNE_BUDGET_S
@@ -153,35 +138,69 @@ def _capturing(t: torch.Tensor) -> bool:
     return t.is_cuda and torch.cuda.is_current_stream_capturing()
 
 
+class WrongResult(RuntimeError):
+    """A candidate's result on the inputs at hand disagrees with the reference product."""
+
+
+# what a candidate's result may differ from the fp32 reference by, element-wise, relative to
+# |reference| + its RMS: a right kernel lands below a tenth of this (fp16 / tf32 rounding, fp32 sums in
+# another order, bf16 rounding); a wrong tile, an unwritten element or a NaN lands far above
+AGREE_TOL = {torch.float16: 2e-2, torch.bfloat16: 5e-2, torch.float32: 2e-2}
+
+
+def _reference(a: torch.Tensor, b: torch.Tensor, act: str) -> torch.Tensor:
+    """activation(a @ b) in fp32 (torch, not one of the candidates)."""
+    c = a.float() @ b.float()
+    return torch.where(c >= 0, c, c * LEAKY_RELU_SLOPE) if act == "leaky_relu" else c
+
+
+def _agrees(out: torch.Tensor, ref: torch.Tensor) -> bool:
+    """Whether every element of ``out`` matches ``ref`` within ``AGREE_TOL`` (NaN never does). Elements
+    whose reference is not finite or overflows ``out``'s dtype are not judged."""
+    fin = torch.isfinite(ref) & (ref.abs() < torch.finfo(out.dtype).max * 0.99)
+    r = torch.where(fin, ref, 0.0)
+    rms = r.square().mean().sqrt()
+    ok = ((out.float() - r).abs() <= AGREE_TOL.get(out.dtype, 2e-2) * (r.abs() + rms)) | ~fin
+    return bool(ok.all())
+
+
+@functools.lru_cache(maxsize=None)
+def _smem_limit(device_index: int) -> int:
+    """The GPU's opt-in shared memory per block (what a launch may ask for)."""
+    props = torch.cuda.get_device_properties(device_index)
+    return int(getattr(props, "shared_memory_per_block_optin", 0) or best_tune.SMEM_LIMIT)
+
+
 class _Plan:
     """A choice made concrete for one key: what to launch and how.
 
-    ``go(a, b, out)`` is the whole repeat-call path once the plan is final (``None`` before: the first
-    call pins a candidate, a deferred plan times the candidates at a later call). ``source`` says where
-    the pinned candidate came from: "interpreter", "heuristic", "tuned" or "store"."""
+    ``go(a, b, out)`` runs the pinned kernel kind (a ``best_kernels.Kernel``); ``fast`` is ``go`` once the
+    plan is final (what a repeat call runs without looking further), ``None`` before: the first call pins
+    a candidate and checks it, a deferred plan times the candidates at a later call. ``source`` says where
+    the pinned candidate came from: "interpreter", "heuristic", "heuristic (tuning off)", "tuned" or
+    "store". A candidate is pinned for good only after its result on the inputs at hand agreed with the
+    fp32 reference (``_agrees``), its output poisoned with NaN before the run."""
 
     def __init__(self, choice: Choice, M: int, N: int, K: int, activation: str, tune_for: str = "graph",
-                 policy: str = "deferred", out_cols: int | None = None):
+                 policy: str = "deferred", out_cols: int | None = None, owns_out: bool = False,
+                 budget_s: float = TUNE_BUDGET_S):
         self.choice, self.M, self.N, self.K, self.act = choice, M, N, K, activation
-        self.tune_for, self.policy = tune_for, policy
+        self.tune_for, self.policy, self.budget_s = tune_for, policy, budget_s
         self.out_cols = out_cols  # new outputs: rows padded to this many columns (a view of N of them)
+        # out=None plans write only outputs of their own (new_out): a descriptor store may touch the padding
+        self.spec = best_kernels.Spec(M, N, K, activation, owns_out)
         self.key = None      # the plan-cache key, set by best_matmul: also the on-disk store's key
-        self.go = None       # the pinned candidate's launch path
-        self.fast = None     # ``go`` once the plan is final (what a repeat call runs without looking further)
-        self.launch = None   # Launch of the pinned candidate's (main) kernel
-        self.pinned = None   # (kernel name, config) that runs
+        self.kernel = None   # the pinned best_kernels.Kernel
+        self.go = None       # the same, called as go(a, b, out)
+        self.fast = None     # ``go`` once the plan is final
+        self.pinned = None   # (kind, config) that runs
+        self.checked = False  # the pinned candidate's result was checked against the reference
         self.source = None
         self.report = None   # the tuning's report (dict), once timed or loaded
         self.checked_ptrs = None  # (a, b, out) addresses last found not to overlap
-        self.descs = None    # TMA: the three descriptors of the first run, templates for later runs
-        self.tuned = None    # (kernel name, config, ms, every timed candidate's time) once tuned or loaded
-        self.ints = ()       # tiled kernels: the runtime integers after the three pointers
-        self.tma = None      # the TMA persistent kernel's config, when that is what runs
-        self.dtma = None     # the device-descriptor TMA kernel's config, when that is what runs
-        self.sk = None       # split-K: (slice length, slices), when that is what runs
-        self.swap = False    # swap-AB: the kernel computes C^T = B^T A^T
-        self.qargs = ()
+        self.tuned = None    # (kind, config, ms, every timed candidate's time) once tuned or loaded
         self.near = None     # (M, N, K) of the tuned shape whose pick the first call borrowed, if any
+        self.sms = H200_SMS
 
     # ------------------------------------------------------------------ output
     def new_out(self, a: torch.Tensor) -> torch.Tensor:
@@ -196,245 +215,154 @@ class _Plan:
         """What a tuned pick is shared by (``best_store.nearest``): the choice, dtype, activation, ranking,
         and per operand whether its rows are 16-byte aligned and whether it is transposed; a neighbour's
         pick is used only if it is in this shape's candidate list too."""
-        def lay(t):
-            return f"{'T' if t.stride(0) == 1 and t.stride(1) != 1 else 'N'}{int(_descriptor_ok(t))}"
+        def lay(t, ok):
+            return f"{'T' if t.stride(0) == 1 and t.stride(1) != 1 else 'N'}{int(ok)}"
 
         return "|".join((self.choice.kernel, str(a.dtype), self.act or "-", self.tune_for,
-                         lay(a), lay(b), lay(out)))
+                         lay(a, _descriptor_ok(a)), lay(b, _descriptor_ok(b)),
+                         lay(out, best_kernels.out_ok(out, self.spec.owns_out))))
 
     def _candidates(self, a, b, out) -> list:
         strides = (a.stride(0), a.stride(1), b.stride(0), b.stride(1), out.stride(0), out.stride(1))
         arch = current_arch()
-        # any layout: _go_tma copies an operand a descriptor can't take into a padded buffer (timed with it)
+        # any layout: the TMA kinds copy an operand a descriptor can't take into a padded buffer (timed with it)
         tma_ok = (parse_arch(arch)[0] >= 9 and a.dtype in (torch.float16, torch.bfloat16)
                   and TensorDescriptor is not None)
-        self.sms = runtime.num_sms() if runtime.on_gpu() else H200_SMS
+        on_gpu = runtime.on_gpu()
+        self.sms = runtime.num_sms() if on_gpu else H200_SMS
+        limit = _smem_limit(a.device.index or 0) if on_gpu else best_tune.SMEM_LIMIT
         return best_tune.candidates(self.M, self.N, self.K, strides, arch, self.M * self.N <= SMALL_MN,
-                                    tma_ok, large=self.choice.kernel == "tma_persistent", sms=self.sms)
+                                    tma_ok, large=self.choice.kernel == "tma_persistent", sms=self.sms,
+                                    elem_size=a.element_size(), smem_limit=limit)
 
-    def _pin(self, cand, a, b, out) -> None:
-        """Make ``cand`` = (kernel name, config) the plan's launch path (compiles at its first launch)."""
+    def _make(self, cand, a, b, out) -> best_kernels.Kernel:
         kind, cfg = cand
-        self.tma = self.sk = self.descs = self.dtma = None
-        self.swap = kind == "hinted_swap"
-        M, N, K = self.M, self.N, self.K
-        if kind == "tma":
-            self.tma = cfg
-            self.P = num_programs(M, N, cfg["BLOCK_M"], cfg["BLOCK_N"])
-            self.launch = Launch(tma_persistent_kernel, (self.P,), None, dict(num_warps=cfg["num_warps"],
-                                 num_stages=cfg["num_stages"]))
-            self.modes = (_mode(a), _mode(b), _descriptor_ok(out))
-            self.go = self._go_tma
-        elif kind == "dtma":  # descriptors made on the device: a pointer launch
-            self.dtma = cfg
-            P = num_programs(M, N, cfg["BLOCK_M"], cfg["BLOCK_N"])
-            ma, mb = _mode(a), _mode(b)
-            self.modes = (ma, mb, _descriptor_ok(out))
-            ops = (_op(a, ma), _op(b, mb), out if self.modes[2] else aligned_empty(out))
-            self.ints = (M, N, K, ops[0].stride(0), ops[1].stride(0), ops[2].stride(0))
-            _set_allocator()
-            self.launch = Launch(device_tma_persistent_kernel, (P,), dict(
-                BLOCK_M=cfg["BLOCK_M"], BLOCK_N=cfg["BLOCK_N"], BLOCK_K=cfg["BLOCK_K"], GROUP_M=cfg["GROUP_M"],
-                NUM_PROGRAMS=P, A_TRANS=ma == 1, B_TRANS=mb == 1, FLATTEN=cfg["flatten"], ACTIVATION=self.act),
-                dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"]))
-            self.go = self._go_dtma
-        elif kind == "splitk":
-            kps = k_per_split(K, cfg["split_k"], cfg["BLOCK_K"])
-            self.sk = (kps, triton.cdiv(K, kps))
-            self.launch = Launch(splitk_partial_kernel, splitk_grid(M, N, cfg["BLOCK_M"], cfg["BLOCK_N"], self.sk[1]),
-                                 dict(BLOCK_M=cfg["BLOCK_M"], BLOCK_N=cfg["BLOCK_N"], BLOCK_K=cfg["BLOCK_K"]),
-                                 dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"]))
-            self.ints = (M, N, K, kps, a.stride(0), a.stride(1), b.stride(0), b.stride(1))
-            self.reduce = Launch(splitk_reduce_kernel, reduce_grid(M, N),
-                                 dict(BLOCK=REDUCE_BLOCK, ACTIVATION=self.act), dict(num_warps=4))
-            self.rints = (M, N, self.sk[1], out.stride(0), out.stride(1))
-            self.ws_shape = (self.sk[1], M, N)
-            self.go = self._go_splitk
-        elif kind in ("hinted", "hinted_swap"):
-            if self.swap:  # C^T (N x M) = B^T (N x K) @ A^T (K x M): same kernel, transposed views
-                grid, self.qargs, consts, options = hinted_launch_spec(N, M, K, b.t(), a.t(), out.t(), self.act, cfg)
-            else:
-                grid, self.qargs, consts, options = hinted_launch_spec(M, N, K, a, b, out, self.act, cfg)
-            self.launch = Launch(hinted_matmul_kernel, grid, consts, options)
-            self.ints = self.qargs
-            self.go = self._go_swap if self.swap else self._go_tiled
-        else:  # "tutorial03"
-            grid = (triton.cdiv(M, cfg["BLOCK_SIZE_M"]) * triton.cdiv(N, cfg["BLOCK_SIZE_N"]),)
-            consts = {k: cfg[k] for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M")}
-            options = dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
-            self.launch = Launch(matmul_kernel, grid, {**consts, "ACTIVATION": self.act}, options)
-            self.ints = (M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), out.stride(0), out.stride(1))
-            self.go = self._go_tiled
-        self.pinned = (kind, cfg)
+        return best_kernels.KERNELS[kind](self.spec, cfg, a, b, out)
 
-    def _state(self):
-        return (self.launch, self.tma, self.dtma, self.sk, self.swap, self.ints, self.qargs, self.descs, self.pinned, self.go,
-                getattr(self, "P", None), getattr(self, "modes", None), getattr(self, "reduce", None),
-                getattr(self, "rints", None), getattr(self, "ws_shape", None))
+    def _pin(self, cand, a, b, out, kernel=None) -> None:
+        """Make ``cand`` = (kind, config) the plan's launch path (compiles at its first launch)."""
+        self.kernel = kernel if kernel is not None else self._make(cand, a, b, out)
+        self.go = self.kernel
+        self.pinned = cand
+        self.checked = False
 
-    def _restore(self, st) -> None:
-        (self.launch, self.tma, self.dtma, self.sk, self.swap, self.ints, self.qargs, self.descs, self.pinned, self.go,
-         self.P, self.modes, self.reduce, self.rints, self.ws_shape) = st
-
-    def _tiled_args(self, a, b, out) -> tuple:
-        return (b, a, out, *self.ints) if self.swap else (a, b, out, *self.ints)
-
-    # ------------------------------------------------------------------ the paths
-    def _go_tiled(self, a, b, out) -> None:
-        self.launch(a, b, out, *self.ints)
-
-    def _go_swap(self, a, b, out) -> None:
-        self.launch(b, a, out, *self.ints)
-
-    def _go_splitk(self, a, b, out) -> None:
-        ws = torch.empty(self.ws_shape, dtype=torch.float32, device=a.device)
-        self.launch(a, b, ws, *self.ints)
-        self.reduce(ws, out, *self.rints)
-
-    def _go_dtma(self, a, b, out) -> None:
-        ma, mb, out_ok = self.modes
-        target = out if out_ok else aligned_empty(out)
-        self.launch(_op(a, ma), _op(b, mb), target, *self.ints)
-        if target is not out:
-            out.copy_(target)
-
-    def _go_tma(self, a, b, out) -> None:
-        p = self.tma
-        ma, mb, out_ok = self.modes
-        a_op, b_op = _op(a, ma), _op(b, mb)
-        target = out if out_ok else aligned_empty(out)
-        if self.descs is None:  # validated once; the key fixes shapes, strides, dtypes and 16-byte alignment
-            BM, BN, BK = p["BLOCK_M"], p["BLOCK_N"], p["BLOCK_K"]
-            descs = (TensorDescriptor(a_op, a_op.shape, a_op.stride(), [BK, BM] if ma == 1 else [BM, BK]),
-                     TensorDescriptor(b_op, b_op.shape, b_op.stride(), [BN, BK] if mb == 1 else [BK, BN]),
-                     TensorDescriptor(target, target.shape, target.stride(), [BM, BN // 2]))
-            self.descs = tuple(_desc_like(d, None) for d in descs)  # templates hold no tensor
-        da, db, dc = self.descs
-        if self.launch.constexprs is None:
-            _set_allocator()
-            self.launch.constexprs = dict(BLOCK_M=p["BLOCK_M"], BLOCK_N=p["BLOCK_N"], BLOCK_K=p["BLOCK_K"],
-                                          GROUP_M=p["GROUP_M"], NUM_PROGRAMS=self.P, A_TRANS=ma == 1,
-                                          B_TRANS=mb == 1, EPILOGUE_SUBTILE=True, FLATTEN=p["flatten"],
-                                          WARP_SPECIALIZE=False, ACTIVATION=self.act)
-        self.launch(_desc_like(da, a_op), _desc_like(db, b_op), _desc_like(dc, target), self.M, self.N, self.K)
-        if target is not out:  # only for an out= whose rows a descriptor can't take
-            out.copy_(target)
+    def _check(self, a, b, out, ref=None) -> None:
+        """Run the pinned kernel into ``out`` poisoned with NaN and compare with the reference: raises
+        WrongResult when they disagree (a kernel that leaves elements unwritten fails too)."""
+        ref = _reference(a, b, self.act) if ref is None else ref
+        out.fill_(float("nan"))
+        self.go(a, b, out)
+        if not _agrees(out, ref):
+            raise WrongResult(f"best_matmul: {self.pinned[0]} {self.pinned[1]} gave a wrong result at "
+                              f"{self.M}x{self.N}x{self.K}")
+        self.checked = True
 
     # ------------------------------------------------------------------ first call, tuning
     def run(self, a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
-        """Compute into ``out``: the pinned path, after pinning / tuning when the plan is not final yet."""
-        if self.fast is None:
-            first = self.pinned is None
-            self._settle(a, b, out)
-            if first and self.source != "interpreter" and not _capturing(a):
-                try:
-                    self.go(a, b, out)
-                except Exception as exc:  # noqa: BLE001 - the untimed pick does not compile or launch here
-                    warnings.warn(f"best_matmul: the first pick {self.pinned} failed on this GPU "
-                                  f"({type(exc).__name__}); timing the other candidates now", RuntimeWarning,
-                                  stacklevel=3)
-                    self.tune(a, b, out)  # skips candidates that fail, pins the fastest that runs
-                    self.go(a, b, out)
+        """Compute into ``out``: the pinned path, after pinning / checking / tuning while the plan is not
+        final. Inside a CUDA-graph capture nothing is checked or timed (the next call outside does it)."""
+        if self.fast is not None:
+            self.go(a, b, out)
+            return
+        if self.pinned is None:
+            self._first_pick(a, b, out)
+            if self.fast is not None:  # the interpreter's one config
+                self.go(a, b, out)
                 return
-        self.go(a, b, out)
-
-    def _settle(self, a, b, out) -> None:
-        if self.pinned is None:  # first call
-            if self.choice.kernel == "tiled":  # interpreter: one config, nothing to time
-                self._pin(("tutorial03", self.choice.params), a, b, out)
-                self.source, self.fast = "interpreter", self.go
-                return
-            cands = self._candidates(a, b, out)
-            stored = best_store.load(self.key) if self.key is not None else None
-            if stored is not None and stored in cands:  # tuned by an earlier process on this GPU and software
-                self._pin(stored, a, b, out)
-                self.source, self.tuned = "store", (*stored, float("nan"), [(stored, float("nan"))])
-                self.report = dict(source="store", picked=stored, seconds=0.0, timed=0, skipped=0,
-                                   candidates=len(cands))
-                self.fast = self.go
-                return
-            if self.policy == "first" and not _capturing(a):
+        if _capturing(a):
+            self.go(a, b, out)
+            return
+        if self.checked or self.policy == "first":
+            # a later call of a checked heuristic pick (deferred), or tuning at once (first)
+            if self.source == "heuristic" and self.policy != "off":
                 self.tune(a, b, out)
                 return
-            # the pick tuned for the nearest shape of this class, when there is one, else the rules'
-            near = best_store.nearest(self.shape_class(a, b, out), self.M, self.N, self.K)
-            self._pin(near[0] if near and near[0] in cands else
-                      best_tune.heuristic(cands, self.M, self.N, self.K, self.sms), a, b, out)
-            self.near = near[1] if near and near[0] in cands else None
-            self.source = "heuristic"
-            if self.policy == "off":
-                self.source, self.fast = "heuristic (tuning off)", self.go
+        if not self.checked:
+            try:
+                self._check(a, b, out)
+            except Exception as exc:  # noqa: BLE001 - a pick that is wrong, or does not compile or launch here
+                what = "gave a wrong result" if isinstance(exc, WrongResult) else f"failed ({type(exc).__name__})"
+                warnings.warn(f"best_matmul: the first pick {self.pinned} {what} on this GPU at "
+                              f"{self.M}x{self.N}x{self.K}; timing the other candidates now", RuntimeWarning,
+                              stacklevel=3)
+                self.tune(a, b, out)  # checks every candidate, pins the fastest right one
+                return
+            if self.source != "heuristic":  # a stored pick, or tuning off: final once checked
+                self.fast = self.go
             return
-        # a later call of a heuristic plan: time the candidates now (never inside a CUDA-graph capture)
-        if self.policy == "deferred" and not _capturing(a):
-            self.tune(a, b, out)
+        self.go(a, b, out)
+
+    def _first_pick(self, a, b, out) -> None:
+        """Pin the first call's candidate: the interpreter's config, else the pick stored on disk for this
+        key, else the one tuned for the nearest stored shape of this class, else the rules'."""
+        if self.choice.kernel == "tiled":  # interpreter: one config, nothing to time
+            self._pin(("tutorial03", self.choice.params), a, b, out)
+            self.source, self.fast = "interpreter", self.go
+            return
+        cands = self._candidates(a, b, out)
+        stored = best_store.load(self.key) if self.key is not None else None
+        if stored is not None and stored in cands:  # tuned by an earlier process on this GPU and software
+            self._pin(stored, a, b, out)
+            self.source, self.tuned = "store", (*stored, float("nan"), [(stored, float("nan"))])
+            self.report = dict(source="store", picked=stored, seconds=0.0, timed=0, skipped=0, wrong=[],
+                               candidates=len(cands))
+            return
+        near = best_store.nearest(self.shape_class(a, b, out), self.M, self.N, self.K)
+        use_near = near is not None and near[0] in cands
+        self._pin(near[0] if use_near else best_tune.heuristic(cands, self.M, self.N, self.K, self.sms), a, b, out)
+        self.near = near[1] if use_near else None
+        self.source = "heuristic (tuning off)" if self.policy == "off" else "heuristic"
 
     def tune(self, a, b, out, budget_s: float | None = None) -> dict:
-        """Time the candidates on these tensors (the heuristic's pick first, within ``budget_s``), pin the
+        """Time the candidates on these tensors (the first call's pick first, within ``budget_s``), each
+        checked against the reference at its first run (a wrong one is left out and warned about), pin the
         fastest, store it on disk; returns the report (also kept as ``self.report``)."""
         if self.choice.kernel == "tiled":
             self.run(a, b, out)
-            return dict(source="interpreter", picked=self.pinned, seconds=0.0, timed=0, skipped=0, candidates=1)
-        budget_s = _budget_s() if budget_s is None else budget_s
+            return dict(source="interpreter", picked=self.pinned, seconds=0.0, timed=0, skipped=0, wrong=[],
+                        candidates=1)
+        budget_s = self.budget_s if budget_s is None else budget_s
         t0 = time.perf_counter()
         cands = self._candidates(a, b, out)
         # the first call's pick (the rules' or a neighbour's) is timed first: within any budget, and the
         # report says how much tuning gained over it
         first = self.pinned if self.pinned in cands else best_tune.heuristic(cands, self.M, self.N, self.K, self.sms)
         cands = [first] + [c for c in cands if c != first]
-        states = {}
+        ref = _reference(a, b, self.act)
+        kernels, wrong = {}, []
 
         def run(cand):
             i = cands.index(cand)
-            if i not in states:
+            if i not in kernels:  # its first run: made, compiled, checked against the reference
                 self._pin(cand, a, b, out)
-                states[i] = self._state()
-            self._restore(states[i])
-            self.go(a, b, out)
-            states[i] = self._state()  # keeps the TMA descriptor templates made at the first launch
+                try:
+                    self._check(a, b, out, ref)
+                except WrongResult:
+                    wrong.append(cand)
+                    raise
+                kernels[i] = self.kernel
+            else:
+                kernels[i](a, b, out)
 
         best, ms, timings = best_tune.pick_fastest(cands, run, eager=self.tune_for == "eager", budget_s=budget_s)
-        self._restore(states[cands.index(best)])
+        self._pin(best, a, b, out, kernels[cands.index(best)])
+        # the winner once more, outside the timing's graphs and streams: the inputs must not have changed
+        self._check(a, b, out, ref)
         self.tuned = (*best, ms, timings)
         self.source, self.fast = "tuned", self.go
         seconds = time.perf_counter() - t0
-        self.report = dict(source="tuned", picked=best, seconds=seconds, timed=len(timings),
-                           skipped=len(cands) - len(timings), candidates=len(cands), heuristic=first,
+        self.report = dict(source="tuned", picked=best, seconds=seconds, timed=len(timings) - len(wrong),
+                           skipped=len(cands) - len(timings), wrong=wrong, candidates=len(cands), heuristic=first,
                            ms=ms, heuristic_ms=next((t for c, t in timings if c == first), float("nan")))
+        if wrong:
+            warnings.warn(f"best_matmul: {len(wrong)} candidate(s) gave wrong results at {self.M}x{self.N}x{self.K} "
+                          f"and were left out: {wrong}", RuntimeWarning, stacklevel=3)
         if self.key is not None:
             best_store.save(self.key, *best, dict(M=self.M, N=self.N, K=self.K, cls=self.shape_class(a, b, out)))
         _log.info("best_matmul: tuned %dx%dx%d in %.1f s: %s (%d of %d candidates timed, %d left out by the "
                   "%.0f s budget)", self.M, self.N, self.K, seconds, best[0], len(timings), len(cands),
                   len(cands) - len(timings), budget_s)
         return self.report
-
-
-def _mode(t: torch.Tensor) -> int:
-    """How the TMA path takes an operand: 0 as it is, 1 transposed, 2 through a padded copy."""
-    if _descriptor_ok(t):
-        return 0
-    return 1 if _descriptor_ok(t.t()) else 2
-
-
-def _op(t: torch.Tensor, mode: int) -> torch.Tensor:
-    return t if mode == 0 else (t.t() if mode == 1 else aligned_copy(t))
-
-
-def aligned_empty(t: torch.Tensor) -> torch.Tensor:
-    """A new tensor of ``t``'s shape whose rows start on 16-byte boundaries (contents undefined)."""
-    rows, cols = t.shape
-    per16 = max(1, 16 // t.element_size())
-    return torch.empty_strided((rows, cols), (triton.cdiv(cols, per16) * per16, 1), dtype=t.dtype, device=t.device)
-
-
-def _desc_like(template: TensorDescriptor, base: torch.Tensor | None) -> TensorDescriptor:
-    """A new descriptor equal to ``template`` but for ``base`` (same shape, strides, block and alignment,
-    which the plan's key guarantees), without re-running the constructor's checks. A new object per call,
-    so a plan shared by threads never mixes their tensors, and no tensor is kept alive by the plan."""
-    d = object.__new__(TensorDescriptor)
-    d.__dict__.update(template.__dict__)
-    d.base = base
-    return d
 
 
 _PLANS: dict[tuple, _Plan] = {}
@@ -509,6 +437,8 @@ def _plan_for(a, b, activation, out, tune_for):
     if plan is None:
         given = out
         out = validate_matmul(a, b, out, activation)
+        # the settings are read (and refused) when a plan is made, not when its tuning starts later
+        policy, budget_s = _policy(), _budget_s()
         M, K = a.shape
         N = b.shape[1]
         if trivial_result(out, K):
@@ -518,7 +448,8 @@ def _plan_for(a, b, activation, out, tune_for):
         if given is None and choice.kernel != "tiled" and (N * a.element_size()) % 16:
             per16 = 16 // a.element_size()
             pad = triton.cdiv(N, per16) * per16
-        plan = _Plan(choice, M, N, K, activation or "", tune_for, _policy(), pad)
+        plan = _Plan(choice, M, N, K, activation or "", tune_for, policy, pad, owns_out=given is None,
+                     budget_s=budget_s)
         plan.key = key
         if given is None:
             out = plan.new_out(a)

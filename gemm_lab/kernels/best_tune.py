@@ -20,6 +20,7 @@ import triton
 from gemm_lab.timing import graph_bench_ms, host_time_ms
 
 from .autotuned import _cfg, configs_for
+from .best_kernels import LAUNCH_RANK
 from .hinted import hint
 
 # small outputs (M*N up to 1024^2): the configs that ranked first at 500x600x300, 512^3 and 1024^3 on the
@@ -87,13 +88,39 @@ def splitk_configs(M: int, N: int, K: int, sms: int = 132) -> list[dict]:
     return out
 
 
+# sm_90's opt-in shared memory per block (H100, H200): the limit the rules assume when no GPU says otherwise
+SMEM_LIMIT = 232_448
+
+
+def smem_bytes(kind: str, cfg: dict, elem_size: int = 2) -> int:
+    """Shared memory a candidate needs, by the rule the compiler follows on sm_90 for these kernels:
+    ``num_stages`` buffers of one A and one B tile, plus the TMA kernels' half-tile epilogue staging
+    (128x256x64 fp16 at 3 stages: 147,456 B pointer kernel, 180,224 B TMA; calc.smem checks the rule
+    against compiled kernels)."""
+    if kind in ("tma", "dtma", "splitk"):
+        bm, bn, bk = cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]
+    else:
+        bm, bn, bk = cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]
+    loop = cfg["num_stages"] * (bm * bk + bk * bn) * elem_size
+    return loop + (bm * (bn // 2) * elem_size if kind in ("tma", "dtma") else 0)
+
+
 def aligned(M: int, N: int, K: int, strides) -> bool:
     """Every size and every non-unit stride a multiple of 16: what Triton's own specialization sees."""
     return all(x % 16 == 0 for x in (M, N, K)) and all(s == 1 or s % 16 == 0 for s in strides)
 
 
 def candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok: bool = False, *,
-               large: bool = False, sms: int = 132) -> list[tuple[str, dict]]:
+               large: bool = False, sms: int = 132, elem_size: int = 2,
+               smem_limit: int = SMEM_LIMIT) -> list[tuple[str, dict]]:
+    """(kernel, config) pairs to time (``_candidates``), less those whose shared memory (``smem_bytes`` at
+    ``elem_size`` bytes an element) exceeds ``smem_limit``: no rule can pick one that cannot launch."""
+    return [c for c in _candidates(M, N, K, strides, arch, small, tma_ok, large=large, sms=sms)
+            if smem_bytes(c[0], c[1], elem_size) <= smem_limit]
+
+
+def _candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok: bool = False, *,
+                large: bool = False, sms: int = 132) -> list[tuple[str, dict]]:
     """(kernel, config) pairs to time: ``"hinted"`` always; ``"tutorial03"`` too when the shape is aligned
     (unaligned, it loads 2 bytes at a time and is never the fastest); ``"tma"`` (the persistent TMA kernel,
     padded copies where an operand needs them) when ``tma_ok`` (Hopper, fp16/bf16); ``"splitk"`` when few
@@ -267,9 +294,6 @@ def pick_fastest(cands, run, time_fn=None, *, eager: bool = False, host_fn=None,
 
 
 TIE = 0.02  # graph-timing noise between two runs of one candidate (rep=10): about 1-2 %
-# launch cost per call on the host, by kernel: pointer arguments only < device-made descriptors (scratch
-# allocation) or two launches (split-K) < three host descriptors encoded per launch
-LAUNCH_RANK = {"hinted": 0, "tutorial03": 0, "hinted_swap": 0, "dtma": 1, "splitk": 1, "tma": 2}
 
 
 def _kind(cand) -> str:

@@ -23,6 +23,7 @@ from .persistent_tma import (
     TensorDescriptor,
     _descriptor_ok,
     _set_allocator,
+    _store_ok,
     aligned_copy,
     tma_persistent_kernel,
 )
@@ -76,7 +77,7 @@ def fp8_matmul(a: torch.Tensor, b: torch.Tensor, *, scale_a: float = 1.0, scale_
     a_op = a if _descriptor_ok(a) else aligned_copy(a)
     bt = b.t()                                   # [N, K]: K-major rows
     b_op = bt if _descriptor_ok(bt) else aligned_copy(bt)
-    exact = scale == 1.0 and _descriptor_ok(out)
+    exact = scale == 1.0 and _store_ok(out)
     target = out if exact else torch.empty((M, N), dtype=torch.float32 if scale != 1.0 else out_dtype,
                                            device=a.device)
     if not _descriptor_ok(target):

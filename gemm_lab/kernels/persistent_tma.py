@@ -101,6 +101,14 @@ def _descriptor_ok(t: torch.Tensor) -> bool:
     )
 
 
+def _store_ok(t: torch.Tensor) -> bool:
+    """Whether a descriptor store into ``t`` writes nothing outside it: TMA stores write whole 16-byte
+    chunks, so a row whose byte length is not a multiple of 16 (``buf[:, :N]`` with N * elsize % 16 != 0,
+    however aligned its row stride) gets up to 15 bytes past its end overwritten (triton issue #11583).
+    Such an output is computed into a padded buffer of our own and copied into place."""
+    return _descriptor_ok(t) and (t.shape[-1] * t.element_size()) % 16 == 0
+
+
 def aligned_copy(t: torch.Tensor) -> torch.Tensor:
     """A copy of a 2-D tensor whose rows start at 16-byte boundaries (padded row stride)."""
     rows, cols = t.shape
@@ -163,7 +171,7 @@ def tma_persistent_matmul(a: torch.Tensor, b: torch.Tensor, *, BLOCK_M: int = 12
     resolve_num_sms(num_sms)
     a_op, a_trans = _operand(a)
     b_op, b_trans = _operand(b)
-    target = out if _descriptor_ok(out) else aligned_copy(out)
+    target = out if _store_ok(out) else aligned_copy(out)  # the padded copy is ours: its padding may be hit
     a_desc = TensorDescriptor.from_tensor(a_op, [BLOCK_K, BLOCK_M] if a_trans else [BLOCK_M, BLOCK_K])
     b_desc = TensorDescriptor.from_tensor(b_op, [BLOCK_N, BLOCK_K] if b_trans else [BLOCK_K, BLOCK_N])
     c_desc = TensorDescriptor.from_tensor(target, [BLOCK_M, BLOCK_N // 2 if epilogue_subtile else BLOCK_N])

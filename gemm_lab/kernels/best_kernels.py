@@ -1,0 +1,244 @@
+"""The kernel kinds ``best_matmul`` can pin, one small class each (``KERNELS``, by kind name).
+
+A kind made concrete for one plan key (``KERNELS[kind](spec, cfg, a, b, out)``) holds its own launch state
+(grid, constexprs, compiled-kernel handle, the integer arguments) and no tensor; calling it with any
+tensors of that key, ``kernel(a, b, out)``, computes ``out = activation(a @ b)``. ``best_tune.candidates``
+lists (kind, config) pairs; adding a kernel is one class here and one clause there.
+
+Where a TMA descriptor may point (``_load_mode``, ``out_ok``): loads clip element by element at the
+tensor's bounds, but stores write whole 16-byte chunks (triton issue #11583), so a descriptor store goes
+straight into ``out`` only when every row ends on a 16-byte boundary or the bytes up to that boundary
+belong to a buffer of our own (the row-padded output ``best_matmul`` allocates); otherwise into a padded
+buffer of our own, copied into ``out`` afterwards.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import torch
+import triton
+
+from ._launch_cache import Launch
+from ._schedule import num_programs
+from .device_tma import device_tma_persistent_kernel
+from .hinted import hinted_launch_spec, hinted_matmul_kernel
+from .matmul import matmul_kernel
+from .persistent_tma import (
+    TensorDescriptor,
+    _descriptor_ok,
+    _set_allocator,
+    _store_ok,
+    aligned_copy,
+    tma_persistent_kernel,
+)
+from .splitk import (
+    REDUCE_BLOCK,
+    k_per_split,
+    reduce_grid,
+    splitk_grid,
+    splitk_partial_kernel,
+    splitk_reduce_kernel,
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    """What every kind is made from besides the tensors: sizes, the fused activation ("" for none), and
+    whether ``out`` is a buffer of our own (rows padded to 16 bytes: a descriptor store may touch the
+    padding)."""
+    M: int
+    N: int
+    K: int
+    act: str = ""
+    owns_out: bool = False
+
+
+def out_ok(out: torch.Tensor, owns_out: bool) -> bool:
+    """Whether a descriptor store may go straight into ``out`` (see the module docstring)."""
+    return _store_ok(out) or (owns_out and _descriptor_ok(out))
+
+
+def _load_mode(t: torch.Tensor) -> int:
+    """How a TMA kernel takes an operand: 0 as it is, 1 transposed, 2 through a padded copy."""
+    if _descriptor_ok(t):
+        return 0
+    return 1 if _descriptor_ok(t.t()) else 2
+
+
+def _op(t: torch.Tensor, mode: int) -> torch.Tensor:
+    return t if mode == 0 else (t.t() if mode == 1 else aligned_copy(t))
+
+
+def aligned_empty(t: torch.Tensor) -> torch.Tensor:
+    """A new tensor of ``t``'s shape whose rows start on 16-byte boundaries (contents undefined)."""
+    rows, cols = t.shape
+    per16 = max(1, 16 // t.element_size())
+    return torch.empty_strided((rows, cols), (triton.cdiv(cols, per16) * per16, 1), dtype=t.dtype, device=t.device)
+
+
+def _desc_like(template, base):
+    """A new descriptor equal to ``template`` but for ``base`` (same shape, strides, block and alignment,
+    which the plan's key guarantees), without re-running the constructor's checks. A new object per call,
+    so a plan shared by threads never mixes their tensors, and no tensor is kept alive by the plan."""
+    d = object.__new__(TensorDescriptor)
+    d.__dict__.update(template.__dict__)
+    d.base = base
+    return d
+
+
+class Kernel:
+    """One kind at one config for one plan key. ``rank``: the host cost of its launch (0 pointer
+    arguments only, 1 scratch allocation or two launches, 2 three descriptors encoded per launch): the
+    graph ranking breaks near ties by it."""
+    kind = ""
+    rank = 0
+
+    def __init__(self, spec: Spec, cfg: dict, a, b, out):
+        self.spec, self.cfg = spec, cfg
+        self.launch: Launch | None = None
+
+    @property
+    def pinned(self) -> tuple[str, dict]:
+        return self.kind, self.cfg
+
+    def __call__(self, a, b, out) -> None:
+        raise NotImplementedError
+
+
+class Tutorial03(Kernel):
+    """Triton Tutorial 03's kernel: fine when every size and stride is a multiple of 16."""
+    kind = "tutorial03"
+
+    def __init__(self, spec, cfg, a, b, out):
+        super().__init__(spec, cfg, a, b, out)
+        M, N, K = spec.M, spec.N, spec.K
+        grid = (triton.cdiv(M, cfg["BLOCK_SIZE_M"]) * triton.cdiv(N, cfg["BLOCK_SIZE_N"]),)
+        consts = {k: cfg[k] for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M")}
+        self.launch = Launch(matmul_kernel, grid, {**consts, "ACTIVATION": spec.act},
+                             dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"]))
+        self.ints = (M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), out.stride(0), out.stride(1))
+
+    def __call__(self, a, b, out):
+        self.launch(a, b, out, *self.ints)
+
+
+class Hinted(Kernel):
+    """The divisibility-hinted kernel: vectorized and pipelined at any size and stride."""
+    kind = "hinted"
+
+    def __init__(self, spec, cfg, a, b, out):
+        super().__init__(spec, cfg, a, b, out)
+        grid, self.ints, consts, options = hinted_launch_spec(spec.M, spec.N, spec.K, a, b, out, spec.act, cfg)
+        self.launch = Launch(hinted_matmul_kernel, grid, consts, options)
+
+    def __call__(self, a, b, out):
+        self.launch(a, b, out, *self.ints)
+
+
+class HintedSwap(Kernel):
+    """The hinted kernel on C^T (N x M) = B^T (N x K) @ A^T (K x M), transposed views of the same memory:
+    for a skinny M the long N becomes the tile's 128-row side (Hopper's warpgroup MMA wants 64 rows a
+    warpgroup) and the short M the narrow side."""
+    kind = "hinted_swap"
+
+    def __init__(self, spec, cfg, a, b, out):
+        super().__init__(spec, cfg, a, b, out)
+        grid, self.ints, consts, options = hinted_launch_spec(spec.N, spec.M, spec.K, b.t(), a.t(), out.t(),
+                                                              spec.act, cfg)
+        self.launch = Launch(hinted_matmul_kernel, grid, consts, options)
+
+    def __call__(self, a, b, out):
+        self.launch(b, a, out, *self.ints)
+
+
+class SplitK(Kernel):
+    """fp32 partial products over slices of K, summed (and the activation applied) by one second kernel."""
+    kind = "splitk"
+    rank = 1
+
+    def __init__(self, spec, cfg, a, b, out):
+        super().__init__(spec, cfg, a, b, out)
+        M, N, K = spec.M, spec.N, spec.K
+        kps = k_per_split(K, cfg["split_k"], cfg["BLOCK_K"])
+        self.splits = triton.cdiv(K, kps)
+        self.launch = Launch(splitk_partial_kernel, splitk_grid(M, N, cfg["BLOCK_M"], cfg["BLOCK_N"], self.splits),
+                             dict(BLOCK_M=cfg["BLOCK_M"], BLOCK_N=cfg["BLOCK_N"], BLOCK_K=cfg["BLOCK_K"]),
+                             dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"]))
+        self.ints = (M, N, K, kps, a.stride(0), a.stride(1), b.stride(0), b.stride(1))
+        self.reduce = Launch(splitk_reduce_kernel, reduce_grid(M, N), dict(BLOCK=REDUCE_BLOCK, ACTIVATION=spec.act),
+                             dict(num_warps=4))
+        self.rints = (M, N, self.splits, out.stride(0), out.stride(1))
+        self.ws_shape = (self.splits, M, N)
+
+    def __call__(self, a, b, out):
+        ws = torch.empty(self.ws_shape, dtype=torch.float32, device=a.device)
+        self.launch(a, b, ws, *self.ints)
+        self.reduce(ws, out, *self.rints)
+
+
+class Tma(Kernel):
+    """The persistent kernel with host-made TMA descriptors (operands a descriptor can't take as they are
+    go through padded copies, an output it can't store into through a padded buffer copied back)."""
+    kind = "tma"
+    rank = 2
+
+    def __init__(self, spec, cfg, a, b, out):
+        super().__init__(spec, cfg, a, b, out)
+        self.modes = (_load_mode(a), _load_mode(b), out_ok(out, spec.owns_out))
+        P = num_programs(spec.M, spec.N, cfg["BLOCK_M"], cfg["BLOCK_N"])
+        _set_allocator()
+        self.launch = Launch(tma_persistent_kernel, (P,), dict(
+            BLOCK_M=cfg["BLOCK_M"], BLOCK_N=cfg["BLOCK_N"], BLOCK_K=cfg["BLOCK_K"], GROUP_M=cfg["GROUP_M"],
+            NUM_PROGRAMS=P, A_TRANS=self.modes[0] == 1, B_TRANS=self.modes[1] == 1, EPILOGUE_SUBTILE=True,
+            FLATTEN=cfg["flatten"], WARP_SPECIALIZE=False, ACTIVATION=spec.act),
+            dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"]))
+        self.descs = None  # the first run's descriptors, without their tensors: templates for later runs
+
+    def __call__(self, a, b, out):
+        ma, mb, direct = self.modes
+        a_op, b_op = _op(a, ma), _op(b, mb)
+        target = out if direct else aligned_empty(out)
+        if self.descs is None:  # validated once; the key fixes shapes, strides, dtypes and 16-byte alignment
+            p = self.cfg
+            BM, BN, BK = p["BLOCK_M"], p["BLOCK_N"], p["BLOCK_K"]
+            descs = (TensorDescriptor(a_op, a_op.shape, a_op.stride(), [BK, BM] if ma == 1 else [BM, BK]),
+                     TensorDescriptor(b_op, b_op.shape, b_op.stride(), [BN, BK] if mb == 1 else [BK, BN]),
+                     TensorDescriptor(target, target.shape, target.stride(), [BM, BN // 2]))
+            self.descs = tuple(_desc_like(d, None) for d in descs)
+        da, db, dc = self.descs
+        s = self.spec
+        self.launch(_desc_like(da, a_op), _desc_like(db, b_op), _desc_like(dc, target), s.M, s.N, s.K)
+        if target is not out:
+            out.copy_(target)
+
+
+class DeviceTma(Kernel):
+    """The same persistent TMA kernel with its descriptors made on the device: a pointer launch."""
+    kind = "dtma"
+    rank = 1
+
+    def __init__(self, spec, cfg, a, b, out):
+        super().__init__(spec, cfg, a, b, out)
+        M, N, K = spec.M, spec.N, spec.K
+        P = num_programs(M, N, cfg["BLOCK_M"], cfg["BLOCK_N"])
+        ma, mb = _load_mode(a), _load_mode(b)
+        self.modes = (ma, mb, out_ok(out, spec.owns_out))
+        ops = (_op(a, ma), _op(b, mb), out if self.modes[2] else aligned_empty(out))
+        self.ints = (M, N, K, ops[0].stride(0), ops[1].stride(0), ops[2].stride(0))
+        _set_allocator()
+        self.launch = Launch(device_tma_persistent_kernel, (P,), dict(
+            BLOCK_M=cfg["BLOCK_M"], BLOCK_N=cfg["BLOCK_N"], BLOCK_K=cfg["BLOCK_K"], GROUP_M=cfg["GROUP_M"],
+            NUM_PROGRAMS=P, A_TRANS=ma == 1, B_TRANS=mb == 1, FLATTEN=cfg["flatten"], ACTIVATION=spec.act),
+            dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"]))
+
+    def __call__(self, a, b, out):
+        ma, mb, direct = self.modes
+        target = out if direct else aligned_empty(out)
+        self.launch(_op(a, ma), _op(b, mb), target, *self.ints)
+        if target is not out:
+            out.copy_(target)
+
+
+KERNELS: dict[str, type[Kernel]] = {k.kind: k for k in (Hinted, HintedSwap, Tutorial03, SplitK, Tma, DeviceTma)}
+LAUNCH_RANK = {kind: k.rank for kind, k in KERNELS.items()}
