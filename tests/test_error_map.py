@@ -388,3 +388,74 @@ def test_feedback_sanitizer_keeps_the_embedded_png(tmp_path):
     assert nb["cells"][0]["outputs"][0]["data"]["image/png"] == b64
     page = clean_html(f'<img src="data:image/png;base64,{b64}" alt="오류 지도">')
     assert b64 in page and active_content(page) == []
+
+
+# --------------------------------------------------------------------------- the class view (make report)
+
+
+def _planted(shape=(20, 24), block=(16, 16), wrong_cols=slice(None), margin=()):
+    exp = np.arange(shape[0] * shape[1], dtype=float).reshape(shape)
+    got = exp.copy()
+    got[:, wrong_cols] += 1
+    return em.arrays_for(exp, got, block=block, margin=margin, tolerance=(0, 0))
+
+
+def test_class_groups_overlay_students_of_one_case_and_mistake():
+    from autograder.reporting import class_report_maps as crm
+
+    left, right = _planted(wrong_cols=slice(0, 8)), _planted(wrong_cols=slice(8, 16))
+    msg = "❌ matmul (경우 2/3: c[20, 24] 연속): 값이 다릅니다 — 처음 틀린 원소 c[0, 0]: 1 (기대 0), 틀린 원소 9/480개, " \
+          "최대 오차 1. 일부 행/열만 틀렸습니다"
+    margin = _planted(wrong_cols=slice(0, 0), margin=[(20, 0), (21, 3)]).to_record("❌ m: 마스크가 빠진 것 같습니다")
+    maps = [("s1", "c[20, 24]", left.to_record(msg)), ("s2", "c[20, 24]", right.to_record(msg.replace("9/", "7/"))),
+            ("s3", "c[20, 24]", margin), ("s4", "c[20, 24]", {"kind": "forged"})]
+    groups = crm.groups(maps)
+    assert [len(g.students) for g in groups] == [2, 1] and groups[0].mistake == "일부 행/열만 틀렸습니다"
+    share = groups[0].shares()[WRONG]
+    assert (share[:20, :8] == 0.5).all() and (share[:20, 8:16] == 0.5).all() and (share[:, 16:] == 0).all()
+    assert (share[20:] == 0).all()  # the overhang of the edge tiles: nobody wrong there
+    assert [len(g.students) for g in crm.groups(maps, min_students=2)] == [2]
+    png = crm.figure(groups, "01_pointer_blocks · matmul")
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) < 60_000
+
+
+def test_make_report_shows_the_class_maps(tmp_path):
+    import json
+
+    from autograder.reporting.class_report import analyze, build_report
+    from autograder.samplekit.synthetic_class import make_class
+
+    course = make_class(tmp_path / "class", 12)
+    gid = "matmul_kernel_hidden_shapes"
+    rec = _planted(margin=[(20, 0), (25, 30)]).to_record("❌ matmul (경우 2/3: c): 마스크가 빠진 것 같습니다: 여백")
+    other = _planted(wrong_cols=slice(0, 4)).to_record("❌ matmul (경우 2/3: c): 포인터 계산을 확인하세요")
+    planted = {}
+    for path in sorted(course.autograded.glob("*/week07/01_pointer_blocks.ipynb")):
+        if len(planted) == 6:
+            break
+        k = len(planted)
+        try:
+            nb = json.loads(path.read_text())
+        except ValueError:  # the synthetic class holds an unreadable hand-in on purpose
+            continue
+        for cell in nb["cells"]:
+            verdict = cell.get("metadata", {}).get("gemm_lab", {}).get("verdict")
+            if verdict and verdict.get("grade_id") == gid:
+                verdict["kernel"]["cases"].append({"kind": "packed", "where": "c[20, 24] 연속", "ok": False,
+                                                   "reason": "여백", "map": rec if k < 4 else other})
+                planted[path.parts[-3]] = k < 4
+        path.write_text(json.dumps(nb))
+    assert len(planted) == 6
+    cell = next(c for c in analyze(course, "week07").cells if c.info.grade_id == gid)
+    assert sorted(s for s, _, _ in cell.kernel.maps) == sorted(planted)
+    files = build_report(course, "week07")
+    for page, shown in ((files.instructor, True), (files.class_copy, True)):
+        html = page.read_text(encoding="utf-8")
+        assert (f'id="fig-maps-{gid}"' in html) == shown and 'src="data:image/png;base64,' in html
+    pngs = {p.name for p in files.figures}
+    assert f"week07_maps-{gid}.png" in pngs and f"week07_class_maps-{gid}.png" in pngs
+    from autograder.reporting import class_report_maps as crm
+
+    report = analyze(course, "week07")
+    assert [g["count"] for g in crm.summary(report, anonymous=False)[gid]] == [4, 2]
+    assert [g["count"] for g in crm.summary(report, anonymous=True)[gid]] == [4]  # 2 < MIN_SHARED

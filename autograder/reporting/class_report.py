@@ -200,7 +200,7 @@ def _clean_verdict(v, gid: str) -> tuple[dict | None, str | None]:
     if isinstance(kernel, dict):
         comp = kernel.get("compile") if isinstance(kernel.get("compile"), dict) else {}
         cases = [{"kind": _str(c.get("kind"), "?"), "where": _str(c.get("where")), "ok": c.get("ok") is True,
-                  "reason": _str(c.get("reason"))}
+                  "reason": _str(c.get("reason")), "map": c.get("map") if isinstance(c.get("map"), dict) else None}
                  for c in (kernel.get("cases") if isinstance(kernel.get("cases"), list) else [])
                  if isinstance(c, dict)]
         kernel = {"refused": _str(kernel.get("refused")) or None, "compile_ok": comp.get("ok", True) is True,
@@ -412,6 +412,8 @@ def analyze(course: Course, assignment: str, progress=None) -> ClassReport:
                 for case in k["cases"]:
                     if not case["ok"] and not (k["refused"] and case["kind"] == "compile_refused"):
                         st.kernel.failed[case["kind"]].append((s, case["where"], case["reason"]))
+                        if case["map"]:  # a failed visible case's error map (class_report_maps)
+                            st.kernel.maps.append((s, case["where"], case["map"]))
 
     # hardest first; a cell mostly still awaiting manual grading goes after the graded ones
     ordered = sorted(stats.values(), key=lambda c: (

@@ -110,7 +110,9 @@ img { max-width: 100%; border: 1px solid #eee; } details { font-size: .85rem; }
 <table class="kernel" data-cell="{{ k.grade_id }}"><tr><th>실패 유형</th><th>학생 수</th>{% if not anonymous %}<th>자주 나온 이유</th><th>학생</th>{% endif %}</tr>
 {% for row in k.rows %}<tr data-kind="{{ row.kind }}"><td>{{ row.label }}</td><td class="n">{{ row.count }}</td>
 {% if not anonymous %}<td>{% for reason, n in row.reasons %}{{ reason }} ({{ n }}명)<br>{% endfor %}</td><td><details><summary>{{ row.count }}명</summary>{{ row.students }}</details></td>{% endif %}</tr>{% endfor %}
-{% if not k.rows %}<tr><td colspan="4">모두 통과</td></tr>{% endif %}</table>{% endfor %}
+{% if not k.rows %}<tr><td colspan="4">모두 통과</td></tr>{% endif %}</table>
+{% if ("maps-" ~ k.grade_id) in figs %}<p>공개 경우에서 가장 많이 나온 실수 (같은 경우에서 실패한 학생들의 오류 지도를 겹친 그림)</p>
+<p><img class="figure error-maps" id="fig-maps-{{ k.grade_id }}" alt="{{ k.grade_id }}: 자주 나온 실수의 오류 지도" src="{{ figs["maps-" ~ k.grade_id] }}"></p>{% endif %}{% endfor %}
 {% if "kernels" in figs %}<p><img class="figure" id="fig-kernels" alt="{{ alts.kernels }}" src="{{ figs.kernels }}"></p>{% endif %}
 
 {% if not anonymous %}<h2 id="todo">5. 강사가 확인할 것</h2>

@@ -78,6 +78,7 @@ class CheckStats:
 class KernelStats:
     students: int = 0  # verdicts with a kernel record
     failed: dict = field(default_factory=lambda: defaultdict(list))  # kind -> [(student, where, reason)]
+    maps: list = field(default_factory=list)  # [(student, where, error map record)] of failed visible cases
 
     def students_by_kind(self) -> list[tuple[str, list[str]]]:
         out = [(kind, sorted({s for s, _, _ in rows})) for kind, rows in self.failed.items()]

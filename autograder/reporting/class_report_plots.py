@@ -186,4 +186,7 @@ def figures(report: ClassReport, anonymous: bool, cache: dict | None = None) -> 
             cache[name] = make(report)
         if cache[name] is not None:
             out[name] = cache[name]
+    from autograder.reporting.class_report_maps import figures as map_figures
+
+    out.update(map_figures(report, anonymous))
     return out
