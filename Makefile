@@ -17,6 +17,10 @@ ASSIGNMENT ?=
 PATTERN ?=
 export PATTERN
 LMS ?=
+# make grades FROM=<the LMS's own grade file>: the column to fill when its title is not the assignment's name,
+# COMMENT=1 (Moodle): a feedback comment for students whose written answers await grading
+COLUMN ?=
+COMMENT ?=
 # Where the course is published. Empty: keep the setting in gemm_lab/__init__.py (COURSE_URL, COURSE_REF).
 # make release COURSE_URL=https://github.com/<org>/<repo> COURSE_REF=<tag or commit> stamps it there and
 # into the Colab badges, the set-up cell's install line and the results refresh URL.
@@ -97,8 +101,8 @@ formgrader: setup ## after make autograde: JupyterLab with nbgrader's formgrader
 	@echo "formgrader: open the URL below, then menu Nbgrader -> Formgrader (or <URL without /lab>/formgrader): Manage Assignments -> ASSIGNMENT -> Manual grading; Ctrl-C here when done, then make grades"
 	$(VENV)/bin/jupyter lab --no-browser $(if $(filter 0,$(shell id -u)),--allow-root) --ServerApp.root_dir=.
 
-grades: setup ## grade table + autograder/grades.csv; LMS=canvas|moodle|blackboard|csv: the file that LMS imports
-	@$(PY) -m autograder grades $(if $(LMS),--lms "$(LMS)")
+grades: setup ## grade table + autograder/grades.csv; LMS=canvas|moodle|blackboard [FROM=<that LMS's own grade file>]: the file it imports
+	@$(PY) -m autograder grades $(if $(LMS),--lms "$(LMS)") $(if $(FROM),--from "$(FROM)" $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)") $(if $(COLUMN),--column "$(COLUMN)") $(if $(filter 1 yes,$(COMMENT)),--comment))
 
 report: setup ## class report after autograde: autograder/report/ASSIGNMENT.html, _class.html (no ids), PNG, _items.csv [ASSIGNMENT=]
 	@$(PY) -m autograder report $(ASSIGNMENT)

@@ -4,7 +4,7 @@
     python -m autograder collect  [ASSIGNMENT] FROM         import hand-ins (zip / folder, see collect/handins.py)
     python -m autograder autograde [ASSIGNMENT ...] [--jobs N] [--cell-timeout S] [--notebook-timeout S]
     python -m autograder feedback [ASSIGNMENT ...] [--lms canvas|moodle]   HTML -> autograder/feedback/ (+ LMS zip)
-    python -m autograder grades   [--lms LMS] [--out CSV] [--export-dir DIR]   grades CSV, table, LMS import file
+    python -m autograder grades   [--lms LMS] [--from FILE] [--out CSV] [--export-dir DIR]   grades, LMS file
     python -m autograder report   [ASSIGNMENT ...] [--out DIR]  class report -> autograder/report/ (reporting/class_report.py)
     python -m autograder demo     [ASSIGNMENT]              release, collect the samples, autograde, compare
 
@@ -127,10 +127,11 @@ def cmd_grades(course, args):
     from autograder.reporting.grades import main as grades_main
 
     argv = ["--course-root", str(course.root)]
-    for flag, value in (("--lms", args.lms), ("--out", args.out), ("--export-dir", args.export_dir)):
+    for flag, value in (("--lms", args.lms), ("--out", args.out), ("--export-dir", args.export_dir),
+                        ("--from", args.source), ("--assignment", args.assignment), ("--column", args.column)):
         if value is not None:
             argv += [flag, value]
-    return grades_main(argv)
+    return grades_main(argv + (["--comment"] if args.comment else []))
 
 
 def cmd_report(course, args):
@@ -242,6 +243,10 @@ def main(argv=None) -> int:
     p.add_argument("--lms", default=None, help="canvas|moodle|blackboard|csv: also write the file that LMS imports")
     p.add_argument("--out", default=None)
     p.add_argument("--export-dir", default=None)
+    p.add_argument("--from", dest="source", default=None, help="the LMS's own grade file to fill (see grades.py)")
+    p.add_argument("--assignment", default=None)
+    p.add_argument("--column", default=None)
+    p.add_argument("--comment", action="store_true")
     p.set_defaults(fn=cmd_grades)
     p = sub.add_parser("report")
     p.add_argument("assignment", nargs="*")

@@ -324,7 +324,7 @@ def test_exports_parse_back_into_lms_ids(graded, tmp_path):
     roster = load_roster(course)
     grades = read_gradebook(course)
     assert [ag.max_score for ag in grades] == [11.0]
-    (canvas,), msgs = export(course, "canvas", tmp_path / "out")
+    (canvas, pending_file), msgs = export(course, "canvas", tmp_path / "out")
     rows = list(csv.DictReader(canvas.open(encoding="utf-8")))
     assert rows[0]["Student"].strip() == "Points Possible" and rows[0][ASSIGNMENT] == "11"
     by_id = {r["ID"]: r for r in rows[1:] if r["ID"]}
@@ -335,15 +335,19 @@ def test_exports_parse_back_into_lms_ids(graded, tmp_path):
 
     assert by_id["10234"]["Student"] == "김민수" and by_id["10234"][ASSIGNMENT] == want("10234")
     assert by_id["10235"][ASSIGNMENT] == want("10235")
-    assert by_id["10234"][f"{ASSIGNMENT} (pending manual grading, not imported)"] == "2"
-    assert list(rows[0])[:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+    assert list(rows[0]) == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", ASSIGNMENT]
     assert any("no Canvas user id" in m for m in msgs)  # the Moodle-collected students
-    paths, _ = export(course, "moodle", tmp_path / "out")
+    assert any("in the import preview map demo01" in m and "FROM=" in m for m in msgs)
+    pending = list(csv.DictReader(pending_file.open(encoding="utf-8")))
+    assert {r["canvas id"] for r in pending} >= {"10234", "10235"} and {r["pending points"] for r in pending} == {"2"}
+    paths, msgs = export(course, "moodle", tmp_path / "out")
     rows = list(csv.DictReader(paths[0].open(encoding="utf-8")))
     got = {r["Identifier"]: r for r in rows}
     assert set(got) == {"Participant 501", "Participant 502"}
     assert got["Participant 501"]["Full name"] == "김민수" and got["Participant 501"]["Maximum Grade"] == "11"
-    assert got["Participant 501"]["Pending manual grading"] == "2" and "수동 채점 전" in got["Participant 501"]["Feedback comments"]
+    # the three columns Moodle's importer requires (importgradeslib.php, init()), no comment, no pending column
+    assert list(rows[0]) == ["Identifier", "Full name", "Grade", "Maximum Grade", "Last modified (grade)"]
+    assert paths[-1].name == "grades_moodle_pending.csv" and any("site's language" in m for m in msgs)
     (plain,), _ = export(course, "csv", tmp_path / "out")
     rows = list(csv.DictReader(plain.open(encoding="utf-8")))
     assert all(r["student_id"] != "max" for r in rows) and len(rows) == len(roster)
@@ -368,9 +372,9 @@ def test_blackboard_export_and_grades_cli(course, tmp_path, monkeypatch):
     r = subprocess.run(grades + ["--lms", "blackboard", "--export-dir", str(tmp_path / "out")], cwd=ROOT, env=env,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
-    assert "await manual grading" in r.stderr and "formgrader" in r.stderr
+    assert "await manual grading" in r.stderr and "formgrader" in r.stderr and "Column ID" in r.stderr
     text = (tmp_path / "out" / "grades_blackboard.csv").read_text(encoding="utf-8")
-    assert text.startswith('"Last Name","First Name","Username","Student ID"')
+    assert text.splitlines()[0] == f'"Last Name","First Name","Username","Student ID","{ASSIGNMENT} [Total Pts: 11 Score]"'
     rows = {r["Username"]: r for r in csv.DictReader(text.splitlines())}
     assert rows["kim_cs"][f"{ASSIGNMENT} [Total Pts: 11 Score]"] == "9"
     assert rows["lee"][f"{ASSIGNMENT} [Total Pts: 11 Score]"] == "8"

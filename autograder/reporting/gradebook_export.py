@@ -2,19 +2,22 @@
 
 Read from the nbgrader gradebook (scores per cell, as autograde and formgrader leave them) and the roster
 (collect/roster.py: names and the LMS's own user ids collected from the download). One score per assignment (the
-sum of its notebooks), points still awaiting a person in formgrader in a column of their own (never
-counted as 0 without saying so), no ``max`` data row. Formats (sources in autograder/README.md):
+sum of its notebooks, the points graded so far); points still awaiting a person in formgrader go to a file of
+their own, ``grades_<lms>_pending.csv`` (:func:`write_pending`), never into a column an importer would read or
+turn into an assignment, and no feedback comment is written. The best file is the LMS's own download filled in
+(``FROM=``, reporting/gradebook_fill.py); without one these are written, each with one line saying what the
+instructor must do in the LMS's import preview (:data:`PREVIEW_HINT`):
 
 * ``canvas`` -> ``grades_canvas.csv``: Canvas Gradebook import columns ``Student, ID, SIS User ID,
-  SIS Login ID, Section``, one column per assignment, and Canvas's own ``Points Possible`` row under the
-  header (the row Canvas's export writes and its importer reads); ``ID`` is the Canvas user id.
-* ``moodle`` -> ``grades_moodle_ASSIGNMENT.csv``, one per assignment: the assignment's offline grading
-  worksheet (Grading action "Upload grading worksheet"): ``Identifier`` = ``Participant <id>`` from the
-  download, ``Full name``, ``Grade``, ``Maximum Grade``, ``Feedback comments``.
+  SIS Login ID, Section``, one column per assignment titled with its name, and Canvas's own ``Points
+  Possible`` row under the header; ``ID`` is the Canvas user id.
+* ``moodle`` -> ``grades_moodle_ASSIGNMENT.csv``, one per assignment, in the columns of Moodle's offline grading
+  worksheet in English: ``Identifier`` (``Participant <id>`` from the download), ``Full name``, ``Grade``,
+  ``Maximum Grade``, ``Last modified (grade)`` (Moodle's importer refuses a file without it).
 * ``blackboard`` -> ``grades_blackboard.csv``: Grade Center upload columns ``Last Name, First Name,
   Username, Student ID``, one column per assignment (``NAME [Total Pts: N Score]``), every field quoted.
 * ``csv`` -> ``grades_by_assignment.csv``: student id, name, LMS ids, score and pending points per
-  assignment, total, review notes.
+  assignment, total, review notes (for a person, not an importer).
 """
 
 from __future__ import annotations
@@ -28,6 +31,17 @@ from autograder.course import Course
 
 LMS_CHOICES = ("canvas", "moodle", "blackboard", "csv")
 PENDING = "pending manual grading"
+PREVIEW_HINT = {
+    "canvas": "Canvas matches a column by 'Title (id)' or its exact title: in the import preview map {cols} to your "
+              "Canvas assignment(s) or each becomes a new assignment; or fill Canvas's own export instead: "
+              "make grades LMS=canvas FROM=<Grades → Export CSV>",
+    "moodle": "Moodle finds Identifier, Grade and Last modified (grade) by their names in the site's language, so "
+              "a Moodle not in English refuses this file, and a grade changed in Moodle since is skipped: better, "
+              "make grades LMS=moodle FROM=<the assignment's Download grading worksheet>",
+    "blackboard": "Blackboard makes a column without its Column ID a new text column worth 0 points ({cols}): "
+                  "fill the Grade Center's own download instead: make grades LMS=blackboard FROM=<Work Offline → "
+                  "Download>",
+}
 
 
 @dataclass
@@ -66,7 +80,7 @@ def read_gradebook(course: Course, assignments: list[str] | None = None) -> list
                 earned = pending = 0.0
                 for snb in sub.notebooks:
                     for g in snb.grades:
-                        if g.needs_manual_grade and g.manual_score is None:  # nobody graded it yet
+                        if g.needs_manual_grade:  # awaits a person (formgrader shows it so, too)
                             pending += float(g.max_score or 0)
                             ag.pending_cells.setdefault(sid, []).append(f"{snb.name}/{g.name}")
                         else:
@@ -76,9 +90,12 @@ def read_gradebook(course: Course, assignments: list[str] | None = None) -> list
     return out
 
 
-def _fmt(v: float) -> str:
+def fmt_points(v: float) -> str:
     v = float(v or 0.0)
     return str(int(v)) if v == int(v) else f"{v:.2f}"
+
+
+_fmt = fmt_points
 
 
 def _students(grades: list[AssignmentGrades]) -> list[str]:
@@ -94,8 +111,8 @@ def pending_summary(grades: list[AssignmentGrades]) -> str | None:
     points = sum(p for ag in grades for p in ag.pending.values())
     return (f"warning: {cells} written answers of {len(people)} students ({_fmt(points)} points) await manual "
             "grading: grade them in formgrader (make formgrader, or .venv/bin/jupyter lab and open Nbgrader > "
-            "Manage Assignments), then run make grades again. Until then they are in the 'pending' columns, "
-            "not counted")
+            "Manage Assignments), then run make grades again. Until then the grades hold the points graded so "
+            "far; the pending points are listed in autograder/grades_<LMS>_pending.csv")
 
 
 def write_canvas(course: Course, grades: list[AssignmentGrades], out: Path) -> tuple[Path, list[str]]:
@@ -104,18 +121,15 @@ def write_canvas(course: Course, grades: list[AssignmentGrades], out: Path) -> t
     warnings = []
     with path.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
-                    *[ag.name for ag in grades], *[f"{ag.name} ({PENDING}, not imported)" for ag in grades]])
-        w.writerow(["    Points Possible", "", "", "", "", *[_fmt(ag.max_score) for ag in grades],
-                    *["" for _ in grades]])
+        w.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", *[ag.name for ag in grades]])
+        w.writerow(["    Points Possible", "", "", "", "", *[_fmt(ag.max_score) for ag in grades]])
         for s in _students(grades):
             entry = roster.get(s, {})
             canvas_id = (entry.get("ids") or {}).get("canvas", "")
             if not canvas_id:
                 warnings.append(s)
             w.writerow([entry.get("name", s), canvas_id, "", "", "",
-                        *[_fmt(ag.score[s]) if s in ag.score else "" for ag in grades],
-                        *[_fmt(ag.pending.get(s, 0)) if s in ag.score else "" for ag in grades]])
+                        *[_fmt(ag.score[s]) if s in ag.score else "" for ag in grades]])
     msgs = [f"canvas: {len(warnings)} students have no Canvas user id (not collected from a Canvas download): "
             f"{', '.join(warnings[:5])}; Canvas matches them by name only"] if warnings else []
     return path, msgs
@@ -129,18 +143,15 @@ def write_moodle(course: Course, grades: list[AssignmentGrades], out: Path) -> t
         missing = []
         with path.open("w", newline="", encoding="utf-8") as f:
             w = csv.writer(f)
-            w.writerow(["Identifier", "Full name", "Grade", "Maximum Grade", "Feedback comments",
-                        "Pending manual grading"])
+            w.writerow(["Identifier", "Full name", "Grade", "Maximum Grade", "Last modified (grade)"])
             for s in sorted(ag.score):
                 entry = roster.get(s, {})
                 pid = (entry.get("moodle") or {}).get(ag.name, "")
                 if not pid:
                     missing.append(s)
                     continue
-                pend = ag.pending.get(s, 0)
-                comment = f"수동 채점 전 {_fmt(pend)}점 제외" if pend else ""
                 w.writerow([f"Participant {pid}", entry.get("name", s), _fmt(ag.score[s]), _fmt(ag.max_score),
-                            comment, _fmt(pend)])
+                            "-"])
         paths.append(path)
         if missing:
             msgs.append(f"moodle: {ag.name}: {len(missing)} students have no Moodle participant id (not "
@@ -155,8 +166,7 @@ def write_blackboard(course: Course, grades: list[AssignmentGrades], out: Path) 
     with path.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f, quoting=csv.QUOTE_ALL)
         w.writerow(["Last Name", "First Name", "Username", "Student ID",
-                    *[f"{ag.name} [Total Pts: {_fmt(ag.max_score)} Score]" for ag in grades],
-                    *[f"{ag.name} {PENDING} [Total Pts: 0 Text]" for ag in grades]])
+                    *[f"{ag.name} [Total Pts: {_fmt(ag.max_score)} Score]" for ag in grades]])
         for s in _students(grades):
             entry = roster.get(s, {})
             user = (entry.get("ids") or {}).get("blackboard", "")
@@ -164,8 +174,7 @@ def write_blackboard(course: Course, grades: list[AssignmentGrades], out: Path) 
                 missing.append(s)
                 continue
             w.writerow([entry.get("name", s), "", user, "",
-                        *[_fmt(ag.score[s]) if s in ag.score else "" for ag in grades],
-                        *[_fmt(ag.pending.get(s, 0)) if s in ag.score else "" for ag in grades]])
+                        *[_fmt(ag.score[s]) if s in ag.score else "" for ag in grades]])
     msgs = [f"blackboard: {len(missing)} students have no Blackboard username (not collected from a Blackboard "
             f"download), left out: {', '.join(missing[:5])}"] if missing else []
     return path, msgs
@@ -193,6 +202,33 @@ def write_plain(course: Course, grades: list[AssignmentGrades], out: Path, flags
     return path, []
 
 
+def lms_id(entry: dict, lms: str, assignment: str) -> str:
+    if lms == "moodle":
+        pid = (entry.get("moodle") or {}).get(assignment)
+        return f"Participant {pid}" if pid else ""
+    return str((entry.get("ids") or {}).get(lms) or "")
+
+
+def write_pending(course: Course, grades: list[AssignmentGrades], out: Path, lms: str) -> Path | None:
+    """``grades_<lms>_pending.csv``: per student and assignment the points graded so far, the points that
+    await a person and which answers (None, and an old file removed, when nothing is pending)."""
+    path = out / f"grades_{lms}_pending.csv"
+    rows = [(ag, s) for ag in grades for s in sorted(ag.pending_cells) if ag.pending_cells[s]]
+    if not rows:
+        path.unlink(missing_ok=True)
+        return None
+    roster = load_roster(course)
+    with path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["student_id", "name", f"{lms} id", "assignment", "graded points", "pending points",
+                    "max points", "answers awaiting a person"])
+        for ag, s in rows:
+            entry = roster.get(s, {})
+            w.writerow([s, entry.get("name", ""), lms_id(entry, lms, ag.name), ag.name, _fmt(ag.score.get(s, 0)),
+                        _fmt(ag.pending.get(s, 0)), _fmt(ag.max_score), " ".join(ag.pending_cells[s])])
+    return path
+
+
 def export(course: Course, lms: str, out: Path | None = None, flags: dict | None = None) -> tuple[list[Path], list[str]]:
     """Write the ``lms`` export(s) under ``out`` (default autograder/); returns (paths, warnings)."""
     if lms not in LMS_CHOICES:
@@ -202,11 +238,15 @@ def export(course: Course, lms: str, out: Path | None = None, flags: dict | None
     grades = read_gradebook(course)
     if lms == "canvas":
         p, msgs = write_canvas(course, grades, out)
-        return [p], msgs
-    if lms == "moodle":
-        return write_moodle(course, grades, out)
-    if lms == "blackboard":
+        paths = [p]
+    elif lms == "moodle":
+        paths, msgs = write_moodle(course, grades, out)
+    elif lms == "blackboard":
         p, msgs = write_blackboard(course, grades, out)
+        paths = [p]
+    else:
+        p, msgs = write_plain(course, grades, out, flags or {})
         return [p], msgs
-    p, msgs = write_plain(course, grades, out, flags or {})
-    return [p], msgs
+    pending = write_pending(course, grades, out, lms)
+    msgs = msgs + [f"{lms}: " + PREVIEW_HINT[lms].format(cols=", ".join(ag.name for ag in grades))]
+    return paths + ([pending] if pending else []), msgs
