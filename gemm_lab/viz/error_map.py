@@ -93,7 +93,8 @@ class ErrorMap:
         starts = np.concatenate(([0], edges))
         lengths = np.diff(np.concatenate((starts, [flat.size])))
         rec = {"kind": self.kind, "shape": list(self.shape), "block": list(self.block),
-               "grid": list(self.cats.shape), "runs": [[int(flat[s]), int(n)] for s, n in zip(starts, lengths)],
+               "grid": list(self.cats.shape),
+               "runs": [[int(flat[s]), int(n)] for s, n in zip(starts, lengths, strict=True)],
                "elsewhere": int(self.elsewhere), "mistake": mistake(message)}
         if self.owner is not None:
             rec["owner"] = self.owner.astype(int).tolist()
@@ -351,12 +352,12 @@ def _draw_owner(ax, m: ErrorMap) -> None:
     tr, tc = bad.shape
     if tr * tc <= 48:  # one number per tile: the program that computed it, and the asked one where they differ
         for (i, j), b in np.ndenumerate(bad):
-            got = "—" if m.owner[i, j] < 0 else str(int(m.owner[i, j]))
+            got = _who(m.owner[i, j])
             ax.text(j, i, f"{got}≠{int(m.asked[i, j])}" if b else got, ha="center", va="center", fontsize=6.5,
                     color="#000000")
     ax.set_xticks([])
     ax.set_yticks([])
-    ax.set_title("tile마다 계산한 program\n(a≠b: a가 계산, 요구는 b)", fontsize=7)
+    ax.set_title("tile마다 계산한 program\n(a≠b: a가 계산, 요구는 b; —: 없음)", fontsize=7)
     ax.set_xlabel(f"tile {tr}×{tc}개 (BLOCK {m.block[0]}×{m.block[1]})", fontsize=7)
 
 
@@ -450,9 +451,13 @@ def text_for(m: ErrorMap, message: str = "") -> str:
     if m.owner is not None:
         lines.append("tile마다 계산한 program (괄호: 요구한 program):")
         for i in range(m.owner.shape[0]):
-            lines.append(" ".join(f"{int(o)}" if o == a else f"{int(o)}({int(a)})"
-                                  for o, a in zip(m.owner[i], m.asked[i])))
+            lines.append(" ".join(f"{_who(o)}" if o == a else f"{_who(o)}({int(a)})"
+                                  for o, a in zip(m.owner[i], m.asked[i], strict=True)))
     return "\n".join(lines)
+
+
+def _who(program) -> str:
+    return {-1: "—", -2: "여럿"}.get(int(program), str(int(program)))
 
 
 def _in_notebook() -> bool:
