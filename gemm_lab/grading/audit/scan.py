@@ -37,7 +37,7 @@ _FRAME_ATTRS = {"f_locals", "f_globals", "f_builtins", "f_back", "f_code", "tb_f
                 "__kwdefaults__"}
 _EXIT_CALLS = {("os", "_exit"), ("sys", "exit"), ("os", "abort"), ("os", "kill"), ("os", "killpg"),
                ("signal", "signal"), ("atexit", "register"), ("os", "fork")}
-_DANGEROUS_MODULES = {"ctypes": "CTYPES", "cffi": "CTYPES", "_ctypes": "CTYPES", "gc": "CTYPES",
+_DANGEROUS_MODULES = {"ctypes": "CTYPES", "cffi": "CTYPES", "_ctypes": "CTYPES",
                       "socket": "NETWORK", "urllib": "NETWORK", "requests": "NETWORK", "http": "NETWORK",
                       "httpx": "NETWORK", "aiohttp": "NETWORK", "ftplib": "NETWORK", "smtplib": "NETWORK",
                       "subprocess": "NETWORK", "multiprocessing": "NETWORK", "pty": "NETWORK",
@@ -47,13 +47,6 @@ _DANGEROUS_MODULES = {"ctypes": "CTYPES", "cffi": "CTYPES", "_ctypes": "CTYPES",
                       "signal": "EXIT", "atexit": "EXIT"}
 _SHELL_CALLS = {("os", "system"), ("os", "popen"), ("os", "execv"), ("os", "execve"), ("os", "execl"),
                 ("os", "execvp"), ("os", "spawnl"), ("os", "posix_spawn")}
-
-
-# The compile-check result caches (gemm_lab.compile.GRADER_RESULTS in memory, GEMM_LAB_COMPILE_CACHE on
-# disk): a forged entry could make a non-compiling kernel look compiled. (Triton's own cache is taught in
-# w7/05 and not flagged; forging a cubin there is documented as out of reach of this scan.)
-_GRADER_CACHE_NAMES = {"GRADER_RESULTS"}
-_GRADER_CACHE_TEXT = ("GRADER_RESULTS", "compile_checks", "GEMM_LAB_COMPILE_CACHE")
 
 
 # A file name of Python code (a module the notebook could write and import, where this scan never reads it).
@@ -91,11 +84,6 @@ def _dotted(node) -> str:
     return ".".join(reversed(parts))
 
 
-def _is_check_name(name: str) -> bool:
-    low = name.lower()
-    return low.startswith("check_") or low.startswith("assert") or low == "fresh"
-
-
 def _path_outside(node) -> str | None:
     """The literal (prefix) of a path argument when it points outside the working folder."""
     text = None
@@ -131,8 +119,6 @@ class _Scanner(ast.NodeVisitor):
         if top in _DANGEROUS_MODULES:
             self.flag(_DANGEROUS_MODULES[top], node, f"import {full}")
         self.modules.add(bound)
-        if _is_check_name(bound) and not full.startswith("gemm_lab"):
-            self.flag("REDEFINE_CHECK", node, f"{full} as {bound}")
 
     def visit_Import(self, node):
         for a in node.names:
@@ -151,10 +137,6 @@ class _Scanner(ast.NodeVisitor):
             elif a.name in _DANGEROUS_MODULES:
                 self.flag(_DANGEROUS_MODULES[a.name], node, f"from {mod} import {a.name}")
             self.modules.add(bound)
-            if _is_check_name(bound) and (a.asname or not mod.startswith("gemm_lab")):
-                self.flag("REDEFINE_CHECK", node, f"from {mod} import {a.name} as {bound}")
-            if a.name == "AssertionError" or bound == "AssertionError":
-                self.flag("ASSERTION_ERROR", node, full)
             if a.name == "*" and top in ("builtins", "sys"):
                 self.flag("SYS_HOOK", node, full)
         self.generic_visit(node)
@@ -169,19 +151,11 @@ class _Scanner(ast.NodeVisitor):
             self._check_target(target.value, node)
             return
         if isinstance(target, ast.Name):
-            if target.id == "AssertionError":
-                self.flag("ASSERTION_ERROR", node, "AssertionError = ...")
-            elif _is_check_name(target.id):
-                self.flag("REDEFINE_CHECK", node, f"{target.id} = ...")
-            elif target.id == "__builtins__":
+            if target.id == "__builtins__":
                 self.flag("DUNDER_BUILTINS", node, "__builtins__ = ...")
             return
         if isinstance(target, ast.Attribute):
             root = _root_name(target)
-            if target.attr == "AssertionError":
-                self.flag("ASSERTION_ERROR", node, _dotted(target))
-            elif _is_check_name(target.attr):
-                self.flag("REDEFINE_CHECK", node, _dotted(target))
             if target.attr in _FRAME_ATTRS:
                 self.flag("FRAME_ACCESS", node, _dotted(target))
             elif root in self.modules and not _benign(_dotted(target)):
@@ -235,44 +209,26 @@ class _Scanner(ast.NodeVisitor):
     def _def(self, node):
         if node.name in _TORCH_HOOK_NAMES:
             self.flag("TORCH_HOOK", node, f"def {node.name}")
-        if node.name == "AssertionError":
-            self.flag("ASSERTION_ERROR", node, f"def/class {node.name}")
-        elif _is_check_name(node.name):
-            self.flag("REDEFINE_CHECK", node, f"def/class {node.name}")
         self.generic_visit(node)
 
     visit_FunctionDef = _def
     visit_AsyncFunctionDef = _def
     visit_ClassDef = _def
 
-    def visit_Global(self, node):
-        for n in node.names:
-            if _is_check_name(n) or n in ("AssertionError", "__builtins__"):
-                self.flag("REDEFINE_CHECK", node, f"global {n}")
-        self.generic_visit(node)
-
     def visit_Constant(self, node):
-        if isinstance(node.value, str) and any(t in node.value for t in _GRADER_CACHE_TEXT):
-            self.flag("GRADER_CACHE", node, repr(node.value)[:60])
         if isinstance(node.value, str) and _MODULE_FILE.search(node.value.strip()):
             self.flag("WRITES_MODULE", node, repr(node.value)[:60])
         self.generic_visit(node)
 
     def visit_Name(self, node):
-        if node.id in _GRADER_CACHE_NAMES:
-            self.flag("GRADER_CACHE", node, node.id)
         if node.id in _TORCH_HOOK_NAMES:
             self.flag("TORCH_HOOK", node, node.id)
         if node.id == "__builtins__":
             self.flag("DUNDER_BUILTINS", node, "__builtins__")
-        elif node.id == "get_ipython":
-            self.flag("SHELL", node, "get_ipython()")
         self.generic_visit(node)
 
     def visit_Attribute(self, node):
         root = _root_name(node)
-        if node.attr in _GRADER_CACHE_NAMES:
-            self.flag("GRADER_CACHE", node, _dotted(node))
         if node.attr in _TORCH_HOOK_NAMES or (root == "torch" and node.attr in ("library", "overrides")):
             self.flag("TORCH_HOOK", node, _dotted(node))
         if node.attr == "__builtins__":
@@ -309,14 +265,6 @@ class _Scanner(ast.NodeVisitor):
                 root = _root_name(node.args[0])
                 if root in self.modules:
                     self.flag("MODULE_ATTR", node, f"{f.id}({_dotted(node.args[0])}, ...)")
-                if len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and isinstance(
-                    node.args[1].value, str
-                ):
-                    attr = node.args[1].value
-                    if _is_check_name(attr):
-                        self.flag("REDEFINE_CHECK", node, f"{f.id}(..., {attr!r})")
-                    if attr == "AssertionError":
-                        self.flag("ASSERTION_ERROR", node, f"{f.id}(..., 'AssertionError')")
             elif f.id == "open" and node.args:
                 p = _path_outside(node.args[0])
                 if p is not None:
@@ -378,10 +326,12 @@ def _as_protected(protected) -> dict[str, frozenset]:
 def scan_source(code: str, protected=None) -> list[str]:
     """Tampering constructs in a student's code: ``"CODE (줄 N): 한국어 설명 — detail"`` per finding.
 
-    Codes: MODULE_ATTR, IMPORT_BUILTINS, DUNDER_BUILTINS, SYS_HOOK, FRAME_ACCESS, REDEFINE_CHECK,
-    ASSERTION_ERROR, EXIT, CTYPES, NETWORK, OPEN_OUTSIDE, DYNAMIC_CODE, GLOBALS_WRITE, SHELL, SYNTAX,
-    TORCH_HOOK, LOCKED_REBIND, INPUT_HISTORY (``FLAG_TEXT`` maps each to its Korean text). An empty list
-    means nothing was found; a flag means "a human should look", not proof of cheating.
+    Codes: MODULE_ATTR, IMPORT_BUILTINS, DUNDER_BUILTINS, SYS_HOOK, FRAME_ACCESS, EXIT, CTYPES, NETWORK,
+    OPEN_OUTSIDE, DYNAMIC_CODE, GLOBALS_WRITE, TORCH_HOOK, WRITES_MODULE, LOCKED_REBIND, INPUT_HISTORY
+    (``FLAG_TEXT`` maps each to its Korean text). Only what a student's own process does that neither the
+    gate (kernels) nor the sandbox (processes, files, network, limits) reports; shell lines, helpers named
+    ``check_*`` and code that does not parse are a student's own business. An empty list means nothing was
+    found; a flag means "a human should look", not proof of cheating.
 
     ``protected``: names the notebook's locked cells define, as a mapping ``{name: module(s) an import
     may bind it to}`` (empty for a given function or value) or an iterable of names; they are added to
@@ -391,13 +341,12 @@ def scan_source(code: str, protected=None) -> list[str]:
         raise TypeError(f"scan_source expects the source text as str, got {type(code).__name__}")
     prot = _as_protected(protected)
     text, shell = _strip_magics(code)
-    out = [f"SHELL (줄 {i}): {FLAG_TEXT['SHELL']} — {s[:60]}" for i, s in shell]
-    out += [f"INPUT_HISTORY (줄 {i}): {FLAG_TEXT['INPUT_HISTORY']} — {s[:60]}"
-            for i, s in shell if s.startswith("%") and history_magic(s)]
+    out = [f"INPUT_HISTORY (줄 {i}): {FLAG_TEXT['INPUT_HISTORY']} — {s[:60]}"
+           for i, s in shell if s.startswith("%") and history_magic(s)]
     try:
         tree = ast.parse(text)
-    except SyntaxError as exc:
-        return out + [f"SYNTAX (줄 {exc.lineno}): {FLAG_TEXT['SYNTAX']} — {exc.msg}"]
+    except SyntaxError:
+        return out
     scanner = _Scanner()
     # given modules (`rf`, `sm`, `calc`) are modules: attribute writes on them are MODULE_ATTR
     scanner.modules.update(n for n, origins in prot.items() if origins)
