@@ -246,7 +246,7 @@ img { max-width: 100%; height: auto; }
   height: 0.75em; background: #fff; transform: rotate(45deg); }
 .gl-fail::after { transform: rotate(-45deg); }
 .gl-warn { background: #bf8700; color: #fff; font: bold 0.8em/1.3em sans-serif; text-align: center; }
-.gl-pending { color: #9a6700; font-weight: bold; }
+.gl-pending { color: #6b4700; background: #fff3c4; font-weight: bold; padding: 0 0.25em; border-radius: 3px; }
 """
 _MARKS = [("\u2705", "gl-ok", "통과"), ("\u2714\ufe0f", "gl-ok", "통과"), ("\u2714", "gl-ok", "통과"),
           ("\u274c", "gl-fail", "실패"), ("\u2716\ufe0f", "gl-fail", "실패"), ("\u2716", "gl-fail", "실패"),
