@@ -265,24 +265,6 @@ def test_function_module_takes_only_what_the_function_names():
     assert "student_helper_file" not in text and "unrelated" not in text and "SHAPES" not in text
 
 
-def test_compile_results_come_back_to_the_grader_and_are_reused(interp, tmp_path, monkeypatch):
-    monkeypatch.setenv(remote.COMPILE_CACHE_ENV, str(tmp_path / "compiled"))
-    module = gate.module_for([IMPORTS, ADD_KERNEL], "add_kernel")
-    remote._COMPILED.clear()
-    claim = {"claims": {"add_kernel": {"__kernel__": "add_kernel"}}}
-    replay.grade_cell(VISIBLE_ADD, claim, [IMPORTS, ADD_KERNEL])
-    first = remote.compile_results(module)
-    assert first and all(e["ok"] for e in first.values())  # one entry per target the worker compiled
-    remote._COMPILED.clear()  # another grader process: the folder still has them
-    assert remote.compile_results(module) == first
-    seen = []
-    w = remote.worker("kernel")
-    real = w.run
-    monkeypatch.setattr(w, "run", lambda job, arrays=None: seen.append(job) or real(job, arrays))
-    _o, v = replay.grade_cell(VISIBLE_ADD, claim, [IMPORTS, ADD_KERNEL])
-    assert v["status"] == "pass" and seen[0]["compile_results"] == first
-
-
 def test_the_verdict_tells_the_instructor_about_refused_and_shape_special_kernels(interp):
     from autograder.grade import integrity as review
 
@@ -294,18 +276,6 @@ def test_the_verdict_tells_the_instructor_about_refused_and_shape_special_kernel
         _o, v = replay.grade_cell(VISIBLE_ADD, claim, cells, run_seed=3)
         found = review.verdict_findings({"metadata": {"gemm_lab": {"verdict": v}}})
         assert [f.split(":")[0] for f in found] == ([code] if code else [])
-
-
-def test_one_worker_per_kind_serves_a_notebook_and_a_dead_one_is_replaced(interp):
-    claim = {"claims": {"add_kernel": {"__kernel__": "add_kernel"}}}
-    replay.grade_cell(VISIBLE_ADD, claim, [IMPORTS, ADD_KERNEL])
-    first = remote.worker("kernel")
-    replay.grade_cell(VISIBLE_ADD, claim, [IMPORTS, ADD_KERNEL.replace("x + y", "y + x")])
-    assert remote.worker("kernel") is first  # the second kernel ran in the same worker
-    first.proc.kill()
-    first.proc.wait()
-    _o, v = replay.grade_cell(VISIBLE_ADD, claim, [IMPORTS, ADD_KERNEL])
-    assert v["status"] == "pass" and remote.worker("kernel") is not first
 
 
 def test_a_job_that_outlives_its_time_limit_fails_the_cell(interp):

@@ -68,6 +68,8 @@ def _notebook_review(res: HandInResult, name: str, nb: dict) -> None:
                     stops.add(m.group(0))
             elif out.get("ename") == "CellTimeoutError":
                 stops.add("셀 시간 제한 초과(CellTimeoutError)")
+        verdict = (cell.get("metadata", {}).get("gemm_lab") or {}).get("verdict") or {}
+        stops.update(str(i) for i in verdict.get("incidents") or [])  # a grading worker killed mid-check
     if stops:
         res.incidents[name] = sorted(stops)
     res.findings[name], zero_ids = integrity.review_notebook(nb)

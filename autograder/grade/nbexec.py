@@ -13,9 +13,9 @@ nbgrader_config.py). Differences from nbgrader's Execute:
 * a test cell (nbgrader ``grade: true`` code cell) is not judged in the student's kernel: the kernel runs
   its hand-out (``gemm_lab.grading.handout``: the values the cell reads, as data), then the cell's own
   source runs here, in the grader's process (``gemm_lab.grading.replay``), with kernels and function
-  answers taken from the notebook's source and run in a fresh sandboxed worker
-  (``autograder/sandbox/worker.py``); the cell's outputs become the grader's ✅/❌ lines and its metadata
-  ``gemm_lab.verdict`` records the verdict;
+  answers taken from the notebook's source and run in sandboxed workers of this notebook alone
+  (``autograder/sandbox/worker.py``; closed at its end, bounded by its deadline); the cell's outputs become
+  the grader's ✅/❌ lines and its metadata ``gemm_lab.verdict`` records the verdict;
 * the notebooks of one hand-in share one kernel (:class:`SharedKernel`): after a notebook that ended
   cleanly the kernel's namespace and common process-wide settings are reset (``RESET_SOURCE``) and the
   next notebook runs there, sparing a kernel start and the course's imports per notebook; a notebook that timed out, stopped or lost its kernel hands the next one a
@@ -132,6 +132,8 @@ _base = _sys._gemm_lab_baseline
 _os.chdir(%r)
 _os.environ.clear()
 _os.environ.update(_base["environ"])
+if getattr(_sys.modules.get("gemm_lab.runtime"), "INTERPRET", False):  # the course's runtime stays decided
+    _os.environ["TRITON_INTERPRET"] = "1"
 _sys.path[:] = _base["path"]
 _w.filters[:] = _base["filters"]
 if "torch" in _sys.modules:
@@ -234,7 +236,12 @@ class GuardedExecute(Execute):
         self._budget = OutputBudget(self.max_cell_output_bytes, self.max_notebook_output_bytes)
         self._reused = self._timed_out = self._baseline_ok = False
         self._path = ((resources or {}).get("metadata") or {}).get("path")
-        nb, resources = super().preprocess(nb, resources, km=km)
+        remote.set_deadline(self._deadline)
+        try:
+            nb, resources = super().preprocess(nb, resources, km=km)
+        finally:  # nothing a check did reaches the next notebook
+            remote.close_workers()
+            remote.set_deadline(None)
         resources.setdefault("gemm_lab", {})["stop_reason"] = self._stop_reason
         return nb, resources
 
@@ -427,9 +434,8 @@ class GuardedExecute(Execute):
                     outputs[i]["metadata"] = meta
 
     def _install_worker_runner(self) -> None:
-        """Workers started here serve every notebook of the hand-in this process grades (one student's code:
-        a kernel worker runs only Triton source, a function worker only this student's functions); they end
-        with the process."""
+        """How this process starts workers (sandboxed like the notebook's kernel); each notebook gets its own
+        (``preprocess`` closes them at its end)."""
         timeout = float(self.timeout or 60) * 4
         spec = os.environ.get(ENV_SPEC)
         key = (spec, timeout)

@@ -4,18 +4,22 @@
 or its function answers): ``python -m gemm_lab.grading.worker`` under bwrap with the same limits, seccomp
 filter, cgroup and NVIDIA nodes as the notebook's kernel (``bwrap.make_plan``), in an empty working folder
 (nothing of the hand-in but the source each job carries). Jobs and answers travel on its stdin/stdout.
+Its host folder sits in the hand-in's runtime folder (``glrt-*``, swept after a killed run) and is read-only
+inside, but for the socket folder the kernel gets too (``bwrap.socket_dir``: a 1 MiB tmpfs where it can be
+mounted): its disk has the notebook kernel's caps.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
+import os
 import sys
 import tempfile
 from pathlib import Path
 
 from autograder.sandbox import bwrap
 from autograder.sandbox import cgroup as cg_mod
+from autograder.sandbox import host
 from autograder.sandbox import limits as lim
 from gemm_lab.grading import remote
 
@@ -28,16 +32,17 @@ class SandboxRunner:
         spec = json.loads(Path(self.spec_path).read_text())
         spec = dict(spec, copy_back_to=None)
         spec.pop("report_dir", None)
-        folder = tempfile.mkdtemp(prefix="glw-", dir="/tmp")
+        folder = tempfile.mkdtemp(prefix="glw-", dir=os.environ.get("JUPYTER_RUNTIME_DIR") or "/tmp")
         (Path(folder) / "cwd").mkdir()
+        sockets = bwrap.socket_dir(folder)
         limits = lim.Limits.from_spec(spec)
         group, note = cg_mod.create(limits.group_memory_bytes, limits.max_processes)
-        plan = bwrap.make_plan(folder, str(Path(folder) / "cwd"), spec, group, note)
+        plan = bwrap.make_plan(folder, str(Path(folder) / "cwd"), spec, group, note, sockets)
 
         def cleanup():
             if group is not None:
                 group.destroy()
-            shutil.rmtree(folder, ignore_errors=True)
+            host.remove_tree(folder)
 
         argv = bwrap.supervisor_argv(plan) + [sys.executable, "-m", "gemm_lab.grading.worker"]
         return remote.Worker(argv, self.timeout, on_close=cleanup)

@@ -9,10 +9,12 @@ first error line, the kernel line) or returns the per-target facts for the ✅ l
 that GPU's limit, registers and local-memory (spill) bytes of the CUBIN (``cuobjdump -res-usage``), and
 whether tensor cores are used (``mma.sync`` / ``wgmma`` in the PTX).
 
-Results are cached per (kernel fingerprint, signature, constexprs, target, warps, stages, triton version):
-in this process (``gemm_lab.compile.GRADER_RESULTS``; a grading worker gets the results of earlier workers
-for the same kernel source from the grader, ``preload``/``export``), and on disk as one small JSON file per key under
-``$GEMM_LAB_COMPILE_CACHE`` (default ``~/.cache/gemm_lab/compile_checks``; ``off`` disables it). A
+``results(...)`` (where the kernel's source lives: the student's process, or the grader's compile worker, a
+process that never runs a check) gives the compiler's raw per-target results; ``judge(name, results)`` (the
+grader) turns them into the ✅ facts or the ❌ feedback. ``check`` is both in one process (the student's own
+notebook). Results are cached per (kernel fingerprint, signature, constexprs, target, warps, stages, triton
+version) in this process and on disk as one small JSON file per key under ``$GEMM_LAB_COMPILE_CACHE``
+(default ``~/.cache/gemm_lab/compile_checks``; ``off`` disables it, as the grader's sandboxes do). A
 read-only or missing directory is fine: the cache is then only read, or not used.
 """
 
@@ -22,7 +24,7 @@ import hashlib
 import json
 import os
 
-__all__ = ["TARGETS", "check", "cache_dir", "compile_one", "report_line"]
+__all__ = ["TARGETS", "check", "results", "judge", "cache_dir", "compile_one", "report_line"]
 
 # (target, calc.devices key for its shared-memory limit, the GPU students know it as)
 TARGETS = (("sm_75", "colab-t4", "T4"), ("sm_80", "a100", "A100"), ("sm_90", "h100", "H100"))
@@ -55,24 +57,11 @@ def _memory():
     return _compile.GRADER_RESULTS
 
 
-def export() -> dict:
-    """Every compile result this process holds ({key: entry}): a worker hands them back to the grader."""
-    return {k: v for k, v in _memory().items() if _valid(v)}
-
-
-def preload(entries) -> None:
-    """Results the grader kept from earlier workers for the same kernel source."""
-    if isinstance(entries, dict):
-        _memory().update({k: v for k, v in entries.items() if isinstance(k, str) and _valid(v)})
-
-
-_TYPE = (0).__class__.__class__
-_TYPE_DICT = {}.__class__
 _FIELDS = ("ok", "kind", "message", "line", "source", "shared", "regs", "local", "mma")
 
 
 def _valid(entry) -> bool:
-    return _TYPE(entry) is _TYPE_DICT and all(k in entry for k in _FIELDS)
+    return isinstance(entry, dict) and all(k in entry for k in _FIELDS)
 
 
 def _disk_get(key: str):
@@ -172,47 +161,71 @@ def report_line(results: list) -> str:
     return "컴파일 " + " · ".join(parts)
 
 
-def check(name: str, fingerprint: str, build, signature: dict, constexpr_sets) -> str:
-    """Compile for every target and every constexpr set the launcher uses (cached); raise Korean feedback on
-    the first failure, else return the report line of the last (largest) set. ``build()`` makes the
-    JITFunction; it is only called on a cache miss. (The compiler compiles only the branches a constexpr
-    set takes, so each set the interpreter will run is compiled.)"""
-    if _TYPE(constexpr_sets) is _TYPE_DICT:
+def results(fingerprint: str, build, signature: dict, constexpr_sets) -> list:
+    """The compiler's result for every constexpr set the launcher uses and every target (cached):
+    ``[{"constexprs", "target", "ok", "kind", "message", ...}]``. ``build()`` makes the JITFunction; it is
+    only called on a cache miss. (The compiler compiles only the branches a constexpr set takes, so each
+    set the interpreter will run is compiled.)"""
+    if isinstance(constexpr_sets, dict):
         constexpr_sets = [constexpr_sets]
-    memory = _memory()
-    built = []
+    memory, built, out = _memory(), [], []
 
     def make():
         if not built:
             built.append(build())
         return built[0]
 
-    results = []
     for constexprs in constexpr_sets:
-        which = ""
-        if len(constexpr_sets) > 1:
-            which = " (" + ", ".join(f"{k}={v}" for k, v in constexprs.items()) + "일 때)"
-        results = []
-        for tgt in TARGETS:
-            target, dev, gpu = tgt
+        for target, _dev, _gpu in TARGETS:
             key = _key(fingerprint, signature, constexprs, target)
-            r = memory.get(key)
-            if not _valid(r):
-                r = _disk_get(key)
-                if r is None:
-                    r = compile_one(make, signature, constexprs, target)
-                    if r.get("environment"):  # never cached: the next run may have the tools
-                        raise AssertionError(
-                            f"❌ {name}: 채점 환경 문제로 {target}({gpu}) 컴파일러를 실행하지 못했습니다 "
-                            f"({r['kind']}: {r['message']}). 커널의 문제가 아닙니다: 강사에게 알리세요.")
+            r = memory.get(key) if _valid(memory.get(key)) else _disk_get(key)
+            if r is None:
+                r = compile_one(make, signature, constexprs, target)
+                if not r.get("environment"):  # never cached: the next run may have the tools
                     _disk_put(key, r)
-                memory[key] = r
+                    memory[key] = r
+            out.append(dict(r, constexprs=dict(constexprs), target=target))
             if not r["ok"]:
-                raise AssertionError(_fail_text(name + which, target, gpu, r))
-            limit = _limit(dev)
-            if r["shared"] > limit:
-                raise AssertionError(
-                    f"❌ {name}{which}: {target}({gpu})에서 공유 메모리 {_kib(r['shared'])}가 한도 {_kib(limit)}를 "
-                    "넘습니다: 그 GPU에서는 OutOfResources로 실행되지 않습니다. 블록 크기나 단계 수를 줄이세요.")
-            results.append((tgt, limit, r))
-    return report_line(results)
+                return out
+    return out
+
+
+def judge(name: str, found: list) -> str:
+    """The report line of the last (largest) constexpr set, or the Korean AssertionError of the first
+    failure, from ``results``' list (the grader judges what a compile worker handed back)."""
+    if not isinstance(found, list) or not found:
+        raise AssertionError(f"❌ {name}: 컴파일 결과가 없습니다.")
+    targets = {t[0]: t for t in TARGETS}
+    sets = []
+    for r in found:
+        if not _valid(r) or r.get("target") not in targets or not isinstance(r.get("constexprs"), dict):
+            raise AssertionError(f"❌ {name}: 컴파일 결과를 읽을 수 없습니다.")
+        if r["constexprs"] not in sets:
+            sets.append(r["constexprs"])
+    line = []
+    for r in found:
+        target, dev, gpu = targets[r["target"]]
+        which = ""
+        if len(sets) > 1:
+            which = " (" + ", ".join(f"{k}={v}" for k, v in r["constexprs"].items()) + "일 때)"
+        if r.get("environment"):
+            raise AssertionError(
+                f"❌ {name}: 채점 환경 문제로 {target}({gpu}) 컴파일러를 실행하지 못했습니다 "
+                f"({r['kind']}: {r['message']}). 커널의 문제가 아닙니다: 강사에게 알리세요.")
+        if not r["ok"]:
+            raise AssertionError(_fail_text(name + which, target, gpu, r))
+        limit = _limit(dev)
+        if r["shared"] > limit:
+            raise AssertionError(
+                f"❌ {name}{which}: {target}({gpu})에서 공유 메모리 {_kib(r['shared'])}가 한도 {_kib(limit)}를 "
+                "넘습니다: 그 GPU에서는 OutOfResources로 실행되지 않습니다. 블록 크기나 단계 수를 줄이세요.")
+        if r["constexprs"] == sets[-1]:
+            line.append((targets[r["target"]], limit, r))
+    if {t[0] for t, _l, _r in line} != set(targets):
+        raise AssertionError(f"❌ {name}: 컴파일 결과가 온전하지 않습니다.")
+    return report_line(line)
+
+
+def check(name: str, fingerprint: str, build, signature: dict, constexpr_sets) -> str:
+    """``judge`` of ``results`` in this process: the report line, or the Korean AssertionError."""
+    return judge(name, results(fingerprint, build, signature, constexpr_sets))

@@ -7,8 +7,13 @@ the same for a plain Python function answer: calls are collected and run in one 
 
 How a worker is started is the runner's business: :class:`SubprocessRunner` (a plain child process, for
 tests and ``--allow-unsandboxed``) by default; the autograder installs its sandboxed runner with
-:func:`set_runner`. A notebook's kernel checks share one worker and its function answers another
-(:func:`worker`): a function job runs the student's Python, so it never shares a process with a kernel job.
+:func:`set_runner`. Every process that runs hand-in source is the student's machine: it hands back raw
+data and the grader judges. A notebook's kernel runs share one worker and its function answers another
+(:func:`worker`; ``close_workers`` at the notebook's end, so nothing a check did reaches the next notebook);
+each compile runs in a process of its own that never runs a check, and its result is cached here (and in
+``$GEMM_LAB_WORKER_COMPILE_CACHE``, a folder no sandbox sees) under a hash of everything it was given, so
+a hand-in's compile can only ever be read back for the same source. A worker that dies mid-job is started
+again once (an incident the verdict records); no job outlives the notebook's deadline (:func:`set_deadline`).
 """
 
 from __future__ import annotations
@@ -22,11 +27,31 @@ import tempfile
 from pathlib import Path
 
 __all__ = ["KernelSource", "FunctionSource", "WorkerFailed", "Worker", "SubprocessRunner", "set_runner", "runner",
-           "worker", "close_workers"]
+           "worker", "close_workers", "set_deadline", "take_incidents"]
 
 
 class WorkerFailed(RuntimeError):
-    """The worker did not give a result (crash, time limit); the message is Korean."""
+    """The worker did not give a result (crash, time limit); the message is Korean. ``died``: the process
+    ended without an answer (not a time limit)."""
+
+    def __init__(self, message: str, died: bool = False):
+        super().__init__(message)
+        self.died = died
+
+
+_DEADLINE: list = [None]  # time.monotonic() by which every job must be done (the notebook's deadline)
+_INCIDENTS: list = []
+
+
+def set_deadline(when: float | None) -> None:
+    _DEADLINE[0] = when
+
+
+def take_incidents() -> list:
+    """What happened to workers since the last call (English, for the instructor's review)."""
+    out = list(_INCIDENTS)
+    _INCIDENTS.clear()
+    return out
 
 
 class Worker:
@@ -48,7 +73,7 @@ class Worker:
             self.proc.stdin.write(text.encode())
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
-            raise WorkerFailed("커널을 실행하던 프로세스가 끝났습니다.") from None
+            raise WorkerFailed("커널을 실행하던 프로세스가 끝났습니다.", died=True) from None
 
     def run(self, job: dict, arrays: dict | None = None) -> dict:
         import base64
@@ -65,6 +90,8 @@ class Worker:
             blob = base64.b64encode(out.getvalue()).decode()
         self._send(json.dumps({"job": job, "npz": blob}) + "\n")
         deadline = time.monotonic() + self.timeout
+        if _DEADLINE[0] is not None and _DEADLINE[0] < deadline:
+            deadline = _DEADLINE[0]
         fd = self.proc.stdout.fileno()
         while True:
             while b"\n" in self._buf:
@@ -78,14 +105,15 @@ class Worker:
             left = deadline - time.monotonic()
             if left <= 0:
                 self.close()
-                raise WorkerFailed(f"채점 시간 제한({self.timeout:.0f}초)을 넘었습니다.")
+                raise WorkerFailed(f"채점 시간 제한({self.timeout:.0f}초, 또는 노트북 전체 시간)을 넘었습니다.")
             ready, _, _ = select.select([fd], [], [], left)
             if ready:
                 chunk = os.read(fd, 1 << 20)
                 if not chunk:
                     code = self.proc.poll()
                     self.close()
-                    raise WorkerFailed(f"커널을 실행하던 프로세스가 결과 없이 끝났습니다 (종료 코드 {code}).")
+                    raise WorkerFailed(f"커널을 실행하던 프로세스가 결과 없이 끝났습니다 (종료 코드 {code}).",
+                                       died=True)
                 self._buf += chunk
 
     def alive(self) -> bool:
@@ -141,6 +169,8 @@ def worker(kind: str) -> Worker:
     Python functions), started on first use; one each per notebook (``close_workers`` at its end)."""
     w = _WORKERS.get(kind)
     if w is None or not w.alive():
+        if w is not None:
+            w.close()  # its folder goes with it
         w = _WORKERS[kind] = runner().start()
     return w
 
@@ -154,50 +184,80 @@ def close_workers() -> None:
 atexit.register(close_workers)
 
 
-# Compile results of earlier workers, per kernel module text: the visible and hidden cells of a notebook, and
-# hand-ins whose kernel source is the same, compile once. Kept by the grader (its own process and, with
-# GEMM_LAB_WORKER_COMPILE_CACHE, a folder no sandbox sees); a worker runs only Triton source, so what it
-# compiled is the compiler's verdict.
-_COMPILED: dict[str, dict] = {}
+_COMPILED: dict[str, object] = {}
 COMPILE_CACHE_ENV = "GEMM_LAB_WORKER_COMPILE_CACHE"
+_VERSION: list = []
 
 
-def _module_key(module: str) -> str:
+def _version() -> str:
+    """What else decides a compile result: the grading code that builds and compiles, and Triton."""
+    if not _VERSION:
+        import hashlib
+        from importlib.metadata import PackageNotFoundError, version
+
+        h = hashlib.sha256()
+        here = Path(__file__).resolve().parent
+        for f in sorted(here.glob("*.py")) + [here.parent / "compile" / "__init__.py"]:
+            h.update(f.read_bytes())
+        try:
+            h.update(version("triton").encode())
+        except PackageNotFoundError:
+            pass
+        _VERSION.append(h.hexdigest())
+    return _VERSION[0]
+
+
+def _compile_key(job: dict, constexprs: dict) -> str:
     import hashlib
 
-    return hashlib.sha256(module.encode()).hexdigest()[:32]
+    blob = json.dumps([_version(), job["module"], job["kernel"], job["exercise"], job["dtype"],
+                       sorted((k, repr(v)) for k, v in constexprs.items())])
+    return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def compile_results(module: str) -> dict:
-    key = _module_key(module)
+def _cached(key: str):
     if key not in _COMPILED and os.environ.get(COMPILE_CACHE_ENV):
         try:
             _COMPILED[key] = json.loads((Path(os.environ[COMPILE_CACHE_ENV]) / f"{key}.json").read_text())
         except (OSError, ValueError):
             pass
-    return dict(_COMPILED.get(key) or {})
+    return _COMPILED.get(key)
 
 
-def keep_compile_results(module: str, entries) -> None:
-    if not isinstance(entries, dict) or not entries:
-        return
-    key = _module_key(module)
-    merged = dict(_COMPILED.get(key) or {}, **entries)
-    _COMPILED[key] = merged
+def _keep(key: str, value) -> None:
+    _COMPILED[key] = value
     folder = os.environ.get(COMPILE_CACHE_ENV)
     if folder:
         path = Path(folder) / f"{key}.json"
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps(merged))
+            tmp.write_text(json.dumps(value))
             os.replace(tmp, path)
         except OSError:
             pass
 
 
+def _run_job(kind: str | None, job: dict, arrays: dict | None = None) -> dict:
+    """``job`` in the notebook's worker of ``kind``, or (``kind`` None) in a process of its own; a worker
+    that dies without an answer is started again once."""
+    for attempt in (0, 1):
+        w = runner().start() if kind is None else worker(kind)
+        try:
+            return w.run(job, arrays)
+        except WorkerFailed as exc:
+            w.close()
+            if not exc.died or attempt:
+                raise
+            _INCIDENTS.append(f"grading worker died mid-check ({exc}); started again")
+        finally:
+            if kind is None:
+                w.close()
+    raise AssertionError("unreachable")
+
+
 class KernelSource:
-    """A hand-in's kernel as the grader holds it: its name and the module text ``extract`` built."""
+    """A hand-in's kernel as the grader holds it: its name and the module text the gate built."""
 
     def __init__(self, name: str, module: str | None, run_seed: int = 0, refused: str | None = None):
         self.__name__ = name
@@ -206,15 +266,42 @@ class KernelSource:
     def __repr__(self) -> str:
         return f"<kernel {self.__name__} (source)>"
 
-    def execute(self, exercise, runs, dtype, name, ownership) -> dict:
+    def _job(self, op, exercise, dtype, name, **more) -> dict:
         if self.refused is not None:
             raise AssertionError(f"❌ {name}: {self.refused}")
-        job = {"op": "kernel", "module": self.module, "kernel": self.__name__, "exercise": exercise,
-               "dtype": dtype, "name": name, "runs": runs, "ownership": ownership,
-               "compile_results": compile_results(self.module)}
-        result = worker("kernel").run(job)
-        keep_compile_results(self.module, result.get("compile_results"))
-        if "refused" in result:
+        return dict(op=op, module=self.module, kernel=self.__name__, exercise=exercise, dtype=dtype, name=name,
+                    **more)
+
+    def compile(self, exercise, dtype, name, constexpr_sets) -> list:
+        """The compiler's raw results for every constexpr set (``kernel_compile.results`` entries): from the
+        grader's cache, else from a fresh compile process. Raises AssertionError when the kernel is refused."""
+        job = self._job("compile", exercise, dtype, name)
+        keys = [_compile_key(job, c) for c in constexpr_sets]
+        missing = [c for c, k in zip(constexpr_sets, keys, strict=True) if _cached(k) is None]
+        if missing:
+            result = _run_job(None, dict(job, constexpr_sets=missing))
+            per_set = result.get("per_set")
+            if "refused" in result:
+                per_set = [{"refused": str(result["refused"])}] * len(missing)
+            elif not isinstance(per_set, list) or len(per_set) != len(missing):
+                raise AssertionError(f"❌ {name}: 커널을 컴파일하지 못했습니다 ({result.get('crashed', '?')}).")
+            for c, found in zip(missing, per_set, strict=True):
+                if not (isinstance(found, list) and any(r.get("environment") for r in found if isinstance(r, dict))):
+                    _keep(_compile_key(job, c), found)
+                else:
+                    _COMPILED[_compile_key(job, c)] = found  # the tools were missing: never kept on disk
+        found = []
+        for k in keys:
+            entry = _cached(k)
+            if isinstance(entry, dict) and "refused" in entry:
+                raise AssertionError(entry["refused"])
+            found += entry if isinstance(entry, list) else [None]
+        return found
+
+    def run(self, exercise, runs, dtype, name, ownership) -> dict:
+        """Every prepared run launched in the notebook's kernel worker: raw buffers, judged by the grader."""
+        result = _run_job("run", self._job("run", exercise, dtype, name, runs=runs, ownership=ownership))
+        if "refused" in result:  # a worker's refusal can only cost its own hand-in
             raise AssertionError(str(result["refused"]))
         if "crashed" in result:
             raise AssertionError(f"❌ {name}: 커널을 불러오지 못했습니다 ({result['crashed']}).")
@@ -273,7 +360,7 @@ class FunctionSource:
             self.results = [{"error": self.refused}] * len(self.calls)
             return
         job = {"op": "calls", "module": self.module, "function": self.__name__, "calls": self.calls}
-        result = worker("function").run(job, self.arrays)
+        result = _run_job("function", job, self.arrays)
         results = result.get("results")
         if not isinstance(results, list) or len(results) != len(self.calls):
             crashed = result.get("crashed", "결과가 온전하지 않습니다")

@@ -117,6 +117,7 @@ def grade_cell(source: str, payload: dict | None, sources_before, run_seed: int 
     with record.recording() as entries:
         text, exc = _run(source, names)
     verdict["checks"] = entries
+    verdict["incidents"] = remote.take_incidents()
     outputs = [{"output_type": "stream", "name": "stdout", "text": text}] if text else []
     if exc is None:
         verdict["status"], verdict["message"] = "pass", text.strip()

@@ -5,10 +5,15 @@ It reads a secret line, then one JSON job per line on stdin, and answers each on
 ``<secret> <result JSON>``; everything else the process prints goes to stderr, so nothing a job runs can
 write an answer line. Jobs (``remote`` writes them):
 
-* ``{"op": "kernel", "module": text, "kernel": name, "exercise", "dtype", "name", "runs", "ownership"}``:
-  the module (built by ``extract.kernel_module``: only Triton) is imported from a file (Triton reads the
-  source), the kernel goes through ``kernels.execute`` (static checks, cross-compile, launches through the
-  grader's launcher); the result holds the raw output buffers: the grader judges them.
+* ``{"op": "compile", "module", "kernel", "exercise", "dtype", "name", "constexpr_sets"}``: static checks and
+  the cross-compile (``kernels.compile_results``); never launches the kernel. The grader starts a process of
+  its own for each compile job.
+* ``{"op": "run", "module", "kernel", "exercise", "dtype", "name", "runs", "ownership"}``: every run launched
+  through the grader's launcher (``kernels.run``): the raw output buffers and, with ``ownership``, which
+  program changed which element (observed in the interpreter). The grader judges all of it.
+
+A kernel module (the gate's) is imported under ``from __future__ import annotations`` (``_as_text``): no
+annotation is ever evaluated, whatever the module holds (Triton reads them as text).
 * ``{"op": "calls", "module": text, "function": name, "calls": [...]}``: a Python function answer is called
   with the grader's arguments (arrays sent as an ``.npz``); each result is encoded as plain data (a claim).
   The grader never sends a kernel job to a worker that ran a function job.
@@ -57,16 +62,36 @@ def _kernel_setup() -> None:
 
 def _kernel(job: dict) -> dict:
     _kernel_setup()
-    from gemm_lab.grading import kernel_compile, kernels
+    from gemm_lab.grading import kernels
 
-    kernel_compile.preload(job.get("compile_results"))
-    mod = _load(job["module"])
+    mod = _load(_as_text(job["module"]))
     obj = getattr(mod, job["kernel"])
     try:
-        out = kernels.execute(job["exercise"], obj, job["runs"], job["dtype"], job["name"], job["ownership"])
+        if job["op"] == "compile":
+            return {"per_set": [kernels.compile_results(job["exercise"], obj, job["dtype"], job["name"], c)
+                                for c in job["constexpr_sets"]]}
+        results = kernels.run_kernel(job["exercise"], obj, job["runs"], job["name"], job["ownership"])
     except AssertionError as exc:
-        return {"refused": str(exc), "compile_results": kernel_compile.export()}
-    return dict(out, device=_device_name(), compile_results=kernel_compile.export())
+        return {"refused": str(exc)}
+    return {"results": results, "device": _device_name()}
+
+
+def _as_text(module: str) -> str:
+    """``module`` under ``from __future__ import annotations``, each annotation written as an expression:
+    nothing in one is evaluated at import, and Triton, whose interpreter compiles the kernel's source under
+    the same flag, reads ``"tl.constexpr"`` (an annotation that is a string constant would reach it quoted)."""
+    import ast
+
+    tree = ast.parse(module)
+    for node in ast.walk(tree):
+        for attr in ("returns", "annotation"):
+            ann = getattr(node, attr, None)
+            if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+                try:
+                    setattr(node, attr, ast.parse(ann.value, mode="eval").body)
+                except SyntaxError:
+                    pass
+    return "from __future__ import annotations\n" + ast.unparse(tree)
 
 
 def _device_name() -> str:
@@ -120,7 +145,7 @@ def _arrays(blob: str | None) -> dict:
 
 def run_job(job: dict, arrays: dict) -> dict:
     try:
-        return _kernel(job) if job.get("op") == "kernel" else _calls(job, arrays)
+        return _kernel(job) if job.get("op") in ("compile", "run") else _calls(job, arrays)
     except Exception as exc:  # noqa: BLE001 - reported to the grader, which decides
         return {"crashed": f"{type(exc).__name__}: {str(exc).strip()[:500]}"}
 

@@ -1,0 +1,236 @@
+"""Every verdict on a kernel is the grader's: its workers hand back raw data (compile results from a process
+that never runs a check, output buffers, what the interpreter saw each program write), nothing one hand-in's
+worker produced is read for another, each notebook gets fresh workers, and a worker killed mid-check is
+started again once and recorded."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+
+from gemm_lab.grading import gate, kernel_compile, remote, replay
+
+pytest.importorskip("torch")
+
+ADD_KERNEL = '''
+@triton.jit
+def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + offsets, mask=mask)
+    tl.store(output_ptr + offsets, x + y, mask=mask)
+'''
+EMPTY_KERNEL = ADD_KERNEL.split("    pid =")[0] + "    pass\n"
+IMPORTS = "import torch\nimport triton\nimport triton.language as tl\n"
+VISIBLE_ADD = ('"""vector add on visible sizes."""\nfrom gemm_lab.grading import fresh\ng = fresh()\n'
+               'g.check_vector_add(add_kernel)\n')
+CLAIM = {"claims": {"add_kernel": {"__kernel__": "add_kernel"}}}
+
+
+@pytest.fixture
+def interp(monkeypatch, tmp_path):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", "off")
+    monkeypatch.setenv(remote.COMPILE_CACHE_ENV, str(tmp_path / "worker-compile"))
+    remote._COMPILED.clear()
+    remote.set_runner(remote.SubprocessRunner(timeout=240))
+    remote.take_incidents()
+    yield tmp_path / "worker-compile"
+    remote.close_workers()
+    remote.set_deadline(None)
+    remote._COMPILED.clear()
+
+
+def _grade(kernel_source, **kw):
+    return replay.grade_cell(VISIBLE_ADD, CLAIM, [IMPORTS, kernel_source], **kw)[1]
+
+
+class _Forging:
+    """A runner whose workers answer every job with ``answer(job)`` (what a worker the gate failed to protect
+    could send), or pass it on to a real worker when ``answer`` returns None; it notes each job."""
+
+    def __init__(self, answer):
+        self.answer, self.jobs, self.real = answer, [], remote.SubprocessRunner(timeout=240)
+
+    def start(self):
+        outer = self
+
+        class W:
+            def __init__(self):
+                self.inner = None
+
+            def run(self, job, arrays=None):
+                outer.jobs.append(job)
+                forged = outer.answer(job)
+                if forged is not None:
+                    return forged
+                self.inner = self.inner or outer.real.start()
+                return self.inner.run(job, arrays)
+
+            def alive(self):
+                return True
+
+            def close(self):
+                if self.inner is not None:
+                    self.inner.close()
+
+        return W()
+
+
+def test_compiles_run_apart_from_checks_and_are_kept_only_by_the_grader(interp):
+    v = _grade(ADD_KERNEL)
+    assert v["status"] == "pass", v["message"]
+    kept = list(interp.glob("*.json"))
+    assert kept and all(isinstance(json.loads(p.read_text()), list) for p in kept)
+    spy = _Forging(lambda job: None)
+    remote.set_runner(spy)
+    remote._COMPILED.clear()  # a later grading run: only the folder the grader wrote is left
+    v = _grade(ADD_KERNEL)
+    assert v["status"] == "pass", v["message"]
+    assert [j["op"] for j in spy.jobs] == ["run"]  # the compile came from the grader's own cache
+    assert not any(k.startswith("compile") for k in spy.jobs[0])  # a run worker gets no compile results
+
+
+REFUSED = ADD_KERNEL.replace("    tl.store(", "    if pid == 0:\n        print(f\"program {pid}\")\n    tl.store(")
+
+
+def test_a_forged_compile_verdict_stays_with_its_own_source(interp, monkeypatch, tmp_path):
+    """A compile process that lies ("compiles" for a kernel the compiler refuses, "does not compile" for
+    anything else) changes no other hand-in's verdict, in the same run or a later one."""
+    ok = {"ok": True, "kind": "", "message": "", "line": None, "source": None, "shared": 0, "regs": 8, "local": 0,
+          "mma": "none"}
+    bad = dict(ok, ok=False, kind="CompilationError", message="forged")
+
+    def lie(job):
+        if job["op"] != "compile":
+            return None
+        entry = ok if "print(" in job["module"] else bad
+        return {"per_set": [[dict(entry, constexprs=c, target=t[0]) for t in kernel_compile.TARGETS]
+                            for c in job["constexpr_sets"]]}
+
+    others = [ADD_KERNEL, REFUSED.replace("x_ptr", "xp"), ADD_KERNEL.replace("x + y", "y + x")]
+    remote.set_runner(_Forging(lie))
+    _grade(REFUSED)  # the liar's own hand-in: whatever it earns, it earns for itself
+    _grade(EMPTY_KERNEL)
+    remote.set_runner(remote.SubprocessRunner(timeout=240))
+    after = [[_grade(src)["message"] for src in others]]
+    remote._COMPILED.clear()  # a later run: the grader's folder is all that is left
+    after.append([_grade(src)["message"] for src in others])
+    monkeypatch.setenv(remote.COMPILE_CACHE_ENV, str(tmp_path / "clean"))
+    remote._COMPILED.clear()
+    clean = [_grade(src)["message"] for src in others]
+    assert clean[0].startswith("✅") and "컴파일되지 않습니다" in clean[1]
+    assert after == [clean, clean]
+
+
+def test_a_compile_result_the_grader_cannot_read_is_no_pass(interp):
+    for forged in ({"per_set": [[{"ok": True}]]}, {"per_set": "yes"}, {"compiled": "✅ all targets"}):
+        remote._COMPILED.clear()
+        remote.set_runner(_Forging(lambda job, f=forged: f if job["op"] == "compile" else None))
+        v = _grade(ADD_KERNEL)
+        assert v["status"] == "fail" and "컴파일" in v["message"], v["message"]
+
+
+def test_forged_outputs_and_verdict_text_are_judged_as_data(interp):
+    """A run worker that claims a pass (text, flags) but hands back no right buffer scores nothing."""
+    def claim_pass(job):
+        if job["op"] != "run":
+            return None
+        return {"results": [{"error": None, "ok": True, "out": [], "inputs_after": []} for _ in job["runs"]],
+                "compiled": "✅", "passed": True}
+
+    remote.set_runner(_Forging(claim_pass))
+    v = _grade(ADD_KERNEL)
+    assert v["status"] == "fail" and "읽을 수 없습니다" in v["message"], v["message"]
+
+
+def test_annotations_never_run_in_a_worker(interp, tmp_path):
+    """Even in a module the gate did not write (a hole in the gate), annotations stay text in the worker."""
+    from gemm_lab.grading import kernels
+
+    marker = tmp_path / "ran"
+    module = (gate.module_for([IMPORTS, ADD_KERNEL], "add_kernel")
+              + f"\nY: open({str(marker)!r}, 'w').write('x') = 1\n")
+    kernels.check_vector_add(remote.KernelSource("add_kernel", module, 3))
+    assert not marker.exists()
+
+
+def test_a_worker_killed_mid_check_is_started_again_and_recorded(interp):
+    killed = []
+
+    def kill_once(job):
+        if job["op"] == "run" and not killed:
+            killed.append(job)
+            raise remote.WorkerFailed("커널을 실행하던 프로세스가 결과 없이 끝났습니다 (종료 코드 -9).", died=True)
+        return None
+
+    remote.set_runner(_Forging(kill_once))
+    v = _grade(ADD_KERNEL)
+    assert v["status"] == "pass", v["message"]
+    assert killed and len(v["incidents"]) == 1 and "died mid-check" in v["incidents"][0]
+
+
+def test_a_real_kill_is_retried(interp):
+    killed = []
+
+    class Killing(remote.SubprocessRunner):
+        def start(self):
+            w = super().start()
+            real = w.run
+
+            def run(job, arrays=None):
+                if job["op"] == "run" and not killed:  # SIGKILL, as the OOM killer or an admin sends it
+                    killed.append(w)
+                    w.proc.kill()
+                return real(job, arrays)
+
+            w.run = run
+            return w
+
+    remote.set_runner(Killing(timeout=240))
+    v = _grade(ADD_KERNEL)
+    assert killed and v["status"] == "pass" and len(v["incidents"]) == 1, (v["message"], v.get("incidents"))
+
+
+def test_each_notebook_gets_fresh_workers(interp):
+    assert _grade(ADD_KERNEL)["status"] == "pass"
+    first = remote.worker("run")
+    assert _grade(ADD_KERNEL.replace("x + y", "y + x"))["status"] == "pass"
+    assert remote.worker("run") is first  # the cells of one notebook share it
+    remote.close_workers()  # the notebook ended (nbexec)
+    assert not first.alive() and remote.worker("run") is not first
+
+
+def test_the_notebook_deadline_bounds_a_running_check(interp):
+    remote.set_deadline(time.monotonic() + 0.2)
+    t0 = time.monotonic()
+    v = _grade(ADD_KERNEL.replace("x + y", "(x + y) * 1.0"))
+    assert v["status"] == "fail" and "시간" in v["message"], v["message"]
+    assert time.monotonic() - t0 < 30
+
+
+def test_the_kernel_reset_keeps_the_course_runtime(tmp_path):
+    """A kept kernel decided TRITON_INTERPRET=1 when the course imported gemm_lab.runtime (after the
+    baseline); the reset before the next notebook keeps it, or that notebook's kernels find no driver."""
+    import subprocess
+    import sys
+
+    from autograder.grade.nbexec import BASELINE_SOURCE, RESET_SOURCE
+
+    code = ("from IPython.core.interactiveshell import InteractiveShell\nimport os\n"
+            "sh = InteractiveShell.instance()\n"
+            f"sh.run_cell({BASELINE_SOURCE!r})\n"
+            "sh.run_cell('import gemm_lab.runtime')\n"
+            f"r = sh.run_cell({RESET_SOURCE % str(tmp_path)!r})\n"
+            "print('RESULT', r.success, os.environ.get('TRITON_INTERPRET'))\n")
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    line = [x for x in out.stdout.splitlines() if x.startswith("RESULT")]
+    from gemm_lab import runtime
+
+    assert line == [f"RESULT True {'1' if not runtime.on_gpu() else None}"], (out.stdout, out.stderr[-2000:])
