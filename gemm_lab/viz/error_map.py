@@ -279,10 +279,25 @@ def mistake(message: str) -> str:
 # --------------------------------------------------------------------------------------- drawing
 
 
-def _title(message: str, width: int = 58, lines: int = 3) -> str:
+def _headline(message: str) -> str:
+    """The check's message for a title: the case named by its number (the axes show its shape), then the
+    diagnosis, then the facts of a '값이 다릅니다 — …' line (what a short title can drop)."""
     text = re.sub(r"\s+", " ", str(message or "")).strip()
     text = re.sub(r"^[\u274c\u2705\u26a0\ufe0f]+\s*", "", text)  # the ❌ stands above the picture already
-    wrapped = textwrap.wrap(text, width) or [""]
+    start = text.find(" (경우 ")
+    end = text.find("): ", start)
+    if start >= 0 and end > start:
+        number = text[start + 5:].split(":", 1)[0]
+        text = f"{text[:start]} 경우 {number}: {text[end + 3:]}"
+    head, dash, rest = text.partition(" — ")
+    if dash and ". " in rest:
+        facts, _, diagnosis = rest.partition(". ")
+        text = f"{head}: {diagnosis} ({facts})"
+    return text
+
+
+def _title(message: str, width: int = 58, lines: int = 3) -> str:
+    wrapped = textwrap.wrap(_headline(message), width) or [""]
     if len(wrapped) > lines:
         wrapped = wrapped[:lines]
         wrapped[-1] = wrapped[-1][: width - 1] + "…"
@@ -387,7 +402,8 @@ def figure_for(m: ErrorMap, message: str = ""):
         c = m.counts()
         parts = [f"{LABELS[k]} {c[k]}" for k in (WRONG, UNWRITTEN, MARGIN) if c[k]]
         ax.set_title(" · ".join(parts) if parts else "값은 모두 맞음", fontsize=7)
-    fig.text(0.02, 0.97, _title(message, 80 if m.kind == "strip" else 70), fontsize=7.5, ha="left", va="top")
+    fig.text(0.02, 0.97, _title(message, 80 if m.kind == "strip" else 70, 4), fontsize=7.5, ha="left", va="top",
+             parse_math=False)
     return fig
 
 
