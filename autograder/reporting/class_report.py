@@ -507,17 +507,18 @@ def report_dir(course: Course) -> Path:
 def build_report(course: Course, assignment: str, out_dir: Path | None = None, progress=None) -> ReportFiles:
     """Write the instructor's page, the class copy, the PNG figures and the items CSV of ``assignment``."""
     from autograder.reporting.class_report_html import render
-    from autograder.reporting.class_report_plots import SHARED, figures
+    from autograder.reporting.class_report_plots import figures
 
     t0 = time.monotonic()
     out = Path(out_dir or report_dir(course))
     report = analyze(course, assignment, progress=progress)
-    paths, pages, shared = [], {}, {}
+    paths, pages, shared, instructor_figs = [], {}, {}, {}
     for audience in ("instructor", "class"):
         anonymous = audience == "class"
         figs = figures(report, anonymous=anonymous, cache=shared)
+        instructor_figs = instructor_figs or figs
         for name, png in figs.items():
-            if not (anonymous and name in SHARED):
+            if not (anonymous and instructor_figs.get(name) == png):  # a class PNG only where it differs
                 paths.append(_write(out / f"{assignment}{'_class' if anonymous else ''}_{name}.png", png))
         pages[audience] = render(report, figs, anonymous=anonymous)
     files = ReportFiles(

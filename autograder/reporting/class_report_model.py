@@ -8,7 +8,8 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-MIN_SHARED = 3  # the class copy shows no value given by fewer students than this
+MIN_SHARED = 3  # the class copy shows no value given by fewer students than this, and no count below it
+MIN_STATS = 5  # the class copy shows no statistic (mean, median, rate, share) over fewer students than this
 TOP_WRONG = 5  # wrong answers listed per check (the rest: one row)
 STATUSES = ("pass", "fail", "grader_error", "not_run")
 KIND_LABELS = {

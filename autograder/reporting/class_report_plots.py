@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import math
 
-from autograder.reporting.class_report_model import KIND_LABELS, MIN_SHARED, ClassReport
+from autograder.reporting.class_report_model import KIND_LABELS, MIN_SHARED, MIN_STATS, ClassReport
 
 DPI = 100
 BLUE, RED, GREY = "#4C72B0", "#C44E52", "#8C8C8C"
@@ -106,10 +106,12 @@ def notebooks_figure(report: ClassReport, anonymous: bool) -> bytes:
     return _png(fig)
 
 
-def cells_figure(report: ClassReport) -> bytes | None:
+def cells_figure(report: ClassReport, anonymous: bool = False) -> bytes | None:
+    """Full-marks rate per cell over its graded answers (pending ones are not counted); the class copy shows
+    only cells graded for MIN_STATS or more students, without the counts."""
     from matplotlib.figure import Figure
 
-    cells = [c for c in report.cells if c.graded]
+    cells = [c for c in report.cells if c.graded >= (MIN_STATS if anonymous else 1)]
     if not cells:
         return None
     labels = [f"{c.info.notebook[:2]} · {c.info.grade_id}"[:52] for c in cells]
@@ -122,7 +124,10 @@ def cells_figure(report: ClassReport) -> bytes | None:
     y = list(range(len(cells)))[::-1]  # hardest on top
     ax.barh(y, rates, color=[RED if r < 50 else BLUE for r in rates])
     for yi, r, c in zip(y, rates, cells, strict=True):
-        ax.text(min(r, 100) + 1, yi, f"{r:.0f}% ({c.full}/{c.graded})", va="center", fontsize=8)
+        label = f"{r:.0f}%" if anonymous else f"{r:.0f}% ({c.full}/{c.graded})"
+        if c.pending and not anonymous:
+            label += f" · 채점 대기 {len(c.pending)}"
+        ax.text(min(r, 100) + 1, yi, label, va="center", fontsize=8)
     ax.set_yticks(y, labels, fontsize=8)
     ax.set_xlim(0, 118)
     ax.set_xlabel("만점 받은 학생 비율 (%)")
@@ -130,9 +135,11 @@ def cells_figure(report: ClassReport) -> bytes | None:
     return _png(fig)
 
 
-def kernels_figure(report: ClassReport) -> bytes | None:
+def kernels_figure(report: ClassReport, anonymous: bool = False) -> bytes | None:
+    """Students per failure kind of each kernel cell; the class copy leaves out kinds of fewer than MIN_SHARED."""
     from matplotlib.figure import Figure
 
+    least = MIN_SHARED if anonymous else 1
     cells = [c for c in report.cells if c.kernel and c.kernel.students]
     if not cells:
         return None
@@ -143,9 +150,11 @@ def kernels_figure(report: ClassReport) -> bytes | None:
                             top=1 - 0.3 / height, hspace=0.9 * len(cells) / sum(heights))
     for i, c in enumerate(cells):
         ax = fig.add_subplot(grid[i])
-        kinds = c.kernel.students_by_kind()
+        every = c.kernel.students_by_kind()
+        kinds = [(k, ss) for k, ss in every if len(ss) >= least]
         if not kinds:
-            ax.text(0.5, 0.5, "모든 숨은 테스트 통과", ha="center", va="center", transform=ax.transAxes)
+            ax.text(0.5, 0.5, "모든 숨은 테스트 통과" if not every else f"실패 유형마다 {MIN_SHARED}명 미만",
+                    ha="center", va="center", transform=ax.transAxes)
             ax.set_yticks([])
         else:
             y = list(range(len(kinds)))[::-1]
@@ -155,12 +164,13 @@ def kernels_figure(report: ClassReport) -> bytes | None:
                 ax.text(n, yi, f" {n}명", va="center", fontsize=8)
             ax.set_yticks(y, [KIND_LABELS.get(k, k) for k, _ in kinds], fontsize=8)
             ax.set_xlim(0, max(counts) * 1.2 + 1)
-        ax.set_title(f"{c.info.notebook} · {c.info.grade_id} (커널 {c.kernel.students}명)", fontsize=10)
+        n = c.kernel.students
+        shown = f"{MIN_SHARED}명 미만" if anonymous and n < MIN_SHARED else f"{n}명"
+        ax.set_title(f"{c.info.notebook} · {c.info.grade_id} (커널 {shown})", fontsize=10)
         ax.set_xlabel("실패한 학생 수")
     return _png(fig)
 
 
-SHARED = ("cells", "kernels")  # the same for both copies (no per-student value)
 
 
 def _merging_changes(values_and_tops) -> bool:
@@ -182,10 +192,11 @@ def figures(report: ClassReport, anonymous: bool, cache: dict | None = None) -> 
             cache[key] = make(report, key[1])
         out[name] = cache[key]
     for name, make in (("cells", cells_figure), ("kernels", kernels_figure)):
-        if name not in cache:
-            cache[name] = make(report)
-        if cache[name] is not None:
-            out[name] = cache[name]
+        key = (name, anonymous)
+        if key not in cache:
+            cache[key] = make(report, anonymous)
+        if cache[key] is not None:
+            out[name] = cache[key]
     from autograder.reporting.class_report_maps import figures as map_figures
 
     out.update(map_figures(report, anonymous))
