@@ -306,3 +306,76 @@ def test_group_m_slider_redraws_in_classic_notebook_with_ipywidgets_7(tmp_path):
         except subprocess.TimeoutExpired:
             server.kill()
         log.close()
+
+
+def _only_sample(assignment: str, student: str, folder: Path) -> Path:
+    """A samples folder holding one committed sample hand-in, with its expected rows and review case."""
+    import csv
+
+    src = ROOT / "autograder" / "samples" / assignment
+    shutil.copytree(src / student, folder / student)
+    for name in ("expected.csv", "cases.csv"):
+        with (src / name).open(encoding="utf-8", newline="") as f:
+            rows = list(csv.reader(f))
+        with (folder / name).open("w", encoding="utf-8", newline="") as f:
+            csv.writer(f).writerows([rows[0]] + [r for r in rows[1:] if r and r[0] == student])
+    shutil.copy(src / "options.json", folder / "options.json")
+    return folder
+
+
+@pytest.mark.slow
+def test_failed_sample_feedback_page_shows_the_error_map(tmp_path):
+    """The sample whose softmax reads padding as 0.0 is graded for real (sandboxed autograde, then the
+    sanitized feedback build); its feedback page, opened in Chromium, draws the error map under the ❌ of the
+    visible kernel check, and nothing under the ❌ of the hidden one."""
+    from autograder.__main__ import run_demo
+    from autograder.course import Course
+
+    if shutil.which("bwrap") is None:
+        pytest.fail("bubblewrap missing: run `make sandbox-deps`")
+    chromium, driver_bin = shutil.which("chromium"), shutil.which("chromedriver")
+    if not (chromium and driver_bin):
+        pytest.fail("chromium / chromedriver missing: run `make setup` (apt-get install chromium chromium-driver)")
+    samples = _only_sample("week06", "kernel_other_zero", tmp_path / "samples")
+    page = tmp_path / "02_fusion_softmax.html"
+
+    def keep_feedback(course):
+        from autograder.reporting.report import feedback
+
+        feedback(course, "week06")
+        shutil.copy(course.feedback / "kernel_other_zero" / "week06" / page.name, page)
+
+    assert run_demo("week06", repo=Course(ROOT), samples=samples, cell_timeout=120, notebook_timeout=600,
+                    hooks={"after_grading": keep_feedback}) == []
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in CHROME_FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={tmp_path / 'chrome-profile'}")
+    browser = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=driver_bin))
+    try:
+        browser.get(page.as_uri())
+        found = browser.execute_script("""
+            const cells = Array.from(document.querySelectorAll('.jp-Cell, div.cell'))
+              .filter(c => c.querySelector('.gl-fail') && c.innerText.includes('matches torch.softmax'));
+            return cells.map(c => {
+              const mark = c.querySelector('.gl-fail');
+              const imgs = Array.from(c.querySelectorAll('img[src^="data:image/png"]'));
+              return {hidden: c.innerText.includes('hidden shapes'), markTop: mark.getBoundingClientRect().top,
+                      imgs: imgs.map(i => ({w: i.naturalWidth, shown: i.getBoundingClientRect().width,
+                                            top: i.getBoundingClientRect().top}))};
+            });""")
+        browser.execute_script("""
+            const img = Array.from(document.querySelectorAll('img[src^="data:image/png"]'))
+              .find(i => i.closest('.jp-Cell, div.cell').innerText.includes('matches torch.softmax'));
+            if (img) img.scrollIntoView({block: 'center'});""")
+        SHOTS.mkdir(exist_ok=True)
+        browser.save_screenshot(str(SHOTS / "error_map_feedback.png"))
+    finally:
+        browser.quit()
+    assert len(found) == 2, found
+    vis = next(c for c in found if not c["hidden"])
+    hid = next(c for c in found if c["hidden"])
+    assert len(vis["imgs"]) == 1 and vis["imgs"][0]["w"] > 300 and vis["imgs"][0]["shown"] > 200, vis
+    assert vis["imgs"][0]["top"] > vis["markTop"], "the map is drawn under the ❌"
+    assert hid["imgs"] == [], "a hidden case shows no map"
