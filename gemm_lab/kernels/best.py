@@ -17,7 +17,15 @@ N <= 32, whole-K tiles for K <= 128, swap-AB (C^T = B^T A^T) for a skinny M). Th
 runs at once: the pick stored on disk by an earlier process (``best_store``), else the rule-based pick
 (``best_tune.heuristic``). Timing the candidates (each as a CUDA-graph replay: ``do_bench`` would rank
 small shapes by launch overhead) happens later, never on the first call unless asked for
-(``GEMM_LAB_TUNE``, ``best_matmul.tune``), within a time budget, and its pick is stored on disk.
+(``GEMM_LAB_TUNE``, ``best_matmul.tune``), within a time budget, and its pick is stored on disk. Each kind
+is one class of ``best_kernels`` holding its own launch state; candidates whose tiles exceed the GPU's
+shared memory are never listed.
+
+Never a wrong byte: a candidate is pinned for good only after its result on the inputs at hand (into an
+output poisoned with NaN) agreed with an fp32 torch reference, the tuned winner once more after the
+timing; a candidate that disagrees is left out and warned about. TMA descriptor stores write whole 16-byte
+chunks, so they go straight into ``out`` only when its rows end on 16-byte boundaries or it is a padded
+output of our own (``best_kernels.out_ok``).
 
 Launch overhead: the full argument validation and the plan (choice, grid, compiled-kernel handle, the
 integer arguments) are kept per key (shapes, strides, dtypes, device, 16-byte alignment, activation,
@@ -275,6 +283,10 @@ class _Plan:
         if self.checked or self.policy == "first":
             # a later call of a checked heuristic pick (deferred), or tuning at once (first)
             if self.source == "heuristic" and self.policy != "off":
+                if self.policy == "deferred":  # a call the user did not ask to tune in: say why it waits
+                    _log.warning("best_matmul: timing the candidates for %dx%dx%d %s now (up to %.0f s, once "
+                                 "per key and process; GEMM_LAB_TUNE=off or best_matmul.tune choose when)",
+                                 self.M, self.N, self.K, str(a.dtype).replace("torch.", ""), self.budget_s)
                 self.tune(a, b, out)
                 return
         if not self.checked:
