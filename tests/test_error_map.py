@@ -282,6 +282,30 @@ def test_visible_case_records_a_map_and_hidden_cases_none(tmp_path):
     assert np.array(rec["owner"]).max() == 0 and np.array(rec["asked"]).max() == 2
 
 
+def test_student_notebook_shows_the_map_under_the_message_or_the_text_map(tmp_path, monkeypatch, capsys):
+    import IPython.display
+
+    shown = []
+    monkeypatch.setattr(em, "_in_notebook", lambda: True)
+    monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
+    k = kernel(tmp_path, "vector_add", edited("vector_add", ("x + y, mask=mask)", "x + y)")))
+    with pytest.raises(AssertionError) as info:
+        CHECKS["vector_add"](k)  # not recording: the student's own notebook
+    out = capsys.readouterr().out
+    assert out.startswith(str(info.value)) and len(shown) == 1
+    assert isinstance(shown[0], IPython.display.Image) and shown[0].data[:8] == b"\x89PNG\r\n\x1a\n"
+    # matplotlib cannot draw: the same message, then the map in characters
+    monkeypatch.setattr(em, "png_for", lambda *a: (_ for _ in ()).throw(RuntimeError("no backend")))
+    with pytest.raises(AssertionError):
+        CHECKS["vector_add"](k)
+    out = capsys.readouterr().out
+    assert len(shown) == 1 and "M" in out.splitlines()[-2] and "여백" in out.splitlines()[-1]
+    # a hidden case: nothing printed, nothing shown
+    with pytest.raises(AssertionError):
+        CHECKS["vector_add"](k, hidden=True)
+    assert capsys.readouterr().out == "" and len(shown) == 1
+
+
 def test_record_round_trip_and_bad_records():
     rng = np.random.default_rng(3)
     exp = rng.normal(size=(9, 13))
