@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from autograder.samplekit.bad_kernels import BAD_KERNELS
 
-from . import generic, hostile, kernels
+from . import attacks_gate, generic, honest_variants, hostile, kernels
 
 ALL = "*"
 BAD_PREFIX = "bad_"
@@ -21,6 +21,9 @@ def case_function(case: str):
         return generic.CASES[case]
     if case in hostile.CASES:
         return hostile.CASES[case]
+    for module in (attacks_gate, honest_variants):
+        if case in module.CASES:
+            return module.CASES[case]
     if case in kernels.MISTAKE_NAMES:
         return lambda nb: kernels.mistake(nb, case)
     if case.startswith(BAD_PREFIX) and case[len(BAD_PREFIX):] in {e["name"] for e in BAD_KERNELS}:
@@ -29,7 +32,7 @@ def case_function(case: str):
 
 
 def known_cases() -> list[str]:
-    return [*generic.CASES, *hostile.CASES, *kernels.MISTAKE_NAMES,
+    return [*generic.CASES, *hostile.CASES, *attacks_gate.CASES, *honest_variants.CASES, *kernels.MISTAKE_NAMES,
             *(BAD_PREFIX + e["name"] for e in BAD_KERNELS)]
 
 
@@ -41,6 +44,10 @@ W6 = ("01_block_model", "02_fusion_softmax", "03_check_benchmark")
 # and 06 (the kernel attacks where there is a graded kernel: 03 has none).
 _V2_ANSWERS = ("import_hook", "lookalike_package", "frame_walk", "patched_timers", "forged_handout")
 _V2_KERNELS = ("kernel_calls_python", "forged_compile", "special_shapes")
+# The gate: Python hidden outside a kernel's body (every place, on every graded kernel in the -all plans) and
+# honest kernels and answers written differently from the master.
+_GATE = tuple(attacks_gate.CASES)
+_HONEST_KERNEL = tuple(honest_variants.KERNEL_VARIANTS)
 
 FULL_PLANS = {
     "week07": {
@@ -58,6 +65,7 @@ FULL_PLANS = {
         "deleted_test_after_locked": [W7[5]], "hidden_literal": [W7[2]], "duplicated_test": [W7[3]],
         "changed_grade_id": [W7[4]], "long_lines": [W7[3]], "history_snoop": [W7[4]],
         **{h: [W7[0], W7[2], W7[5]] for h in _V2_ANSWERS}, **{h: [W7[0], W7[5]] for h in _V2_KERNELS},
+        **{h: [W7[0], W7[5]] for h in _GATE + _HONEST_KERNEL}, "iterable_answers": [W7[2], W7[3], W7[4]],
     },
     "week06": {
         "full_marks": ALL, "blank": ALL, "all_wrong": ALL, "other_formats": [W6[0], W6[1]],
@@ -68,6 +76,7 @@ FULL_PLANS = {
         "raises": [W6[0]], "tamper_checker": [W6[0]], "hidden_literal": [W6[1]], "duplicated_test": [W6[2]],
         "history_snoop": [W6[2]],
         **{h: [W6[0]] for h in (*_V2_ANSWERS, *_V2_KERNELS)},
+        **{h: [W6[0], W6[1]] for h in _GATE + _HONEST_KERNEL}, "iterable_answers": [W6[0], W6[2]],
     },
 }
 
@@ -83,11 +92,20 @@ _CORE = {
 }
 # The committed week-7 plan places each attack of hostile_v2 on one or two notebooks (together they cover
 # 01, 03 and 06) so that make demo and the sample test stay within their time; the -all plans keep every one.
+_GATE_W6 = ("gate_return_annotation", "gate_constant_annotation", "gate_decorator", "gate_default")
+_GATE_W7 = ("gate_arg_annotation", "gate_posonly_annotation", "gate_kwonly_annotation", "gate_jit_keyword",
+            "gate_tuner_argument")
+_CORE["week06"] += [*_GATE_W6, *_HONEST_KERNEL, "iterable_answers"]
+_CORE["week07"] += [*_GATE_W7, *_HONEST_KERNEL, "iterable_answers"]
 _NARROW = {"week07": {"other_formats": [W7[1]],
                       "import_hook": [W7[2]], "lookalike_package": [W7[5]], "frame_walk": [W7[0], W7[2]],
                       "kernel_calls_python": [W7[5]], "forged_compile": [W7[0]], "special_shapes": [W7[0], W7[5]],
-                      "patched_timers": [W7[2]], "forged_handout": [W7[2]]},
-           "week06": {"off_by_one": [W6[0]]}}
+                      "patched_timers": [W7[2]], "forged_handout": [W7[2]],
+                      **{h: [W7[0]] for h in _GATE_W7}, "kernel_alias": [W7[0]], "constexpr_from_constant": [W7[5]],
+                      "triton_alias": [W7[5]], "autotune_one_config": [W7[0]], "iterable_answers": [W7[2], W7[3]]},
+           "week06": {"off_by_one": [W6[0]], **{h: [W6[0]] for h in _GATE_W6}, "kernel_alias": [W6[1]],
+                      "constexpr_from_constant": [W6[0]], "triton_alias": [W6[0]], "autotune_one_config": [W6[1]],
+                      "iterable_answers": [W6[2]]}}
 PLANS = {a: {c: _NARROW[a].get(c, w) for c, w in plan.items() if c in ("full_marks", "blank", "all_wrong", *_CORE[a])}
          for a, plan in FULL_PLANS.items()}
 PLANS.update({f"{a}-all": plan for a, plan in FULL_PLANS.items()})

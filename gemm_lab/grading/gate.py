@@ -229,6 +229,9 @@ class _Gate:
             if isinstance(sub, _FORBIDDEN_NODES):
                 raise Refused(f"@triton.jit 함수 `{fn}` 안에 {type(sub).__name__}(람다·중첩 함수·import·"
                               "컴프리헨션 등)가 있습니다: Triton 커널에서는 쓸 수 없습니다")
+            if isinstance(sub, ast.Call) and not isinstance(sub.func, (ast.Name, ast.Attribute)):
+                raise Refused(f"@triton.jit 함수 `{fn}`가 `{ast.unparse(sub.func)[:60]}`의 결과를 호출합니다: Triton "
+                              "커널은 tl 연산과 @triton.jit 함수만 호출할 수 있습니다")
             if isinstance(sub, ast.Attribute):
                 heads.add(id(sub.value))
                 if sub.attr.startswith("_") or sub.attr in _FORBIDDEN_ATTRS or isinstance(sub.value, ast.Constant):
@@ -260,7 +263,7 @@ class _Gate:
         if isinstance(node, ast.Name) and node.id in ("int", "float", "bool"):
             return ast.Name(node.id, ast.Load())
         path = _attr_path(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
-        full = self.defs.full(path) if path else ""
+        full = self.defs.full(path) if path and not any(p.startswith("_") for p in path) else ""
         if not full:
             raise Refused(f"@triton.jit 함수 `{fn}`의 타입 표기 `{ast.unparse(node)[:60]}`이(가) Triton 타입이 아닙니다")
         _resolve(full, ".".join(path))
@@ -323,6 +326,9 @@ class _Gate:
             kwonlyargs=[ast.arg(p.arg, self.annotation(p.annotation, fn.name)) for p in a.kwonlyargs],
             kw_defaults=[None if d is None else self.default(d, fn.name) for d in a.kw_defaults],
             defaults=[self.default(d, fn.name) for d in a.defaults], vararg=None, kwarg=None)
+        if any(isinstance(n, ast.Raise) and isinstance(n.exc, (ast.Name, ast.Call)) and "NotImplementedError" ==
+               getattr(n.exc.func if isinstance(n.exc, ast.Call) else n.exc, "id", "") for n in ast.walk(fn)):
+            raise Refused("아직 구현하지 않았습니다 (NotImplementedError). 커널의 TODO를 채우세요.", not_triton=False)
         calls: set = set()
         for node in fn.body:
             self.expr(node, fn.name, local, calls)
@@ -353,10 +359,10 @@ def _constant_node(value, wrapped: bool):
 
 
 def jit_names(sources) -> set[str]:
-    """The @triton.jit functions the cells define at top level (the last definition of each name), and the
-    names bound to them."""
+    """The names the cells bind at top level to what may be a kernel: @triton.jit functions (the last
+    definition of each name), names bound to them, and functions under any other decorator."""
     defs = _Defs(sources)
-    return set(defs.jit) | set(defs.aliases)
+    return set(defs.jit) | set(defs.aliases) | {n for n, f in defs.functions.items() if getattr(f, "decorator_list", 0)}
 
 
 def module_for(sources, name: str) -> str:
@@ -364,6 +370,8 @@ def module_for(sources, name: str) -> str:
     defs = _Defs(sources)
     target = defs.aliases.get(name, name)
     if target not in defs.jit:
+        if target in defs.functions and getattr(defs.functions[target], "decorator_list", None):
+            _Gate(defs).function(defs.functions[target])  # a decorator that is not Triton's: refused as such
         if target in defs.functions:
             raise Refused(f"`{name}`에 @triton.jit 데코레이터가 없습니다: 커널 위에 @triton.jit을 붙이세요",
                           not_triton=False)

@@ -3,8 +3,9 @@ locked launcher cell, never through the notebook's ``launch``.
 
 A check receives the student's ``@triton.jit`` kernel itself (``g.check_matmul(student_matmul_kernel)``).
 ``genuine(obj, exercise, name)`` accepts only an object whose type is exactly Triton's ``JITFunction`` (or
-the interpreter's ``InterpretedFunction``) wrapping a plain Python function; a launcher, an object whose
-``[grid](...)`` calls torch, or an autotuned kernel is refused with a Korean message.
+the interpreter's ``InterpretedFunction``) wrapping a plain Python function, under any ``@triton.autotune`` /
+``@triton.heuristics`` (graded through the locked launcher, which sets the constexprs itself); a launcher or
+an object whose ``[grid](...)`` calls torch is refused with a Korean message.
 
 ``rebuild(py, exercise, mode)`` makes a new kernel object from the student's function code with its own,
 minimal globals: only the names the kernel refers to, ``triton``/``triton.language`` bound to the real
@@ -180,6 +181,8 @@ def genuine(obj, exercise: str, name: str):
     kernel or the gate refuses it."""
     ex = EXERCISES[exercise]
     call = f"g.{ex['check']}({ex['kernel']})"
+    while _TYPE(obj).__name__ in ("Autotuner", "Heuristics") and _TYPE(obj).__module__ == "triton.runtime.autotuner":
+        obj = obj.fn  # the locked launcher sets the constexprs: the tuner's configs are not what is graded
     if _is_jit(obj):
         py = obj.fn
         if _TYPE(py) is types.FunctionType:
@@ -196,9 +199,6 @@ def genuine(obj, exercise: str, name: str):
             f"❌ {name}: 채점기에는 launch 같은 실행 함수가 아니라 @triton.jit 커널 자체를 넘겨야 합니다: {call}. "
             "채점기는 노트북의 잠긴 launch 셀과 같은 인자·grid로 커널을 직접 실행합니다.")
     tname = _TYPE(obj).__name__
-    if tname in ("Autotuner", "Heuristics"):
-        raise AssertionError(
-            f"❌ {name}: @triton.autotune/@triton.heuristics 없이 @triton.jit만 붙인 커널을 넘기세요 ({call}).")
     raise AssertionError(
         f"❌ {name}: @triton.jit으로 정의한 진짜 Triton 커널이 아닙니다 (받은 객체의 타입: {tname}). 채점은 "
         "triton.jit이 만든 커널만 받습니다: 커널을 흉내 내는 객체나 torch 연산으로 만든 결과는 점수를 받을 수 "
@@ -270,7 +270,7 @@ def rebuild(py, exercise: str, mode: str, _memo=None):
     out = interp(new) if use_interp else jit(new)
     memo[id(py)] = out  # before the globals are filled: a helper that calls back finds it
     source = py.__globals__
-    for n in _referenced(py.__code__):
+    for n in _referenced(py.__code__) | _names_in(_source(py)):  # the source: Triton reads annotations, defaults
         if n not in source:
             continue
         val = source[n]

@@ -1,0 +1,284 @@
+"""The gate (gemm_lab/grading/gate.py): the module a kernel worker imports is written by the grader from the
+checked syntax tree, the student's own check goes through the same gate, and honest variants grade as the
+notebook grades them.
+
+Hostile: every payload form in every place outside a kernel's body (autograder/samplekit/attacks_gate.py) is
+refused as not Triton, on every graded kernel of the masters. Honest: every kernel variant
+(autograder/samplekit/honest_variants.py) is accepted, and the student's check and the grader's verdict agree;
+set/list/dict answers in other containers pass both in the notebook and through the hand-out.
+"""
+
+from __future__ import annotations
+
+import ast
+import collections
+import itertools
+import types
+from pathlib import Path
+
+import pytest
+
+from autograder.course import read_notebook
+from autograder.grade.integrity import review_notebook
+from autograder.samplekit import attacks_gate, honest_variants
+from autograder.samplekit.bad_kernels import NOTEBOOK_TESTS
+from autograder.samplekit.expected import refuses_a_kernel
+from autograder.samplekit.hostile_v2 import kernel_cell
+from autograder.samplekit.model import Notebook
+from gemm_lab import runtime  # noqa: F401  (before triton: kernels run in the CPU interpreter)
+from gemm_lab.grading import gate, handout
+from gemm_lab.grading.answers import check_choice, check_value
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNEL_NOTEBOOKS = ("week06/01_block_model", "week06/02_fusion_softmax", "week07/01_pointer_blocks",
+                    "week07/06_persistent_loop")
+IMPORTS = "import torch\nimport triton\nimport triton.language as tl\n"
+
+
+@pytest.fixture(autouse=True)
+def _compile_cache(tmp_path_factory, monkeypatch):
+    # this module's own compile cache: a verdict cached by an older grader never answers for today's
+    monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", str(tmp_path_factory.getbasetemp() / "compile_cache"))
+
+
+def _notebook(key: str) -> Notebook:
+    assignment, name = key.split("/")
+    master = read_notebook(ROOT / "source" / assignment / f"{name}.ipynb")
+    return Notebook(name, master, master, assignment)
+
+
+@pytest.fixture(scope="module")
+def kernels() -> dict:
+    """{notebook: (notebook, kernel name, kernel cell source, given cells before it)}."""
+    out = {}
+    for key in KERNEL_NOTEBOOKS:
+        nb = _notebook(key)
+        _ex, gid, fn = kernel_cell(nb)
+        given = [ast.unparse(n) for c in _code_cells(nb.full())[:nb.index_of(gid)] if "@triton.jit" in c
+                 for n in ast.parse(c).body if isinstance(n, ast.FunctionDef)]  # the given @jit helpers
+        out[key] = (nb, fn.name, nb.solutions[gid], given)
+    return out
+
+
+def _code_cells(nb_json: dict) -> list[str]:
+    return ["".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+            for c in nb_json["cells"] if c["cell_type"] == "code"]
+
+
+# --------------------------------------------------------------------------- the module the worker imports
+
+
+def _only_what_the_gate_writes(text: str) -> None:
+    """Every statement is one the gate writes; no annotation or default is more than a name or a literal."""
+    tree = ast.parse(text)
+    assert isinstance(tree.body[0], ast.ImportFrom) and tree.body[0].module == "__future__"
+    for node in tree.body[1:]:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            assert all((getattr(node, "module", None) or a.name).startswith("triton") for a in node.names), node
+        elif isinstance(node, ast.Assign):
+            assert isinstance(node.value, (ast.Constant, ast.Name, ast.Call)), ast.unparse(node)
+        else:
+            assert isinstance(node, ast.FunctionDef), ast.unparse(node)
+            assert [ast.unparse(d).split("(")[0] for d in node.decorator_list] == ["triton.jit"]
+            assert node.returns is None
+            a = node.args
+            for arg in a.posonlyargs + a.args + a.kwonlyargs:
+                assert arg.annotation is None or isinstance(arg.annotation, (ast.Attribute, ast.Name, ast.Constant))
+            for d in a.defaults + [d for d in a.kw_defaults if d is not None]:
+                assert isinstance(d, (ast.Constant, ast.Name, ast.Call)), ast.unparse(d)
+
+
+def test_masters_kernels_pass_the_gate_and_its_module_is_a_fixed_point(kernels):
+    for key, (_nb, name, src, given) in kernels.items():
+        text = gate.module_for([IMPORTS, *given, src], name)
+        _only_what_the_gate_writes(text)
+        assert gate.module_for([text], name) == text, key
+
+
+PAYLOADS = [
+    "__import__('os').getpid()",
+    "tl.core.builtins.exec('1')",
+    "globals()['x']",
+    "(lambda: 0)()",
+    "open('/etc/passwd')",
+    "tl.load.__globals__",
+    "triton.runtime.driver",
+    attacks_gate.PAYLOAD,
+]
+
+
+@pytest.mark.parametrize("place", sorted(attacks_gate.PLACES))
+def test_python_outside_a_kernels_body_is_refused_in_every_place_and_form(kernels, place, monkeypatch):
+    for (key, (_nb, name, src, given)), payload in itertools.product(kernels.items(), PAYLOADS):
+        monkeypatch.setattr(attacks_gate, "PAYLOAD", payload)
+        cell = attacks_gate.attack(src, name, place)
+        with pytest.raises(gate.Refused) as info:
+            gate.module_for([IMPORTS, *given, cell], name)
+        assert info.value.not_triton, (key, place, payload, str(info.value))
+
+
+def test_annotations_are_never_evaluated_where_the_module_is_imported(tmp_path):
+    cell = IMPORTS + "@triton.jit\ndef k(x_ptr, B: tl.constexpr) -> None:\n    pass\n"
+    text = gate.module_for([cell], "k")
+    assert "from __future__ import annotations" in text.splitlines()[0]
+    assert gate.load(text, "k").fn.__annotations__ == {"B": "tl.constexpr"}
+
+
+@pytest.mark.parametrize("cell, name, piece", [
+    ("import triton.language as tl2\n@triton.jit\ndef k(x):\n    tl2.store(x, tl2.program_id(0))\n", "k",
+     "from triton import language as tl2"),
+    ("from triton.language.extra import libdevice\n@triton.jit\ndef k(x):\n    tl.store(x, libdevice.exp(1.0))\n",
+     "k", "from triton.language.extra import libdevice"),
+    ("from triton import language as L\n@triton.jit\ndef k(x, B: L.constexpr):\n    pass\n", "k", "B: tl.constexpr"),
+    ("BLOCK = 128\n@triton.jit\ndef k(x, B: tl.constexpr = BLOCK):\n    pass\n", "k", "BLOCK = 128"),
+    ("S = tl.constexpr(2)\n@triton.jit\ndef k(x):\n    tl.store(x, S)\n", "k", "S = tl.constexpr(2)"),
+    ("@triton.jit\ndef mine(x):\n    pass\nstudent_matmul_kernel = mine\nalias2 = student_matmul_kernel\n",
+     "alias2", "alias2 = mine"),
+    ("@triton.autotune(configs=[triton.Config({}, num_warps=4)], key=['n'])\n@triton.jit\ndef k(x, n):\n    pass\n",
+     "k", "@triton.jit\ndef k"),
+    ("@triton.heuristics({'E': lambda args: args['n'] % 2 == 0})\n@triton.jit\ndef k(x, n, E: tl.constexpr):\n"
+     "    pass\n", "k", "E: tl.constexpr"),
+    ("@triton.jit(do_not_specialize=['n'])\ndef k(x, n):\n    pass\n", "k", "do_not_specialize=['n']"),
+])
+def test_honest_forms_are_written_from_their_checked_tree(cell, name, piece):
+    text = gate.module_for([IMPORTS, cell], name)
+    _only_what_the_gate_writes(text)
+    assert piece in text, text
+    assert gate.load(text, name) is not None
+
+
+@pytest.mark.parametrize("cell, why", [
+    ("@triton.jit\ndef k(x):\n    raise NotImplementedError()\n", "NotImplementedError"),
+    ("@triton.jit\ndef k(x):\n    k(x)\n", "재귀"),
+    ("@triton.jit\ndef k(*x):\n    pass\n", "*args"),
+    ("def k(x):\n    pass\n", "데코레이터"),
+    ("x = 1\n", "찾지 못했습니다"),
+])
+def test_a_kernel_missing_or_shaped_wrong_is_refused_without_a_finding(cell, why):
+    with pytest.raises(gate.Refused) as info:
+        gate.module_for([IMPORTS, cell], "k")
+    assert why in str(info.value) and not info.value.not_triton
+
+
+# --------------------------------------------------------------------------- samples
+
+
+@pytest.mark.parametrize("case", sorted(attacks_gate.CASES))
+def test_gate_attack_samples_lose_the_kernel_cells_and_are_flagged(case):
+    for key in KERNEL_NOTEBOOKS:
+        nb = _notebook(key)
+        desc, nb_json, expected = attacks_gate.CASES[case](nb)
+        lost = {g for g, p in expected.items() if p == 0 and nb.full_points()[g] > 0}
+        assert lost == {g for g in NOTEBOOK_TESTS[key] if nb.full_points()[g] > 0}, (case, key)
+        assert refuses_a_kernel(nb_json), (case, key, desc)
+
+
+@pytest.mark.parametrize("case", sorted(honest_variants.CASES))
+def test_honest_variant_samples_expect_full_marks_and_no_finding(case):
+    built = 0
+    for key in (*KERNEL_NOTEBOOKS, "week06/03_check_benchmark", "week07/03_tile_configs_roofline",
+                "week07/04_compile_pipeline", "week07/05_artifacts_benchmarks"):
+        nb = _notebook(key)
+        out = honest_variants.CASES[case](nb)
+        if out is None:
+            continue
+        built += 1
+        _desc, nb_json, expected = out
+        assert expected == nb.full_points()
+        assert not refuses_a_kernel(nb_json), (case, key)
+        assert review_notebook(nb_json)[0] == [], (case, key)
+    assert built >= 2, case
+
+
+# --------------------------------------------------------------------------- the notebook and the grader agree
+
+
+def _student_check(tmp_path, cells: list[str], test_source: str) -> tuple[bool, str]:
+    """The test cell as the student's notebook runs it: the cells defined in a module (the gate reads its
+    file, as it reads IPython's history in a notebook), then the check on the live kernel."""
+    path = tmp_path / f"nb_{abs(hash(tuple(cells)))}.py"
+    path.write_text("\n\n".join(cells), encoding="utf-8")
+    glob = {"__name__": path.stem, "__file__": str(path)}
+    exec(compile(path.read_text(), str(path), "exec"), glob)  # noqa: S102 - the test's own cells
+    try:
+        exec(compile(test_source, "<test cell>", "exec"), glob)  # noqa: S102
+    except AssertionError as exc:
+        return False, str(exc)
+    return True, ""
+
+
+def _grader_check(cells: list[str], test_source: str, name: str) -> tuple[bool, str]:
+    from gemm_lab.grading import replay
+
+    claim = {"claims": {name: {"__kernel__": name}}}
+    _outs, verdict = replay.grade_cell(test_source, claim, cells, run_seed=0)
+    return verdict["status"] == "pass", verdict["message"] if verdict["status"] != "pass" else ""
+
+
+def _visible_test(nb: Notebook, key: str) -> str:
+    return nb.test_source(next(iter(NOTEBOOK_TESTS[key])))
+
+
+@pytest.mark.parametrize("variant", sorted(honest_variants.KERNEL_VARIANTS))
+@pytest.mark.parametrize("key", [pytest.param(k, marks=[] if k == KERNEL_NOTEBOOKS[0] else [pytest.mark.slow])
+                                 for k in KERNEL_NOTEBOOKS])
+def test_the_students_check_and_the_grader_agree_on_honest_variants(kernels, tmp_path, key, variant):
+    nb, name, src, given = kernels[key]
+    cell, _ = honest_variants.rewrite_kernel(src, name, variant)
+    cells = [IMPORTS, *given, cell]
+    test = _visible_test(nb, key)
+    mine = _student_check(tmp_path, cells, test)
+    graders = _grader_check(cells, test, name)
+    assert mine == (True, "") and graders == (True, ""), (mine, graders)
+
+
+@pytest.mark.parametrize("place", ["return_annotation", "constant_annotation", "default"])
+def test_the_students_check_and_the_grader_agree_on_a_refusal(kernels, tmp_path, place):
+    nb, name, src, given = kernels[KERNEL_NOTEBOOKS[0]]
+    cell = attacks_gate.attack(src, name, place).replace(attacks_gate.PAYLOAD, "print('payload')")
+    cells = [IMPORTS, *given, cell]
+    test = _visible_test(nb, KERNEL_NOTEBOOKS[0])
+    mine = _student_check(tmp_path, cells, test)
+    graders = _grader_check(cells, test, name)
+    assert not mine[0] and not graders[0]
+    reason = str(pytest.raises(gate.Refused, gate.module_for, cells, name).value)
+    assert reason in mine[1] and reason in graders[1], (reason, mine, graders)
+
+
+# --------------------------------------------------------------------------- containers where a set/list/dict is asked
+
+
+def _forms(kind: str, value) -> list:
+    out = []
+    for imp, expr in honest_variants.VARIANT_FORMS[kind]:
+        glob: dict = {"v": value}
+        if imp:
+            exec(imp, glob)  # noqa: S102 - the forms' own imports
+        out.append(lambda e=expr, g=glob: eval(e.format(v="v"), g))  # noqa: S307 - a fresh value per use
+    return out
+
+
+@pytest.mark.parametrize("kind, expected, check", [
+    ("set", {2, 3, 6}, check_choice),
+    ("set", {"ttir", "llir"}, check_choice),
+    ("list", [[0, 1, 2, 3], [4, 5, 6, 7]], check_value),
+    ("list", [1.5, 2.5], check_value),
+    ("dict", {"A": "ast", "B": "ttir"}, check_value),
+    ("dict", {"M": 3, "N": 4}, check_value),
+])
+def test_other_containers_pass_in_the_notebook_and_through_the_hand_out(kind, expected, check, capsys):
+    value = sorted(expected) if kind == "set" else expected
+    for make in _forms(kind, value):
+        check("q", make(), expected)  # the student's notebook: the live value
+        check("q", handout.decode(handout.encode(make())), expected)  # the grader: the hand-out's data
+    assert capsys.readouterr().out.count("✅") == 2 * len(honest_variants.VARIANT_FORMS[kind])
+
+
+def test_more_containers_and_the_limits_of_the_hand_out():
+    cases = [range(1, 4), (x for x in (1, 2, 3)), collections.deque([1, 2, 3]), {1: 0, 2: 0, 3: 0}.keys(),
+             types.MappingProxyType({1: True, 2: True, 3: True})]
+    for value in cases:
+        check_choice("q", handout.decode(handout.encode(value)), {1, 2, 3})
+    with pytest.raises(ValueError, match="items"):  # an endless iterable is too large to grade, not a hang
+        handout.encode(itertools.count())
+    assert handout.decode(handout.encode(collections.OrderedDict(a=1))) == {"a": 1}
