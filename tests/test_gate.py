@@ -282,3 +282,21 @@ def test_more_containers_and_the_limits_of_the_hand_out():
     with pytest.raises(ValueError, match="items"):  # an endless iterable is too large to grade, not a hang
         handout.encode(itertools.count())
     assert handout.decode(handout.encode(collections.OrderedDict(a=1))) == {"a": 1}
+
+
+# --------------------------------------------------------------------------- the class report
+
+
+def test_class_report_shows_refused_kernels_and_expected_values_as_written(tmp_path):
+    from autograder.reporting.class_report import _canon, analyze
+    from autograder.reporting.class_report_model import show
+    from autograder.samplekit.synthetic_class import make_class
+
+    shown = {show(_canon(handout.encode(v))) for v in ({3, 1, 2}, (1, 2.5), {"a": 1}, set(), (7,))}
+    assert shown == {"{1, 2, 3}", "(1, 2.5)", '{"a": 1}', "set()", "(7,)"}
+    report = analyze(make_class(tmp_path / "class", 20), "week07")
+    kernel_cell = next(c for c in report.cells if c.kernel)
+    check = kernel_cell.checks["matmul"]
+    refused = [w for w in check.wrong.values() if str(w.value).startswith("거부됨: ")]
+    assert not check.blank and refused and all("Triton" in str(w.value) for w in refused)
+    assert sum(len(w.students) for w in refused) == len(kernel_cell.kernel.failed["compile_refused"])

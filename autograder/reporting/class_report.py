@@ -279,6 +279,15 @@ def _canon(v, depth: int = 0):
         return "…"
     if isinstance(v, list):
         return [_canon(x, depth + 1) for x in v]
+    if isinstance(v, dict) and len(v) == 1 and next(iter(v)) in ("__set__", "__tuple__", "__dict__", "__float__"):
+        from gemm_lab.grading.handout import decode
+
+        d = decode(v)  # the hand-out's JSON, shown as a student writes the value
+        if isinstance(d, (set, tuple)):
+            items = [repr(_canon(x, depth + 1)) for x in (sorted(d, key=repr) if isinstance(d, set) else d)]
+            return ("{%s}" % ", ".join(items) if d else "set()") if isinstance(d, set) else repr(tuple(
+                _canon(x, depth + 1) for x in d))
+        return _canon(d, depth + 1) if isinstance(d, (dict, float)) else str(d)
     if isinstance(v, dict):
         return {str(k): _canon(x, depth + 1) for k, x in v.items()}
     return str(v)
@@ -383,6 +392,7 @@ def analyze(course: Course, assignment: str, progress=None) -> ClassReport:
             if v["status"] == "grader_error":
                 st.grader_errors.append((s, v["message"]))
             gave_value = False
+            k = v["kernel"]
             for ch in v["checks"]:
                 gave_value |= not ch["ok"] and not _blank(ch["claimed"])
                 cs = st.checks.setdefault(ch["name"], CheckStats(ch["name"]))
@@ -390,14 +400,14 @@ def analyze(course: Course, assignment: str, progress=None) -> ClassReport:
                 cs.expected[_key(_canon(ch["expected"]))] += 1
                 if ch["ok"]:
                     cs.correct += 1
-                elif _blank(ch["claimed"]):
+                elif _blank(ch["claimed"]) and k is None:
                     cs.blank.append(s)
-                else:
-                    value = _canon(ch["claimed"])
+                else:  # a kernel check is never a blank answer: refused (with the reason) or failed (its message)
+                    value = _canon(ch["claimed"]) if k is None else \
+                        f"거부됨: {k['refused'][:160]}" if k["refused"] else ch["message"][:160]
                     w = cs.wrong.setdefault(_key(value), WrongAnswer(value))
                     w.students.append(s)
                     w.messages[ch["message"]] += 1
-            k = v["kernel"]
             if v["status"] in ("fail", "not_run") and not gave_value and k is None:
                 st.blank.append(s)
                 if not v["checks"]:

@@ -16,7 +16,7 @@ KIND_LABELS = {
     "k_tail": "K 꼬리 (k_tail)", "edge_tile": "가장자리 타일 (edge_tile)",
     "noncontiguous": "비연속 입력 (noncontiguous)", "poisoned_margin": "오염된 여백 (poisoned_margin)",
     "tiny": "아주 작은 크기 (tiny)", "packed": "빈틈없는 배치 (packed)", "time_limit": "시간 제한 (time_limit)",
-    "compile_refused": "컴파일 거부 (compile_refused)", "compile_error": "컴파일 오류 (compile_error)",
+    "compile_refused": "실행 전에 거부됨 (compile_refused)", "compile_error": "컴파일 오류 (compile_error)",
 }
 
 
