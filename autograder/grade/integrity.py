@@ -3,9 +3,9 @@
 Scores do not depend on what a hand-in does in its kernel: test cells are judged in the grader's
 process on handed-out values, kernels and function answers from their source in a fresh worker
 (gemm_lab.grading.integrity says how). The scan still reads the code the student wrote (answer cells and
-added cells of the *autograded* notebook, after nbgrader restored the locked and test cells; each cell with
-the names the given cells above it define as protected) and lists every construct that tries to subvert a
-checker (rebinding checks, builtins, import hooks, frames, ``exec``, history reads, ...) in the review
+added cells of the *autograded* notebook, after nbgrader restored the locked and test cells) and lists every
+construct that tries to subvert a checker in the student's own process (builtins, import hooks, frames,
+``exec``, written modules, ...) in the review
 column, so the instructor knows who tried. It changes no score (the codes, their Korean text and policy:
 gemm_lab/grading/findings.py).
 """
@@ -16,7 +16,7 @@ import re
 
 from autograder import cells as nbcells
 from gemm_lab.grading.findings import FLAG_TEXT
-from gemm_lab.grading.integrity import locked_names, scan_source
+from gemm_lab.grading.integrity import scan_source
 
 _CODE_RE = re.compile(r"^([A-Z_]+) ")
 
@@ -35,7 +35,7 @@ def review_notebook(nb: dict) -> tuple[list[str], list[str]]:
         if not nbcells.is_student_code(cell):
             continue
         gid = nbcells.meta(cell).get("grade_id", "-")
-        for f in scan_source(nbcells.source(cell), locked_names(cells, before=idx)):
+        for f in scan_source(nbcells.source(cell)):
             findings.append(f"셀 {idx} [{gid}]: {f}")
     for idx, cell in enumerate(cells):
         for f in verdict_findings(cell):

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Finding", "FINDINGS", "FLAG_TEXT", "REVIEW", "SCAN", "REBIND", "VERDICT"]
+__all__ = ["Finding", "FINDINGS", "FLAG_TEXT", "REVIEW", "SCAN", "VERDICT"]
 
 # Detectors: where a finding comes from.
 SCAN = "audit.scan"  # the static scan of a cell's source (gemm_lab.grading.audit.scan)
-REBIND = "audit.scan_rebind"  # the scan's rules for given names and IPython history
 VERDICT = "verdict"  # the grader's verdict on a test cell (autograder/grade/integrity.py)
 
 # Policies: what the autograder does with a finding.
@@ -44,8 +43,6 @@ FINDINGS: tuple[Finding, ...] = (
     Finding("DYNAMIC_CODE", SCAN, "문자열로 코드를 실행하거나 동적으로 import합니다"),
     Finding("GLOBALS_WRITE", SCAN, "globals()/vars()/__dict__를 직접 고칩니다"),
     Finding("TORCH_HOOK", SCAN, "torch의 연산 가로채기 장치(mode, library, __torch_function__)를 씁니다"),
-    Finding("LOCKED_REBIND", REBIND, "주어진(잠긴) 셀이 정의한 이름이나 gemm_lab 모듈을 다시 정의하거나 고칩니다"),
-    Finding("INPUT_HISTORY", REBIND, "IPython 입력/출력 기록(In, Out, _ih, %history)을 읽습니다"),
     Finding("WRITES_MODULE", SCAN,
             "파이썬 모듈 파일(.py 등)을 만들거나 가리킵니다: 그 안의 코드는 이 검사가 읽지 못합니다"),
     Finding("KERNEL_NOT_TRITON", VERDICT, "채점기가 커널을 거부했습니다: Triton이 아닌 것을 씁니다"),

@@ -15,7 +15,7 @@ import sys
 
 from .findings import FLAG_TEXT
 
-__all__ = ["fresh", "scan_source", "scan_notebook", "locked_names", "FLAG_TEXT"]
+__all__ = ["fresh", "scan_source", "scan_notebook", "FLAG_TEXT"]
 
 _PACKAGE = "gemm_lab.grading"
 
@@ -29,11 +29,11 @@ def fresh():
 # The finding codes, their Korean text and policy live in .findings (FLAG_TEXT is re-exported here).
 
 
-def scan_source(code: str, protected=None) -> list[str]:
+def scan_source(code: str) -> list[str]:
     """Tampering constructs in a student's code (see ``gemm_lab.grading.audit.scan.scan_source``)."""
     from .audit.scan import scan_source as _scan_source
 
-    return _scan_source(code, protected)
+    return _scan_source(code)
 
 
 def scan_notebook(notebook) -> list[str]:
@@ -41,10 +41,3 @@ def scan_notebook(notebook) -> list[str]:
     from .audit.scan import scan_notebook as _scan_notebook
 
     return _scan_notebook(notebook)
-
-
-def locked_names(cells, before=None) -> dict:
-    """Names the given (locked) cells define (see ``gemm_lab.grading.audit.scan.locked_names``)."""
-    from .audit.scan import locked_names as _locked_names
-
-    return _locked_names(cells, before)

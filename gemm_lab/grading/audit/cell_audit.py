@@ -27,8 +27,6 @@ import builtins
 import symtable
 import textwrap
 
-from .scan import locked_names
-
 __all__ = ["audit_test_cell", "answer_names", "audit_notebook", "is_test_cell", "is_solution_cell",
            "module_bindings", "notebook_reads"]
 
@@ -366,7 +364,15 @@ def audit_notebook(nb) -> list[tuple[str, list[str]]]:
     """``[(grade_id, problems), ...]`` for every test cell of a notebook that breaks the rule."""
     cells = nb.get("cells", []) if isinstance(nb, dict) else nb.cells
     # a name a given (locked) cell also binds is not the student's alone: a test must not read it
-    answers = answer_names(cells) - set(locked_names(cells))
+    given = set()
+    for cell in cells:
+        m = _nbgrader(cell)
+        if cell.get("cell_type") == "code" and m.get("locked") and not m.get("solution") and not m.get("grade"):
+            try:
+                given |= module_bindings(_source(cell))
+            except SyntaxError:
+                continue
+    answers = answer_names(cells) - given
     out = []
     for i, cell in enumerate(cells):
         if is_test_cell(cell):

@@ -1,8 +1,9 @@
 """Static scan of a hand-in's code for constructs that could subvert the checks (see ``integrity``).
 
-``scan_source(code, protected=None)`` lists findings for one cell as ``"CODE (줄 N): 한국어 설명 — detail"``;
-``scan_notebook(nb)`` runs it over the cells a student could write, protecting the names the notebook's
-locked cells define (``scan_rebind``). The codes, their Korean text and policy are in ``..findings``.
+``scan_source(code)`` lists findings for one cell as ``"CODE (줄 N): 한국어 설명 — detail"``;
+``scan_notebook(nb)`` runs it over the cells a student could write. The codes, their Korean text and policy
+are in ``..findings``. Rebinding the notebook's given names or reading IPython's history is not a finding:
+the grader launches its own copies of the given code, and hidden tests never run in the student's kernel.
 """
 
 from __future__ import annotations
@@ -12,9 +13,8 @@ import os
 import re
 
 from ..findings import FLAG_TEXT
-from .scan_rebind import RebindScanner, default_protected, history_magic, merge_protected, protected_names
 
-__all__ = ["scan_source", "scan_notebook", "locked_names", "rebound_names", "FLAG_TEXT"]
+__all__ = ["scan_source", "scan_notebook", "FLAG_TEXT"]
 
 # --------------------------------------------------------------------------- static scan
 
@@ -294,95 +294,44 @@ class _Scanner(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def _strip_magics(code: str):
-    """Replace IPython '!cmd' / '%magic' lines (not Python) by 'pass', returning the shell lines."""
-    lines, shell = [], []
-    for i, line in enumerate(code.splitlines(), 1):
+def _strip_magics(code: str) -> str:
+    """IPython '!cmd' / '%magic' lines (not Python) replaced by 'pass'."""
+    lines = []
+    for line in code.splitlines():
         s = line.lstrip()
-        if s.startswith("!") or s.startswith("%"):
-            shell.append((i, s))
-            lines.append(line[: len(line) - len(s)] + "pass")
-        else:
-            lines.append(line)
-    return "\n".join(lines), shell
+        lines.append(line[: len(line) - len(s)] + "pass" if s.startswith(("!", "%")) else line)
+    return "\n".join(lines)
 
 
-def _as_protected(protected) -> dict[str, frozenset]:
-    """``protected`` as {name: modules an import may bind it to}, merged with ``default_protected()``."""
-    out = dict(default_protected())
-    if protected is None:
-        return out
-    if isinstance(protected, str) or not hasattr(protected, "__iter__"):
-        raise TypeError("protected must be a mapping {name: allowed import origins} or an iterable of names, "
-                        f"got {type(protected).__name__}")
-    items = protected.items() if hasattr(protected, "items") else ((n, ()) for n in protected)
-    for name, origins in items:
-        if not isinstance(name, str):
-            raise TypeError(f"protected: names must be str, got {type(name).__name__}")
-        merge_protected(out, name, [origins] if isinstance(origins, str) else (origins or ()))
-    return out
-
-
-def scan_source(code: str, protected=None) -> list[str]:
+def scan_source(code: str) -> list[str]:
     """Tampering constructs in a student's code: ``"CODE (줄 N): 한국어 설명 — detail"`` per finding.
 
     Codes: MODULE_ATTR, IMPORT_BUILTINS, DUNDER_BUILTINS, SYS_HOOK, FRAME_ACCESS, EXIT, CTYPES, NETWORK,
-    OPEN_OUTSIDE, DYNAMIC_CODE, GLOBALS_WRITE, TORCH_HOOK, WRITES_MODULE, LOCKED_REBIND, INPUT_HISTORY
-    (``FLAG_TEXT`` maps each to its Korean text). Only what a student's own process does that neither the
-    gate (kernels) nor the sandbox (processes, files, network, limits) reports; shell lines, helpers named
-    ``check_*`` and code that does not parse are a student's own business. An empty list means nothing was
-    found; a flag means "a human should look", not proof of cheating.
-
-    ``protected``: names the notebook's locked cells define, as a mapping ``{name: module(s) an import
-    may bind it to}`` (empty for a given function or value) or an iterable of names; they are added to
-    ``gemm_lab``'s calculator module names (``scan_rebind.default_protected``), which are always protected.
+    OPEN_OUTSIDE, DYNAMIC_CODE, GLOBALS_WRITE, TORCH_HOOK, WRITES_MODULE (``FLAG_TEXT`` maps each to its Korean
+    text). Only what a student's own process does that neither the gate (kernels) nor the sandbox
+    (processes, files, network, limits) reports; shell lines, helpers named ``check_*``, reused given names
+    and code that does not parse are a student's own business. An empty list means nothing was found; a
+    flag means "a human should look", not proof of cheating.
     """
     if not isinstance(code, str):
         raise TypeError(f"scan_source expects the source text as str, got {type(code).__name__}")
-    prot = _as_protected(protected)
-    text, shell = _strip_magics(code)
-    out = [f"INPUT_HISTORY (줄 {i}): {FLAG_TEXT['INPUT_HISTORY']} — {s[:60]}"
-           for i, s in shell if s.startswith("%") and history_magic(s)]
     try:
-        tree = ast.parse(text)
+        tree = ast.parse(_strip_magics(code))
     except SyntaxError:
-        return out
+        return []
     scanner = _Scanner()
-    # given modules (`rf`, `sm`, `calc`) are modules: attribute writes on them are MODULE_ATTR
-    scanner.modules.update(n for n, origins in prot.items() if origins)
     # First pass: collect every imported name, so an assignment before the import is still seen.
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                scanner.modules.add(a.asname or a.name.split(".")[0])
-        elif isinstance(node, ast.ImportFrom):
-            for a in node.names:
-                scanner.modules.add(a.asname or a.name)
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            scanner.modules.update(a.asname or a.name.split(".")[0] for a in node.names)
     scanner.visit(tree)
-    rebind = RebindScanner(prot, tree)
-    rebind.visit(tree)
-    seen = set()
-    for code_, line, detail in sorted(scanner.flags + rebind.flags, key=lambda f: (f[1], f[0])):
+    out, seen = [], set()
+    for code_, line, detail in sorted(scanner.flags, key=lambda f: (f[1], f[0])):
         item = f"{code_} (줄 {line}): {FLAG_TEXT[code_]} — {detail}"
         if item not in seen:
             seen.add(item)
             out.append(item)
     return out
-
-
-def rebound_names(code: str, protected=None) -> set[str]:
-    """The protected names (see ``scan_source``) a student's code rebinds or mutates (its LOCKED_REBIND
-    findings, as names); unparsable code gives an empty set."""
-    if not isinstance(code, str):
-        raise TypeError(f"rebound_names expects the source text as str, got {type(code).__name__}")
-    text, _ = _strip_magics(code)
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return set()
-    scanner = RebindScanner(_as_protected(protected), tree)
-    scanner.visit(tree)
-    return set(scanner.rebound)
 
 
 def _cell_meta(cell) -> dict:
@@ -394,36 +343,12 @@ def _cell_source(cell) -> str:
     return "".join(src) if isinstance(src, list) else src
 
 
-def _is_given(cell) -> bool:
-    """A locked cell of given code (not a test cell, not an answer cell)."""
-    m = _cell_meta(cell)
-    return cell.get("cell_type") == "code" and bool(m.get("locked")) and not m.get("solution") and not m.get("grade")
-
-
-def locked_names(cells, before=None) -> dict[str, frozenset]:
-    """``{name: import origins}`` of every global the given (locked, non-test) cells bind.
-
-    ``cells``: a notebook's cell list; ``before``: only cells with a smaller index count (a student cell
-    placed before a given cell cannot rebind what that cell defines later).
-    """
-    out: dict[str, frozenset] = {}
-    for i, cell in enumerate(cells):
-        if before is not None and i >= before:
-            break
-        if not _is_given(cell):
-            continue
-        for name, origins in protected_names(_cell_source(cell)).items():
-            merge_protected(out, name, origins)
-    return out
-
-
 def scan_notebook(notebook) -> list[str]:
     """``scan_source`` over the code cells a student could write in a notebook: "셀 N (grade_id): finding".
 
     ``notebook``: a path to an .ipynb, or its JSON as a dict (an nbformat NotebookNode works too).
     Cells nbgrader marks as locked (given code, test cells) are skipped: nbgrader's autograde puts
-    their master source back before running, so what runs there is ours, not the student's. Every
-    other code cell is scanned with the names the locked cells above it define as ``protected``.
+    their master source back before running, so what runs there is ours, not the student's.
     """
     import json
 
@@ -439,6 +364,6 @@ def scan_notebook(notebook) -> list[str]:
         if meta.get("locked") and not meta.get("solution"):
             continue
         label = f"셀 {i}" + (f" ({meta['grade_id']})" if meta.get("grade_id") else "")
-        found = scan_source(_cell_source(cell), locked_names(cells, before=i))
+        found = scan_source(_cell_source(cell))
         out.extend(f"{label}: {finding}" for finding in found)
     return out
