@@ -123,7 +123,7 @@ def cmd_feedback(course, args):
 
 
 def cmd_grades(course, args):
-    """grades [--lms LMS] [--out CSV] [--export-dir DIR] (see autograder/reporting/grades.py)."""
+    """grades [--lms LMS] [--from FILE] [--out CSV] [--export-dir DIR] (see autograder/reporting/grades.py)."""
     from autograder.reporting.grades import main as grades_main
 
     argv = ["--course-root", str(course.root)]
