@@ -98,7 +98,7 @@ feedback: setup ## HTML feedback per student under autograder/feedback/; LMS=can
 
 formgrader: setup ## after make autograde: JupyterLab with nbgrader's formgrader on the course, to grade written answers
 	@test -f autograder/gradebook.db || { echo "no gradebook yet: run make collect FROM=<LMS download> and make autograde first" >&2; exit 1; }
-	@echo "formgrader: open the URL below, then menu Nbgrader -> Formgrader (or <URL without /lab>/formgrader): Manage Assignments -> ASSIGNMENT -> Manual grading; Ctrl-C here when done, then make grades"
+	@echo "formgrader: open the URL below, then menu Nbgrader -> Formgrader (or <URL without /lab>/formgrader): Manage Assignments -> ASSIGNMENT -> Manual grading; Ctrl-C here when done, then make grades. Its Autograde and Generate Feedback buttons are off here (they would bypass the sandbox): make autograde, make feedback"
 	$(VENV)/bin/jupyter lab --no-browser $(if $(filter 0,$(shell id -u)),--allow-root) --ServerApp.root_dir=.
 
 grades: setup ## grade table + autograder/grades.csv; LMS=canvas|moodle|blackboard [FROM=<that LMS's own grade file>]: the file it imports
