@@ -22,7 +22,7 @@ def zip_feedback(course: Course, lms: str, assignments: list[str]) -> int:
         result = build_zip(course, a, lms)
         if result.missing_id:
             print(f"warning: {a}: {len(result.missing_id)} student(s) have no {_WHAT_ID[lms]} (collected from "
-                  f"another download{', or an anonymous one' if lms == 'canvas' else ''}), left out of the zip: "
+                  f"another download{', an anonymous one, or before attachment ids were kept: collect it again' if lms == 'canvas' else ''}), left out of the zip: "
                   f"{', '.join(result.missing_id[:10])}", file=sys.stderr)
         if result.path is None:
             print(f"{a}: no feedback page has a {_WHAT_ID[lms]}: run make collect FROM=<the {lms} download> "
