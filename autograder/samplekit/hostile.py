@@ -13,7 +13,7 @@ from autograder import cells as nbcells
 from autograder.cells import is_autograded_test, is_locked_only, is_solution
 from gemm_lab.grading.handout import read_names
 
-from . import hostile_v2
+from . import attacks_worker, hostile_v2
 from .generic import _wrong_source
 from .model import HIDDEN_MARK, Notebook, insert_cell
 
@@ -343,7 +343,9 @@ CASES = {
     "snoop": extra_cell(SNOOP, "reads masters/gradebook/other hand-ins, writes the gradebook, opens sockets"),
 }
 CASES.update(hostile_v2.CASES)  # attacks on an in-process grader, hidden where a cell scan does not look
-REVIEW = {"tamper_checker", "tamper_compare", "snoop", "redefined_launcher", "history_snoop", *hostile_v2.REVIEW}
+CASES.update(attacks_worker.CASES)  # attacks on the grader's kernel workers
+REVIEW = {"tamper_checker", "tamper_compare", "snoop", "redefined_launcher", "history_snoop", *hostile_v2.REVIEW,
+          *attacks_worker.REVIEW}
 REVIEW_CONTAINS = {"fork_bomb": "LIMIT_PROCESSES", "memory_fill": "LIMIT_MEMORY", "disk_fill": "LIMIT_DISK",
                    "infinite_loop": "cell time limit", "deleted_test": "repaired before grading",
                    "deleted_test_after_locked": "repaired before grading",

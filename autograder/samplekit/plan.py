@@ -44,6 +44,12 @@ W6 = ("01_block_model", "02_fusion_softmax", "03_check_benchmark")
 # and 06 (the kernel attacks where there is a graded kernel: 03 has none).
 _V2_ANSWERS = ("import_hook", "lookalike_package", "frame_walk", "patched_timers", "forged_handout")
 _V2_KERNELS = ("kernel_calls_python", "forged_compile", "special_shapes")
+# The attacks on the grader's kernel workers (samplekit.attacks_worker), each where its kernel is.
+_WORKER = {"week07": {"worker_forged_compile": [W7[0]], "worker_forged_outputs": [W7[5]],
+                      "self_reported_ownership": [W7[5]], "cross_notebook": [W7[0], W7[5]],
+                      "poison_classmates": [W7[0]]},
+           "week06": {"worker_forged_compile": [W6[0]], "worker_forged_outputs": [W6[0]],
+                      "cross_notebook": [W6[0], W6[1]], "poison_classmates": [W6[0], W6[1]]}}
 # The gate: Python hidden outside a kernel's body (every place, on every graded kernel in the -all plans) and
 # honest kernels and answers written differently from the master.
 _GATE = tuple(attacks_gate.CASES)
@@ -66,6 +72,7 @@ FULL_PLANS = {
         "changed_grade_id": [W7[4]], "long_lines": [W7[3]], "history_snoop": [W7[4]],
         **{h: [W7[0], W7[2], W7[5]] for h in _V2_ANSWERS}, **{h: [W7[0], W7[5]] for h in _V2_KERNELS},
         **{h: [W7[0], W7[5]] for h in _GATE + _HONEST_KERNEL}, "iterable_answers": [W7[2], W7[3], W7[4]],
+        **_WORKER["week07"],
     },
     "week06": {
         "full_marks": ALL, "blank": ALL, "all_wrong": ALL, "other_formats": [W6[0], W6[1]],
@@ -77,6 +84,7 @@ FULL_PLANS = {
         "history_snoop": [W6[2]],
         **{h: [W6[0]] for h in (*_V2_ANSWERS, *_V2_KERNELS)},
         **{h: [W6[0], W6[1]] for h in _GATE + _HONEST_KERNEL}, "iterable_answers": [W6[0], W6[2]],
+        **_WORKER["week06"],
     },
 }
 
@@ -86,9 +94,9 @@ _CORE = {
     "week07": ["other_formats", "off_by_one", "kernel_no_k_mask", "kernel_no_store_mask", "kernel_loop_off_by_one",
                "kernel_acc_not_reset", "bad_matmul_block_k_8", "redefined_launcher", "raises", "fork_bomb", "tamper_checker", "snoop",
                "deleted_test_after_locked", "duplicated_test", "changed_grade_id", "history_snoop",
-               *_V2_ANSWERS, *_V2_KERNELS],
+               *_V2_ANSWERS, *_V2_KERNELS, *_WORKER["week07"]],
     "week06": ["off_by_one", "kernel_no_load_mask", "kernel_other_zero", "bad_softmax_lambda", "tamper_checker",
-               "hidden_literal", *_V2_ANSWERS, *_V2_KERNELS],
+               "hidden_literal", *_V2_ANSWERS, *_V2_KERNELS, *_WORKER["week06"]],
 }
 # The committed week-7 plan places each attack of hostile_v2 on one or two notebooks (together they cover
 # 01, 03 and 06) so that make demo and the sample test stay within their time; the -all plans keep every one.
