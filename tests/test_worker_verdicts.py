@@ -234,3 +234,32 @@ def test_the_kernel_reset_keeps_the_course_runtime(tmp_path):
     from gemm_lab import runtime
 
     assert line == [f"RESULT True {'1' if not runtime.on_gpu() else None}"], (out.stdout, out.stderr[-2000:])
+
+
+def test_the_sandboxed_worker_writes_nothing_on_the_host_past_the_kernels_caps(tmp_path, monkeypatch, bwrap):
+    """Its host folder sits in the hand-in's runtime folder (swept with it), read-only inside but for the socket
+    folder the notebook kernel also gets (a 1 MiB tmpfs as root); it goes when the worker is closed."""
+    from autograder.sandbox.worker import SandboxRunner
+
+    runtime = tmp_path / "glrt-test"
+    runtime.mkdir()
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(runtime))
+    spec = tmp_path / "spec.json"
+    spec.write_text("{}")
+    w = SandboxRunner(str(spec), 120).start()
+    (folder,) = runtime.glob("glw-*")
+    probe = ("import os\ndef f(top):\n    out = {}\n    for d, _dirs, _files in os.walk(top):\n"
+             "        try:\n            with open(os.path.join(d, 'x'), 'wb') as h:\n"
+             "                h.write(b'0' * (4 << 20))\n            out[d] = 'wrote 4 MiB'\n"
+             "        except OSError as e:\n            out[d] = type(e).__name__\n    return out\n")
+    try:
+        got = w.run({"op": "calls", "module": probe, "function": "f", "calls": [{"args": [str(folder)]}]})
+    finally:
+        w.close()
+    from gemm_lab.grading.handout import decode
+
+    written = decode(got["results"][0]["value"])
+    assert len(written) >= 2, written  # its folder and the socket folder in it
+    if os.geteuid() == 0:  # unprivileged, the socket folder is a plain one, as the notebook kernel's is
+        assert "wrote 4 MiB" not in written.values(), written
+    assert not folder.exists()
