@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 
 from .answers_convert import (
-    _BASE_EXC,
     _BOOL,
     _DICT,
     _FLOAT,
@@ -31,9 +30,6 @@ __all__ = ["check_choice", "check_pairs"]
 
 def _choice_items(got):
     g = _plain(got)
-    pd = sys.modules.get("pandas")
-    if pd is not None and isinstance(g, (pd.Series, pd.Index)):
-        g = g.tolist()
     t = _TYPE(g)
     if t is _STR:
         parts = [p for p in g.replace("，", ",").split(",")]
@@ -42,12 +38,7 @@ def _choice_items(got):
         return [_plain(v) for v in g]
     if t is _DICT:
         return [k for k, v in g.items() if v is not False and v is not None and v != 0]
-    if t in (_INT, _FLOAT, _BOOL) or g is None:
-        return [g]
-    try:
-        return [_plain(v) for v in iter(g)]
-    except _BASE_EXC:
-        return [g]
+    return [g]
 
 
 def _choice_key(item, int_mode, aliases):

@@ -53,12 +53,6 @@ def _plain(x):
             base = torch._C.TensorBase
             v = base.tolist(base.cpu(base.detach(x)))
             return _unwrap_one(v)
-    if mod.startswith("pandas"):
-        pd = sys.modules.get("pandas")
-        if pd is not None and isinstance(x, (pd.Series, pd.Index)):
-            return [_plain(v) for v in x.tolist()]
-    if t.__name__ == "frozenset":
-        return _SET(x)
     if t.__name__ in ("Fraction", "Decimal") and mod in ("fractions", "decimal"):
         if t.__name__ == "Decimal" and not x.is_finite():
             return _FLOAT(_STR(x).lower().replace("infinity", "inf"))
@@ -83,7 +77,7 @@ def _container(x):
     import collections.abc as abc
     import itertools
 
-    if isinstance(x, (bytes, bytearray)):
+    if isinstance(x, (bytes, bytearray)) or _TYPE(x).__name__ == "DataFrame":  # a table is check_table's
         return x
     try:
         if isinstance(x, abc.Mapping):

@@ -116,18 +116,6 @@ def encode(value, depth: int = 0, name: str = ""):
     kind = _kind(value)
     if kind is not None:
         return {kind: name or getattr(value, "__name__", "")}
-    if type(value) in (list, tuple, set, frozenset):
-        items = list(value)
-        if len(items) > MAX_ITEMS:
-            raise _TooBig(f"{len(items)} items")
-        enc = [encode(v, depth + 1) for v in items]
-        if type(value) is list:
-            return enc
-        return {"__tuple__" if type(value) is tuple else "__set__": enc}
-    if type(value) is dict:
-        if len(value) > MAX_ITEMS:
-            raise _TooBig(f"{len(value)} items")
-        return {"__dict__": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
     mod = type(value).__module__ or ""
     tname = type(value).__name__
     if mod == "fractions" or mod in ("decimal", "_decimal"):
@@ -155,12 +143,13 @@ def encode(value, depth: int = 0, name: str = ""):
             return {"__series__": {"index": encode(list(value.index), depth + 1),
                                    "data": encode(list(value.tolist()), depth + 1),
                                    "name": encode(value.name, depth + 1)}}
-    if isinstance(value, Mapping):  # OrderedDict, defaultdict, MappingProxyType, ...: a dict answer
-        return encode(dict(_bounded(value.items())), depth, name)
+    if isinstance(value, Mapping):  # dict, OrderedDict, defaultdict, MappingProxyType, ...: a dict answer
+        return {"__dict__": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in _bounded(value.items())]}
     if isinstance(value, Iterable) and not isinstance(value, (str, bytes, bytearray)):
-        # range, a generator, a pandas Index, dict keys, a list subclass, ...: a list (a set when set-like)
-        items = _bounded(value)
-        return encode(set(items) if isinstance(value, AbstractSet) else items, depth, name)
+        # list, range, a generator, a pandas Index, dict keys, ...: a list (a tuple or set when it is one)
+        enc = [encode(v, depth + 1) for v in _bounded(value)]
+        kind = "__tuple__" if isinstance(value, tuple) else "__set__" if isinstance(value, AbstractSet) else ""
+        return {kind: enc} if kind else enc
     try:
         text = str(value)[:200]
     except Exception:  # noqa: BLE001 - a student's object whose str() fails is still reported
