@@ -245,3 +245,14 @@ def test_smem_rule_matches_measured_kernels():
     assert best_tune.smem_bytes("hinted", dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, BLOCK_SIZE_K=64,
                                                num_stages=3)) == 147456
     assert best_tune.smem_bytes("tma", best_tune._tma(128, 256, 64, 4, 8)) == 229376  # 262,176 B unsplit
+
+
+def test_tune_of_a_plan_timed_before_still_writes_out(gpu_paths, monkeypatch):
+    monkeypatch.setenv("GEMM_LAB_TUNE", "first")
+    a, b = torch.randn(20, 12).half(), torch.randn(12, 30).half()
+    K.best_matmul(a, b, out=torch.empty(20, 30).half())  # tuned at once
+    a2, b2 = torch.randn(20, 12).half(), torch.randn(12, 30).half()
+    out = torch.full((20, 30), float("nan")).half()
+    n = len(gpu_paths)
+    assert K.best_matmul.tune(a2, b2, out=out)["source"] == "tuned" and len(gpu_paths) == n
+    K.assert_close(out, K.reference_matmul(a2, b2))
