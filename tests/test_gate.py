@@ -300,3 +300,23 @@ def test_class_report_shows_refused_kernels_and_expected_values_as_written(tmp_p
     refused = [w for w in check.wrong.values() if str(w.value).startswith("거부됨: ")]
     assert not check.blank and refused and all("Triton" in str(w.value) for w in refused)
     assert sum(len(w.students) for w in refused) == len(kernel_cell.kernel.failed["compile_refused"])
+
+
+def test_in_a_notebook_the_check_reads_the_cells_that_ran(kernels, capsys):
+    """Inside IPython the student's check takes the kernel's cells from the session's input history (the
+    notebook's executed cells), as the grader takes them from the hand-in."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    nb, name, src, given = kernels[KERNEL_NOTEBOOKS[0]]
+    shell = InteractiveShell.instance()
+    try:
+        for cell in (IMPORTS, *given, honest_variants.rewrite_kernel(src, name, "kernel_alias")[0]):
+            assert shell.run_cell(cell, store_history=True).success
+        assert shell.run_cell(_visible_test(nb, KERNEL_NOTEBOOKS[0]), store_history=True).success
+        assert "✅" in capsys.readouterr().out
+        bad = attacks_gate.attack(src, name, "return_annotation").replace(attacks_gate.PAYLOAD, "print('payload')")
+        assert shell.run_cell(bad, store_history=True).success  # the notebook itself runs it
+        result = shell.run_cell(_visible_test(nb, KERNEL_NOTEBOOKS[0]), store_history=True)
+        assert isinstance(result.error_in_exec, AssertionError) and "타입 표기" in str(result.error_in_exec)
+    finally:
+        InteractiveShell.clear_instance()

@@ -344,8 +344,9 @@ CASES = {
 }
 CASES.update(hostile_v2.CASES)  # attacks on an in-process grader, hidden where a cell scan does not look
 CASES.update(attacks_worker.CASES)  # attacks on the grader's kernel workers
-REVIEW = {"tamper_checker", "tamper_compare", "snoop", "redefined_launcher", "history_snoop", *hostile_v2.REVIEW,
-          *attacks_worker.REVIEW}
+# redefined_launcher and history_snoop are not flagged: the grader launches its own copy of the given launcher,
+# and hidden tests never run in the student's kernel, so neither is anything but the student's own business.
+REVIEW = {"tamper_checker", "tamper_compare", "snoop", *hostile_v2.REVIEW, *attacks_worker.REVIEW}
 REVIEW_CONTAINS = {"fork_bomb": "LIMIT_PROCESSES", "memory_fill": "LIMIT_MEMORY", "disk_fill": "LIMIT_DISK",
                    "infinite_loop": "cell time limit", "deleted_test": "repaired before grading",
                    "deleted_test_after_locked": "repaired before grading",

@@ -128,7 +128,8 @@ def _parse(src: str):
 
 def unmasked_loads(functions) -> list[dict]:
     """``functions``: [(name, source, globals)], the kernel first, then the student's @jit helpers.
-    Returns one dict per unmasked block load: function, line (1 = the def line), code."""
+    Returns one dict per unmasked block load: function, code (the kernel is the gate's text, whose lines are
+    not the cell's: the code names the load)."""
     found = []
     for k, (name, src, glob) in enumerate(functions):
         try:
@@ -139,7 +140,6 @@ def unmasked_loads(functions) -> list[dict]:
             continue
         lang = _Lang(glob)
         block = _taint(fn, lang, params_are_blocks=k > 0)
-        first = fn.lineno
         for node in ast.walk(fn):
             if not lang.is_call(node, "load"):
                 continue
@@ -149,7 +149,7 @@ def unmasked_loads(functions) -> list[dict]:
             names = {n.id for n in ast.walk(ptr) if isinstance(n, ast.Name)}
             direct_block = any(lang.is_call(n, "arange") for n in ast.walk(ptr))
             if (names & block or direct_block) and _is_none(_kw(node, "mask", 1)):
-                found.append({"function": name, "line": node.lineno - first + 1,
+                found.append({"function": name,
                               "code": ast.get_source_segment(src, node) or "tl.load(...)"})
     return found
 
@@ -157,7 +157,7 @@ def unmasked_loads(functions) -> list[dict]:
 def describe(found: list[dict], kernel_name: str) -> str:
     """Korean feedback naming the first unmasked load (and how many there are)."""
     f = found[0]
-    where = f"{f['function']}의 {f['line']}번째 줄" if f["function"] != kernel_name else f"커널 {f['line']}번째 줄"
+    where = f"@triton.jit 함수 {f['function']}" if f["function"] != kernel_name else "커널"
     code = " ".join(f["code"].split())
     if len(code) > 90:
         code = code[:87] + "..."
