@@ -33,6 +33,7 @@ def _bind(payload: dict, sources_before, run_seed: int) -> tuple[dict, list]:
                 names[name] = remote.KernelSource(name, gate.module_for(sources_before, name), run_seed)
             except gate.Refused as exc:
                 names[name] = remote.KernelSource(name, None, run_seed, refused=str(exc))
+                names[name].not_triton = exc.not_triton  # only a refusal of non-Triton code is a review finding
                 names[name].not_triton = exc.not_triton
         elif isinstance(enc, dict) and "__function__" in enc:
             try:
