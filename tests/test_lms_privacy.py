@@ -84,6 +84,15 @@ def test_no_student_file_shows_in_git_status_and_make_clean_removes_them(repo, t
                      if p.is_file() and ".git" not in p.relative_to(repo).parts)
     assert any(w.startswith("autograder/grades_canvas_filled_") for w in written)
     assert "autograder/feedback_canvas_demo01.zip" in written and "autograder/logs/roster.json" in written
+    # and the make target itself, as an instructor runs it (its command line, without the set-up steps)
+    dry = subprocess.run(["make", "-n", "-s", "--no-print-directory", "grades", "LMS=canvas"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    (line,) = [x for x in dry.stdout.splitlines() if "-m autograder grades" in x]
+    r = subprocess.run(["bash", "-c", line.replace(".venv/bin/python", sys.executable, 1)], cwd=ROOT,
+                       env=dict(os.environ, GEMM_LAB_COURSE_ROOT=str(repo)), capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert (repo / "autograder" / "grades_canvas.csv").exists() and (repo / "autograder" / "grades.csv").exists()
     assert _git(repo, "status", "--porcelain", "--untracked-files=all") == ""
     assert course.gradebook.exists()
 
