@@ -331,7 +331,7 @@ class PendingGetGrades(GetGrades):
         super()._get_score(cell, resources)
         grade = self.gradebook.find_grade(cell.metadata["nbgrader"]["grade_id"], self.notebook_id,
                                           self.assignment_id, self.student_id)
-        if grade.needs_manual_grade and grade.manual_score is None:
+        if grade.needs_manual_grade:  # awaits a person, as in make grades, the report and formgrader
             cell.metadata.nbgrader["score"] = PENDING
 
 
