@@ -320,3 +320,25 @@ def test_in_a_notebook_the_check_reads_the_cells_that_ran(kernels, capsys):
         assert isinstance(result.error_in_exec, AssertionError) and "타입 표기" in str(result.error_in_exec)
     finally:
         InteractiveShell.clear_instance()
+
+
+def test_findings_name_what_the_gate_refused_and_nothing_else(kernels):
+    from autograder.grade.integrity import verdict_findings
+    from gemm_lab.grading import replay
+
+    nb, name, src, given = kernels[KERNEL_NOTEBOOKS[0]]
+    test = _visible_test(nb, KERNEL_NOTEBOOKS[0])
+    tree = ast.parse(src)
+    next(n for n in tree.body if isinstance(n, ast.FunctionDef)).body = ast.parse("raise NotImplementedError()").body
+    stub = ast.unparse(tree)
+    for cell, flagged in [(attacks_gate.attack(src, name, "return_annotation"), True),
+                          (attacks_gate.attack(src, name, "default"), True), (stub, False), (f"{name} = None\n", False)]:
+        cells = [IMPORTS, *given, cell]
+        _outs, verdict = replay.grade_cell(test, {"claims": {name: {"__kernel__": name}}}, cells)
+        found = verdict_findings({"metadata": {"gemm_lab": {"verdict": verdict}}})
+        assert verdict["status"] == "fail", (cell, verdict)
+        if flagged:
+            reason = str(pytest.raises(gate.Refused, gate.module_for, cells, name).value)
+            assert len(found) == 1 and found[0].startswith("KERNEL_NOT_TRITON: ") and reason[:80] in found[0], found
+        else:
+            assert found == [], found
