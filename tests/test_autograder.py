@@ -117,7 +117,8 @@ def test_integrity_review_only_findings_zero_nothing():
         _cell("check(x)", grade=True, locked=True, grade_id="t1", points=1),
     ])
     findings, zero = integrity.review_notebook(nb)
-    assert zero == [] and {f.split(": ", 1)[1].split(" ")[0] for f in findings} >= {"EXIT", "SHELL"}
-    nb["cells"][0]["source"] = "get_ipython().input_transformers_cleanup.append(lambda l: [])"
+    # the exit is listed; a shell line is the student's own business (it runs in the sandbox like any code)
+    assert zero == [] and {f.split(": ", 1)[1].split(" ")[0] for f in findings} == {"EXIT"}
+    nb["cells"][0]["source"] = "import builtins\nbuiltins.print = None"
     findings, zero = integrity.review_notebook(nb)
     assert zero == [] and findings
