@@ -483,3 +483,15 @@ def test_make_report_shows_the_class_maps(tmp_path):
     report = analyze(course, "week07")
     assert [g["count"] for g in crm.summary(report, anonymous=False)[gid]] == [4, 2]
     assert [g["count"] for g in crm.summary(report, anonymous=True)[gid]] == [4]  # 2 < MIN_SHARED
+
+
+def test_report_reads_the_kernel_records_the_grader_keeps_in_check_entries(tmp_path):
+    from autograder.reporting.class_report import _clean_verdict
+
+    k = kernel(tmp_path, "softmax", edited("softmax", ('other=-float("inf")', "other=0.0")))
+    entries = _recorded(CHECKS["softmax"], k)
+    verdict, why = _clean_verdict({"grade_id": "g", "status": "fail", "message": entries[-1]["message"],
+                                   "checks": entries}, "g")
+    assert why is None and verdict["kernel"] is not None and verdict["kernel"]["compile_ok"]
+    failed = [c for c in verdict["kernel"]["cases"] if not c["ok"]]
+    assert len(failed) == 1 and em.ErrorMap.from_record(failed[0]["map"]).kind == "rows"

@@ -183,6 +183,17 @@ def _str(v, default: str = "") -> str:
     return v if isinstance(v, str) else default
 
 
+def _check_kernels(checks: list) -> dict | None:
+    """One kernel record of a cell from the records of its kernel checks (a cell may call several)."""
+    found = [ch["kernel"] for ch in checks if isinstance(ch, dict) and isinstance(ch.get("kernel"), dict)]
+    if not found:
+        return None
+    compiles = [k["compile"] for k in found if isinstance(k.get("compile"), dict)]
+    return {"refused": next((k["refused"] for k in found if k.get("refused")), None),
+            "compile": next((c for c in compiles if c.get("ok") is False), compiles[0] if compiles else {}),
+            "cases": [c for k in found for c in (k.get("cases") if isinstance(k.get("cases"), list) else [])]}
+
+
 def _clean_verdict(v, gid: str) -> tuple[dict | None, str | None]:
     """The verdict with every field of the expected type, or (None, why it is not counted)."""
     if not isinstance(v, dict):
@@ -197,6 +208,8 @@ def _clean_verdict(v, gid: str) -> tuple[dict | None, str | None]:
                            "expected": ch.get("expected"), "ok": ch.get("ok") is True,
                            "message": _str(ch.get("message"))})
     kernel = v.get("kernel")
+    if not isinstance(kernel, dict):  # the grader keeps each kernel check's record in its check entry
+        kernel = _check_kernels(v.get("checks") if isinstance(v.get("checks"), list) else [])
     if isinstance(kernel, dict):
         comp = kernel.get("compile") if isinstance(kernel.get("compile"), dict) else {}
         cases = [{"kind": _str(c.get("kind"), "?"), "where": _str(c.get("where")), "ok": c.get("ok") is True,
