@@ -131,20 +131,13 @@ def test_persistent_ownership_and_hidden(tmp_path, capsys):
     assert capsys.readouterr().out.count("✅ persistent_matmul") == 2
 
 
-def test_given_helper_copy_matches_the_master():
-    import inspect
-    import textwrap
 
-    from gemm_lab.grading import given_kernels
-
-    ours = textwrap.dedent(inspect.getsource(given_kernels.helpers("persistent")["record_tile"].fn))
-    master = master_cell(MASTERS["persistent"][0], "given_record_tile")
-    assert ours.strip() == master.strip()
+def test_the_given_helper_only_records():
     # the student writes the tile body (the blog's TODO 4): the given helper only records, it computes nothing
+    master = master_cell(MASTERS["persistent"][0], "given_record_tile")
     assert "tl.dot" not in master and "tl.zeros" not in master
     for part in ("tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)", "tl.dot(", "tl.store(c_ptr", "record_tile("):
         assert part in master_source("persistent"), part
-
 
 def test_trusted_launchers_match_the_locked_cells():
     # the grader's copies pass the same constexprs as the masters' locked launcher cells

@@ -17,9 +17,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.sandbox import bwrap
+from autograder.sandbox import bwrap, host
 from autograder.sandbox import cgroup as cg_mod
-from autograder.sandbox import host
 from autograder.sandbox import limits as lim
 from gemm_lab.grading import remote
 

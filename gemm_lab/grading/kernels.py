@@ -19,12 +19,8 @@ in this order (the first failure fails the test cell, so the cell's points need 
    (``_observed``), never what the kernel reports (``record_tile`` is a teaching aid).
 
 The ✅ line reports the cases and, per target, shared memory against that GPU's limit, registers/spills and
-whether tensor cores are used. Tamper resistance (see ``gemm_lab.grading.integrity``): the kernel is rebuilt
-with the grader's own globals (real ``triton.language``, the grader's copies of the notebook's given helpers),
-inputs are written and read back through the C-level ``torch._C.TensorBase`` methods, the reference is
-computed in plain Python, and the built-ins and the grader's module globals are checked again after the
-kernel ran. torch and triton are imported only when a kernel check runs. bf16 only works on a GPU (the
-interpreter's bf16 ``tl.dot`` is wrong).
+whether tensor cores are used. The reference is computed in plain Python; torch and triton are imported only
+when a kernel check runs. bf16 only works on a GPU (the interpreter's bf16 ``tl.dot`` is wrong).
 """
 
 from __future__ import annotations
@@ -34,12 +30,6 @@ from .kernel_cases import SENTINEL, TOLERANCES, _fmt, _idx, _Rand, _same_list
 
 __all__ = ["check_vector_add", "check_softmax", "check_matmul", "check_persistent", "TOLERANCES", "SENTINEL",
            "compile_results", "run_kernel"]
-
-
-def _device(torch):
-    from gemm_lab import runtime
-
-    return runtime.device()
 
 
 # --------------------------------------------------------------------------- preparing the runs (grader)
@@ -111,8 +101,8 @@ def _buffers(run, device, with_records):
     return ins, obuf, torch.as_strided(obuf, o["shape"], o["strides"], o["offset"]), records
 
 
-def _observed(call, buffers):
-    """``call()`` in Triton's interpreter, noting for every element of ``buffers`` (CPU tensors) the program
+def _observed(launch, args, buffers):
+    """``launch(*args)`` in Triton's interpreter, noting for every element of ``buffers`` (CPU tensors) the program
     that changed it: ``[[position, program], ...]`` per buffer, program -2 when several did. What the kernel
     does is watched, not asked: each time the interpreter moves to the next program, the buffers are compared
     with how the last one left them."""
@@ -140,7 +130,7 @@ def _observed(call, buffers):
 
     builder.set_grid_idx = set_grid_idx
     try:
-        returned = call()
+        returned = launch(*args)
     finally:
         settle()
         del builder.set_grid_idx
@@ -153,7 +143,9 @@ def _launch_runs(launch, observe_launch, runs, ownership):
     second launch of the same run in the interpreter)."""
     import torch
 
-    device = _device(torch)
+    from gemm_lab import runtime
+
+    device = runtime.device()
     results = []
     for run in runs:
         ins, obuf, out, records = _buffers(run, device, ownership)
@@ -161,16 +153,15 @@ def _launch_runs(launch, observe_launch, runs, ownership):
         result = {"error": None, "returned_tensor": False}
         try:
             if ownership and device == "cpu":
-                returned, result["writers"] = _observed(lambda: launch(*args), [b for b, _t in ins] + [obuf, *records])
+                returned, result["writers"] = _observed(launch, args, [b for b, _t in ins] + [obuf, *records])
             else:
                 returned = launch(*args)
             if device != "cpu":
                 torch.cuda.synchronize()
             if ownership and device != "cpu":
                 c_ins, c_obuf, c_out, c_rec = _buffers(run, "cpu", True)
-                _r, result["writers"] = _observed(
-                    lambda: observe_launch(*[t for _b, t in c_ins], c_out, *run["extra"], *c_rec),
-                    [b for b, _t in c_ins] + [c_obuf, *c_rec])
+                _r, result["writers"] = _observed(observe_launch, [t for _b, t in c_ins] + [c_out, *run["extra"], *c_rec],
+                                                  [b for b, _t in c_ins] + [c_obuf, *c_rec])
             result["returned_tensor"] = isinstance(returned, torch.Tensor)
         except Exception as exc:  # noqa: BLE001 - anything the student's kernel raises is feedback
             etype = type(exc).__name__

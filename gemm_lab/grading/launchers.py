@@ -9,8 +9,8 @@ an object whose ``[grid](...)`` calls torch is refused with a Korean message.
 
 ``rebuild(py, exercise, mode)`` makes a new kernel object from the student's function code with its own,
 minimal globals: only the names the kernel refers to, ``triton``/``triton.language`` bound to the real
-modules, helpers the notebook gives in locked cells bound to the grader's copies (``given_kernels``), other
-@jit helpers rebuilt the same way. ``mode="run"`` gives what the current runtime launches (interpreter
+modules, the @jit helpers it calls (the notebook's given ones too: what they record is no evidence, the grader
+watches what the programs write) rebuilt the same way. ``mode="run"`` gives what the current runtime launches (interpreter
 function under ``TRITON_INTERPRET=1``, JITFunction on a GPU), ``mode="interpret"`` the interpreter's (the
 grader watches what its programs write), ``mode="compile"`` a JITFunction for cross-compiling.
 ``EXERCISES[...]["launch"]`` are the locked launchers' copies (same arguments, grid and constexprs as the
@@ -21,8 +21,6 @@ constexpr values the launcher passes in a check, smallest first) are what they m
 from __future__ import annotations
 
 import types
-
-from . import given_kernels
 
 __all__ = ["EXERCISES", "genuine", "rebuild", "fingerprint", "student_functions", "check_arguments",
            "signature", "runtime_params"]
@@ -233,11 +231,6 @@ def _referenced(code) -> set:
     return names
 
 
-def _given_helpers(exercise: str) -> dict:
-    """The grader's copies of the notebook's locked @jit helpers for this exercise (made on first use)."""
-    return given_kernels.helpers(exercise)
-
-
 def _real_module(mod):
     import importlib
 
@@ -260,7 +253,6 @@ def rebuild(py, exercise: str, mode: str, _memo=None):
     memo = {} if _memo is None else _memo
     if id(py) in memo:
         return memo[id(py)]
-    helpers = _given_helpers(exercise)
     glob = {"__builtins__": builtins}
     new = types.FunctionType(py.__code__, glob, py.__name__, py.__defaults__, py.__closure__)
     new.__module__, new.__qualname__, new.__doc__ = py.__module__, py.__qualname__, py.__doc__
@@ -274,13 +266,7 @@ def rebuild(py, exercise: str, mode: str, _memo=None):
         if n not in source:
             continue
         val = source[n]
-        if n in helpers:
-            val = helpers[n]
-            if mode == "compile" and _TYPE(val) is not jit:
-                from gemm_lab import compile as _compile
-
-                val = _compile.as_jit_function(val)
-        elif _is_jit(val):
+        if _is_jit(val):
             val = rebuild(val.fn, exercise, mode, memo)
         elif _TYPE(val) is types.ModuleType:
             val = _real_module(val)
@@ -296,17 +282,15 @@ def _source(py) -> str:
 
 
 def student_functions(py, exercise: str, _seen=None) -> list:
-    """[(name, source, globals)] of the kernel and of the @jit helpers it calls that the student wrote
-    (the notebook's given helpers are the grader's copies and are left out)."""
+    """[(name, source, globals)] of the kernel and of the @jit helpers it calls."""
     seen = set() if _seen is None else _seen
     if id(py) in seen:
         return []
     seen.add(id(py))
     out = [(py.__name__, _source(py), py.__globals__)]
-    helpers = _given_helpers(exercise)
     for n in sorted(_referenced(py.__code__)):
         val = py.__globals__.get(n)
-        if n not in helpers and val is not None and _is_jit(val):
+        if val is not None and _is_jit(val):
             out += student_functions(val.fn, exercise, seen)
     return out
 
@@ -315,16 +299,13 @@ def fingerprint(py, exercise: str) -> str:
     """Text that changes whenever what the compiler sees changes: the kernel's source, its @jit helpers'
     sources, and the values of the other globals it names."""
     parts = []
-    helpers = _given_helpers(exercise)
     for fname, src, glob in student_functions(py, exercise):
         parts.append(f"def {fname}\n{src}")
         for n in sorted(_names_in(src)):
             if n not in glob:
                 continue
             val = glob[n]
-            if n in helpers:  # the grader's copy: its own source is part of what compiles
-                parts.append(f"{n}=given:{_source(helpers[n].fn)}")
-            elif _is_jit(val):
+            if _is_jit(val):
                 parts.append(f"{n}=jit:{val.fn.__name__}")
             elif _TYPE(val) is types.ModuleType:
                 parts.append(f"{n}=module:{val.__name__}")

@@ -186,31 +186,18 @@ atexit.register(close_workers)
 
 _COMPILED: dict[str, object] = {}
 COMPILE_CACHE_ENV = "GEMM_LAB_WORKER_COMPILE_CACHE"
-_VERSION: list = []
-
-
-def _version() -> str:
-    """What else decides a compile result: the grading code that builds and compiles, and Triton."""
-    if not _VERSION:
-        import hashlib
-        from importlib.metadata import PackageNotFoundError, version
-
-        h = hashlib.sha256()
-        here = Path(__file__).resolve().parent
-        for f in sorted(here.glob("*.py")) + [here.parent / "compile" / "__init__.py"]:
-            h.update(f.read_bytes())
-        try:
-            h.update(version("triton").encode())
-        except PackageNotFoundError:
-            pass
-        _VERSION.append(h.hexdigest())
-    return _VERSION[0]
 
 
 def _compile_key(job: dict, constexprs: dict) -> str:
+    """Everything a compile result depends on: the module text, what is compiled of it, the code that
+    compiles it and Triton."""
     import hashlib
+    from importlib.metadata import version
 
-    blob = json.dumps([_version(), job["module"], job["kernel"], job["exercise"], job["dtype"],
+    from . import kernel_compile, kernels, launchers
+
+    code = [hashlib.sha256(Path(m.__file__).read_bytes()).hexdigest() for m in (kernel_compile, kernels, launchers)]
+    blob = json.dumps([job["module"], job["kernel"], job["exercise"], job["dtype"], version("triton"), code,
                        sorted((k, repr(v)) for k, v in constexprs.items())])
     return hashlib.sha256(blob.encode()).hexdigest()
 

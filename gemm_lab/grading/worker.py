@@ -46,23 +46,12 @@ def _load(text: str):
     return mod
 
 
-_KERNEL_READY: list[bool] = []
-
-
-def _kernel_setup() -> None:
-    """Once, before the first kernel job: the course's runtime decides TRITON_INTERPRET before Triton is
-    imported (a function-only worker never imports torch or Triton)."""
-    if not _KERNEL_READY:
-        from gemm_lab import runtime
-
-        if runtime.INTERPRET:
-            _interpreter_without_overflow_sanitizer()
-        _KERNEL_READY.append(True)
-
-
 def _kernel(job: dict) -> dict:
-    _kernel_setup()
+    from gemm_lab import runtime  # decides TRITON_INTERPRET before Triton is imported
     from gemm_lab.grading import kernels
+
+    if runtime.INTERPRET:
+        _interpreter_without_overflow_sanitizer()
 
     mod = _load(_as_text(job["module"]))
     obj = getattr(mod, job["kernel"])
