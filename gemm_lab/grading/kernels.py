@@ -177,8 +177,8 @@ def _launch_runs(launch, observe_launch, runs, ownership):
 
 
 def _static(exercise, kernel_obj, name):
-    """genuine kernel -> static checks; the plain function and its argument names, or the Korean
-    AssertionError."""
+    """genuine kernel (the gate already refused stubs, recursion and what is not Triton) -> static checks; the
+    plain function and its argument names, or the Korean AssertionError."""
     py = launchers.genuine(kernel_obj, exercise, name)
     arg_names = launchers.check_arguments(py, exercise, name)
     try:
@@ -187,14 +187,6 @@ def _static(exercise, kernel_obj, name):
         raise AssertionError(
             f"❌ {name}: 커널의 소스 코드를 읽을 수 없습니다. 노트북 셀에서 @triton.jit으로 정의한 커널을 "
             "넘기세요.") from None
-    if kernel_static.unfinished(functions):
-        raise AssertionError(f"❌ {name}: 아직 구현하지 않았습니다 (NotImplementedError). 커널의 TODO를 "
-                                   "채우세요.")
-    cycle = kernel_static.recursion(functions)
-    if cycle:
-        raise AssertionError(
-            f"❌ {name}: @triton.jit 함수의 재귀 호출({' → '.join(cycle)})은 GPU용으로 컴파일되지 않습니다 "
-            "(Triton 컴파일러가 끝나지 않습니다; 해석기만 실행합니다). 반복문(for ... in range)으로 바꾸세요.")
     found = kernel_static.unmasked_loads(functions)
     if found:
         raise AssertionError(f"❌ {name}: {kernel_static.describe(found, py.__name__)}")
@@ -430,6 +422,10 @@ def _check(exercise, kernel_obj, cases, extra_for, seed, dtype, name, hint, owne
                               "x.stride(0), x.stride(1)을 커널에 넘기세요.")
             if user_hint:
                 extra_hint += f" (힌트: {user_hint})"
+            if case.get("secret"):  # a hidden case: its layout and the kind of mistake, never a shape or value
+                from gemm_lab.viz.error_map import hidden_text
+
+                where, reason = hidden_text(where, reason)
             msg = f"❌ {name} (경우 {run['case'] + 1}/{len(cases)}: {where}): {reason}{extra_hint}"
             _error_map(exercise, case, run, result, msg, entry["cases"][-1], ownership)
             record.finish(False, msg)
@@ -444,11 +440,13 @@ def _check(exercise, kernel_obj, cases, extra_for, seed, dtype, name, hint, owne
     return None
 
 
-def _mark_drawn(cases, n: int, hidden: bool = False) -> None:
+def _mark_drawn(cases, n: int, hidden: bool = False, public: int = 0) -> None:
     """The last ``n`` cases are the grader's drawn shapes (the class report and review tell them apart);
-    every case of a ``hidden=True`` check is hidden (no error map shows its shape)."""
-    for case in cases:
+    every case of a ``hidden=True`` check is hidden (no error map shows its shape), and those past the
+    ``public`` ones the notebook's own check also runs are secret (their message names no shape or value)."""
+    for k, case in enumerate(cases):
         case["hidden"] = hidden
+        case["secret"] = hidden and public <= k < len(cases) - n
     for case in cases[len(cases) - n:] if n else []:
         case["drawn"] = True
 
@@ -520,7 +518,7 @@ def check_matmul(kernel, *, hidden=False, noncontiguous=True, dtype="float16", s
         raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
     more, seed = _graded_extra(kernel, "matmul", seed)
     cases = kernel_cases.matmul_cases(hidden, noncontiguous, tuple(shapes) + more, aligned)
-    _mark_drawn(cases, len(more), hidden)
+    _mark_drawn(cases, len(more), hidden, len(kernel_cases.matmul_cases(False, noncontiguous, (), aligned)))
     return _check("matmul", kernel, cases, lambda case: [()], seed, dtype, name, hint)
 
 
@@ -541,7 +539,7 @@ def check_persistent(kernel, *, hidden=False, noncontiguous=True, dtype="float16
             raise ValueError(f"num_programs must be positive ints, got {p!r}")
     more, seed = _graded_extra(kernel, "matmul", seed)
     cases = kernel_cases.persistent_cases(hidden, noncontiguous, aligned, extra_shapes=more)
-    _mark_drawn(cases, len(more), hidden)
+    _mark_drawn(cases, len(more), hidden, len(kernel_cases.persistent_cases(False, noncontiguous, aligned)))
 
     def extra_for(case):  # a drawn shape runs at one uneven program count: the shape is what it tests
         return [(counts[min(1, len(counts) - 1)],)] if case.get("drawn") else [(p,) for p in counts]
@@ -555,7 +553,7 @@ def check_vector_add(kernel, *, hidden=False, dtype="float32", sizes=(), seed=0,
         raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
     more, seed = _graded_extra(kernel, "vector", seed)
     cases = kernel_cases.vector_add_cases(hidden, tuple(sizes) + more)
-    _mark_drawn(cases, len(more), hidden)
+    _mark_drawn(cases, len(more), hidden, len(kernel_cases.vector_add_cases(False)))
     return _check("vector_add", kernel, cases, lambda case: [()], seed, dtype, name, hint)
 
 
@@ -566,5 +564,5 @@ def check_softmax(kernel, *, hidden=False, dtype="float32", shapes=(), seed=0, n
         raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
     more, seed = _graded_extra(kernel, "softmax", seed)
     cases = kernel_cases.softmax_cases(hidden, tuple(shapes) + more)
-    _mark_drawn(cases, len(more), hidden)
+    _mark_drawn(cases, len(more), hidden, len(kernel_cases.softmax_cases(False)))
     return _check("softmax", kernel, cases, lambda case: [()], seed, dtype, name, hint)
