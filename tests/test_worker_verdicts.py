@@ -263,3 +263,15 @@ def test_the_sandboxed_worker_writes_nothing_on_the_host_past_the_kernels_caps(t
     if os.geteuid() == 0:  # unprivileged, the socket folder is a plain one, as the notebook kernel's is
         assert "wrote 4 MiB" not in written.values(), written
     assert not folder.exists()
+
+
+def test_a_worker_incident_reaches_the_hand_ins_review():
+    from autograder.grade.merge import HandInResult, _notebook_review
+
+    cell = {"cell_type": "code", "source": "g.check_vector_add(add_kernel)", "outputs": [],
+            "metadata": {"nbgrader": {"grade": True, "grade_id": "t", "points": 3, "solution": False},
+                         "gemm_lab": {"verdict": {"status": "pass", "incidents": [
+                             "grading worker died mid-check (...); started again"]}}}}
+    res = HandInResult("s", "week06", True, 1.0, "")
+    _notebook_review(res, "01_block_model", {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    assert res.incidents == {"01_block_model": ["grading worker died mid-check (...); started again"]}
