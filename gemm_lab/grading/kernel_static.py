@@ -5,20 +5,17 @@
 in any order, loops included) may point past the end of a tensor on the last block, and an unmasked load
 there reads out of bounds on a GPU even when the store is masked (the output checks cannot see such a
 read: the value is never stored). Tensor descriptors (``desc.load``) check bounds in hardware and are not
-flagged; block pointers never get here (the gate refuses them). In a helper the student wrote, every
-non-constexpr parameter may be a block, so its loads need a mask too. The check keys on what names are bound to (``triton.language`` under any alias, ``load`` imported
-by name), not on the sample solutions' variable names.
-
-``unfinished(functions)`` tells whether a kernel still raises ``NotImplementedError`` (the release stub);
-``recursion(functions)`` finds a @jit function that calls itself (directly or through others): the
-interpreter runs it, triton 3.7's compiler never finishes compiling it.
+flagged; block pointers never get here (the gate refuses them, as it refuses the release stub and
+recursion). In a helper the student wrote, every non-constexpr parameter may be a block, so its loads need
+a mask too. The check keys on what names are bound to (``triton.language`` under any alias, ``load``
+imported by name), not on the sample solutions' variable names.
 """
 
 from __future__ import annotations
 
 import ast
 
-__all__ = ["unmasked_loads", "unfinished", "recursion", "describe"]
+__all__ = ["unmasked_loads", "describe"]
 
 _TYPE = (0).__class__.__class__
 
@@ -165,47 +162,3 @@ def describe(found: list[dict], kernel_name: str) -> str:
     return (f"마스크 없는 로드 `{code}` ({where}){more}: 포인터 블록의 일부 레인이 텐서 범위 밖을 가리킬 수 "
             "있습니다. 저장(tl.store)에 마스크가 있어도 GPU에서는 범위 밖 읽기가 잘못된 메모리 접근이 됩니다. "
             "tl.load(..., mask=..., other=...)로 범위 안의 레인만 읽으세요.")
-
-
-def recursion(functions) -> list[str] | None:
-    """A cycle of calls among the kernel and the student's @jit helpers (``["f", "g", "f"]``), or None.
-    Triton 3.7's compiler does not terminate on a recursive @jit function (the interpreter runs it)."""
-    names = {name for name, _src, _glob in functions}
-    calls = {}
-    for name, src, _glob in functions:
-        try:
-            fn = _parse(src)
-        except SyntaxError:
-            continue
-        calls[name] = sorted({n.func.id for n in ast.walk(fn) if fn is not None and isinstance(n, ast.Call)
-                              and isinstance(n.func, ast.Name) and n.func.id in names})
-
-    def visit(name, path):
-        if name in path:
-            return path[path.index(name):] + [name]
-        for callee in calls.get(name, ()):
-            found = visit(callee, path + [name])
-            if found:
-                return found
-        return None
-
-    for name, _src, _glob in functions:
-        cycle = visit(name, [])
-        if cycle:
-            return cycle
-    return None
-
-
-def unfinished(functions) -> bool:
-    """True when the kernel (or a helper the student wrote) still raises NotImplementedError."""
-    for _name, src, _glob in functions:
-        try:
-            fn = _parse(src)
-        except SyntaxError:
-            continue
-        for node in ast.walk(fn) if fn is not None else ():
-            if isinstance(node, ast.Raise) and node.exc is not None:
-                exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-                if isinstance(exc, ast.Name) and exc.id == "NotImplementedError":
-                    return True
-    return False
