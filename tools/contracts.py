@@ -40,7 +40,7 @@ SECTIONS = [
     ]),
     ("Grading (what test cells call, and how the autograder judges)", [
         "gemm_lab.grading", "gemm_lab.grading.integrity", "gemm_lab.grading.findings", "gemm_lab.grading.handout",
-        "gemm_lab.grading.replay", "gemm_lab.grading.extract", "gemm_lab.grading.remote",
+        "gemm_lab.grading.replay", "gemm_lab.grading.gate", "gemm_lab.grading.remote",
         "gemm_lab.grading.record",
     ]),
 ]
