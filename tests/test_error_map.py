@@ -495,3 +495,37 @@ def test_report_reads_the_kernel_records_the_grader_keeps_in_check_entries(tmp_p
     assert why is None and verdict["kernel"] is not None and verdict["kernel"]["compile_ok"]
     failed = [c for c in verdict["kernel"]["cases"] if not c["ok"]]
     assert len(failed) == 1 and em.ErrorMap.from_record(failed[0]["map"]).kind == "rows"
+
+
+def test_hidden_case_message_names_no_shape_or_value(tmp_path):
+    import re
+
+    # strides of A and B ignored: right on every public (row-major) case, wrong on the hidden transposed one
+    k = kernel(tmp_path, "matmul", edited("matmul", ("offs_k[None, :] * stride_ak", "offs_k[None, :]"),
+                                          ("offs_bn[None, :] * stride_bn", "offs_bn[None, :]")))
+    CHECKS["matmul"](k)
+    entries = _recorded(CHECKS["matmul"], k, hidden=True)
+    msg, case = entries[-1]["message"], entries[-1]["kernel"]["cases"][-1]
+    assert "전치(transposed) 뷰" in msg and ("값이 다릅니다" in msg or "NaN" in msg), msg
+    assert not re.search(r"\[\d|기대|처음 틀린|최대 오차|\d+/\d+개", msg), msg
+    assert re.search(r"a\[\d+, \d+\] 전치", case["where"]) and "map" not in case  # the instructor's record keeps it
+    assert em.notebook_outputs(entries) == []
+
+
+def test_hidden_text_keeps_the_diagnosis_and_drops_facts():
+    where, text = em.hidden_text(
+        "a[1, 70] 행 사이 여백, c[1, 33] 행 사이 여백, num_programs=5",
+        "값이 다릅니다 — 처음 틀린 원소 c[0, 1]: 15 (기대 1), 틀린 원소 33/33개, 최대 오차 14. K축 마스크의 other 값이 "
+        "0.0이 아닌 것 같습니다: 모든 원소가 약 14만큼 큽니다. tl.load(..., mask=..., other=0.0)을 쓰세요.")
+    assert where == "a 행 사이 여백, c 행 사이 여백, num_programs=5"
+    assert text == ("값이 다릅니다. K축 마스크의 other 값이 0.0이 아닌 것 같습니다: 모든 원소가 일정하게 큽니다. "
+                    "tl.load(..., mask=..., other=0.0)을 쓰세요.")
+    for reason, kept in (
+        ("출력 232개가 쓰이지 않았습니다 (처음: c[0, 32]). 그리드 크기를 확인하세요.", "출력 일부가 쓰이지 않았습니다. 그리드"),
+        ("마스크가 빠진 것 같습니다: 출력 바깥 여백(margin)에 값이 써졌습니다 (마지막 원소 뒤 1칸). tl.store의 mask",
+         "여백(margin)에 값이 써졌습니다. tl.store의 mask"),
+        ("tile 3을(를) program 0이(가) 썼습니다 (기대: program 3, tile 15개, program 5개): program pid는",
+         "어떤 tile을(를) program 0이(가) 썼습니다: program pid는"),
+        ("결과에 NaN/inf가 있습니다 (처음: c[0, 3]): 범위 밖 입력(NaN으로 채운 여백)을", "NaN/inf가 있습니다: 범위 밖 입력(NaN"),
+    ):
+        assert kept in em.hidden_text("c[1, 1]", reason)[1], reason

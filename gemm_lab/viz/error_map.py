@@ -32,7 +32,7 @@ import numpy as np
 
 __all__ = ["OK", "WRONG", "UNWRITTEN", "MARGIN", "OUTSIDE", "LABELS", "COLORS", "ErrorMap", "arrays_for",
            "arrays_from_buffer", "block_from", "figure_for", "png_of", "png_for", "text_for", "show", "notebook_outputs",
-           "mistake"]
+           "mistake", "hidden_text"]
 
 OK, WRONG, UNWRITTEN, MARGIN, OUTSIDE = 0, 1, 2, 3, 4
 LABELS = {OK: "맞음", WRONG: "틀린 값", UNWRITTEN: "쓰이지 않음", MARGIN: "여백(텐서 밖)에 씀", OUTSIDE: "텐서 밖"}
@@ -274,6 +274,24 @@ def mistake(message: str) -> str:
         text = rest
     text = re.sub(r"\S+\[[^\]]*\]", "#", text)
     return _NUMBERS.sub("#", text).strip()[:300]
+
+
+_FACTS = re.compile(r" — 처음 틀린 원소 .*?, 최대 오차 \S+?\.(?= |$)")
+_WHERE_PARENS = re.compile(r"\s*\((?:처음|기대|마지막 원소|첫 원소|tile)[^()]*\)|\s*\([^()]*\[[^()]*\)")
+
+
+def hidden_text(where: str, reason: str) -> tuple[str, str]:
+    """What a failed hidden case may tell the student: its layout words and the diagnosis, never a shape or a
+    value (``a[45, 37] 전치(transposed) 뷰`` -> ``a 전치(transposed) 뷰``; the facts of a '값이 다릅니다 — …'
+    line, the first element, counts and tile numbers left out)."""
+    where = re.sub(r"\[[^\]]*\]", "", str(where))
+    text = _FACTS.sub(".", str(reason))
+    text = _WHERE_PARENS.sub("", text)
+    text = re.sub(r"출력 \d+개가", "출력 일부가", text)
+    text = re.sub(r"약 \S+만큼", "일정하게", text)
+    text = re.sub(r"tile (?:번호 )?\d+(?=[을이의까])", "어떤 tile", text)
+    text = re.sub(r"\w+\[\d+(?:, \d+)*\]", "", text)
+    return where, re.sub(r"\s{2,}", " ", text).strip()
 
 
 # --------------------------------------------------------------------------------------- drawing
