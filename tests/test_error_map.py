@@ -333,7 +333,7 @@ def test_mistake_key_drops_numbers_and_shapes():
     a = ("❌ matmul (경우 2/3: a[37, 50] 연속, c[37, 45] 연속): 값이 다릅니다 — 처음 틀린 원소 c[3, 4]: 1.5 (기대 2), "
          "틀린 원소 12/1665개, 최대 오차 0.5. 일부 행/열만 틀렸습니다: 가장자리 타일")
     b = a.replace("c[3, 4]", "c[9, 1]").replace("12/1665", "40/1665").replace("37", "29")
-    assert em.mistake(a) == em.mistake(b) == "일부 행/열만 틀렸습니다: 가장자리 타일"
+    assert em.mistake(a) == em.mistake(b) == "값이 다릅니다. 일부 행/열만 틀렸습니다: 가장자리 타일"
 
 
 # --------------------------------------------------------------------------- the picture
@@ -434,7 +434,7 @@ def test_class_groups_overlay_students_of_one_case_and_mistake():
     maps = [("s1", "c[20, 24]", left.to_record(msg)), ("s2", "c[20, 24]", right.to_record(msg.replace("9/", "7/"))),
             ("s3", "c[20, 24]", margin), ("s4", "c[20, 24]", {"kind": "forged"})]
     groups = crm.groups(maps)
-    assert [len(g.students) for g in groups] == [2, 1] and groups[0].mistake == "일부 행/열만 틀렸습니다"
+    assert [len(g.students) for g in groups] == [2, 1] and groups[0].mistake == "값이 다릅니다. 일부 행/열만 틀렸습니다"
     share = groups[0].shares()[WRONG]
     assert (share[:20, :8] == 0.5).all() and (share[:20, 8:16] == 0.5).all() and (share[:, 16:] == 0).all()
     assert (share[20:] == 0).all()  # the overhang of the edge tiles: nobody wrong there

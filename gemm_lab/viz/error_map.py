@@ -258,22 +258,16 @@ def arrays_from_buffer(expected, buffer, *, shape, strides, offset, sentinel, bl
                       owner=owner, asked_owner=asked_owner)
 
 
-_NUMBERS = re.compile(r"-?\d+(\.\d+)?(e-?\d+)?")
-
-
 def mistake(message: str) -> str:
-    """The diagnosis of a check's message without its numbers (what maps of one mistake share): the text
-    after the facts of a '값이 다릅니다 — …' line, element indices and counts replaced by '#'."""
+    """The diagnosis of a check's message as the maps of one mistake share it: the name and the case left
+    out, then :func:`hidden_text` (no facts, element, count or tile number) and program numbers as '#'."""
     text = str(message or "")
-    text = re.sub(r"^❌ [^:]*\(경우 [^)]*\)[^:]*: ", "", text)  # the name and the case (a shape)
-    text = re.sub(r"^❌ [^:]*: ", "", text)
-    if " — " in text:
-        head, _, rest = text.partition(" — ")
-        rest = rest.split("개. ", 1)[1] if "개. " in rest else rest
-        rest = rest.split(". ", 1)[1] if ". " in rest and rest.startswith("처음") else rest
-        text = rest
-    text = re.sub(r"\S+\[[^\]]*\]", "#", text)
-    return _NUMBERS.sub("#", text).strip()[:300]
+    start, end = text.find(" (경우 "), -1
+    if start >= 0:
+        end = text.find("): ", start)
+    text = text[end + 3:] if end > start >= 0 else re.sub(r"^❌ [^:]*: ", "", text)
+    text = hidden_text("", text)[1]
+    return re.sub(r"program \d+", "program #", text)[:300]
 
 
 _FACTS = re.compile(r" — 처음 틀린 원소 .*?, 최대 오차 \S+?\.(?= |$)")
