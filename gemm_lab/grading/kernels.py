@@ -158,10 +158,18 @@ def _launch_runs(launch, observe_launch, runs, ownership):
                 returned = launch(*args)
             if device != "cpu":
                 torch.cuda.synchronize()
-            if ownership and device != "cpu":
+            if ownership and device != "cpu":  # Triton's own @jit library is compiled here: interpret it too
+                from triton.runtime.interpreter import InterpretedFunction
+                from triton.runtime.jit import JITFunction
+
                 c_ins, c_obuf, c_out, c_rec = _buffers(run, "cpu", True)
-                _r, result["writers"] = _observed(observe_launch, [t for _b, t in c_ins] + [c_out, *run["extra"], *c_rec],
-                                                  [b for b, _t in c_ins] + [c_obuf, *c_rec])
+                compiled_call = JITFunction.__call__
+                JITFunction.__call__ = lambda self, *a, **k: InterpretedFunction(self.fn)(*a, **k)
+                try:
+                    _r, result["writers"] = _observed(observe_launch, [t for _b, t in c_ins] + [c_out, *run["extra"],
+                                                      *c_rec], [b for b, _t in c_ins] + [c_obuf, *c_rec])
+                finally:
+                    JITFunction.__call__ = compiled_call
             result["returned_tensor"] = isinstance(returned, torch.Tensor)
         except Exception as exc:  # noqa: BLE001 - anything the student's kernel raises is feedback
             etype = type(exc).__name__
