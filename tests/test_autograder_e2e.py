@@ -107,7 +107,7 @@ def test_samples_graded_as_expected_and_contained(tmp_path, make_scratch_course,
         by_student = {r[0]: r for r in rows[1:]}
         if set(by_student) != set(state["students"]) | {"max"} or by_student["max"][3] != "9":
             problems.append(f"grades.csv rows {sorted(by_student)}")
-        if by_student["full_marks"][3] != "8" or "subvert" not in by_student["tamper_compare"][4]:
+        if by_student["full_marks"][3] != "8" or "findings (" not in by_student["tamper_compare"][4]:
             problems.append(f"grades.csv content {by_student['full_marks']} {by_student['tamper_compare']}")
         feedback(demo, ASSIGNMENT)
         html = demo.feedback / "full_marks" / ASSIGNMENT / "01_counts.html"

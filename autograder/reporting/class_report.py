@@ -314,7 +314,7 @@ def _review_notes(course: Course, assignment: str) -> tuple[dict, list]:
     (review_flags reads the whole gradebook object by object, seconds for a big class).
     """
     from autograder.collect.report import load, report_path
-    from autograder.reporting.report import _fmt, _incident_tag
+    from autograder.reporting.report import _findings_note, _incident_tag
 
     notes: dict[str, list[str]] = defaultdict(list)
     collected = (load(report_path(course, assignment)) or {"students": {}})["students"]
@@ -334,13 +334,8 @@ def _review_notes(course: Course, assignment: str) -> tuple[dict, list]:
         if not entry.get("ok", True):
             notes[s].append(f"{assignment}: grader error")
         for nb, items in sorted(entry.get("findings", {}).items()):
-            tamper = [f for f in items if not str(f).endswith("[검토만]")]
-            if tamper:
-                notes[s].append(f"{assignment}/{nb}: tampering ({len(tamper)} findings), "
-                                f"{len(entry.get('zeroed', {}).get(nb, []))} test cells zeroed for review "
-                                f"({_fmt(entry.get('withheld_points', {}).get(nb, 0))} pts withheld)")
-            elif items:
-                notes[s].append(f"{assignment}/{nb}: {len(items)} findings (review only)")
+            if items:  # review only: scores never depend on a finding
+                notes[s].append(f"{assignment}/{nb}: {_findings_note(items)}")
         for nb, items in sorted(entry.get("incidents", {}).items()):
             notes[s].append(f"{assignment}/{nb}: {', '.join(sorted({_incident_tag(str(i)) for i in items}))}")
         for key, label in (("repairs", "repaired before grading"), ("redacted", "hidden-test text redacted")):

@@ -66,14 +66,19 @@ def review_flags(course: Course) -> dict[str, list[str]]:
                 notes.append(f"{assignment}: grader error")
             for nb, items in sorted(entry.get("findings", {}).items()):
                 if items:
-                    notes.append(f"{assignment}/{nb}: {len(items)} findings: code that tries to subvert a "
-                                 "checker (review; scores are the grader's)")
+                    notes.append(f"{assignment}/{nb}: {_findings_note(items)} (review; scores are the grader's)")
             for nb, items in sorted(entry.get("incidents", {}).items()):
                 tags = sorted({_incident_tag(i) for i in items})
                 notes.append(f"{assignment}/{nb}: {', '.join(tags)}")
             for key, label in (("repairs", "repaired before grading"), ("redacted", "hidden-test text redacted")):
                 notes += [f"{assignment}/{nb}: {label}: {'; '.join(v)}" for nb, v in sorted(entry.get(key, {}).items())]
     return {k: v for k, v in out.items() if v}
+
+
+def _findings_note(items) -> str:
+    """``3 findings (KERNEL_NOT_TRITON, WRITES_MODULE)``: how many, and what the gate refused or the scan saw."""
+    codes = sorted({str(i).split(": ", 1)[-1].split(" ")[0].rstrip(":") for i in items})
+    return f"{len(items)} findings ({', '.join(codes)})"
 
 
 def _incident_tag(text: str) -> str:

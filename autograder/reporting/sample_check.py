@@ -39,6 +39,10 @@ def compare_with_expected(course: Course, assignment: str, samples: Path) -> lis
         zeroed_or_found = any("tampering" in f or "findings" in f for f in flags.get(student, []))
         if want and not zeroed_or_found:
             bad.append(f"{student}: expected a review flag, none")
+        mine = [f for f in flags.get(student, []) if f.startswith(f"{assignment}/") and ("tampering" in f or
+                                                                                        "findings" in f)]
+        if mine and not want:  # honest work never reads as tampering
+            bad.append(f"{student}: a review flag where none is expected: {mine[0][:200]}")
     from autograder.samplekit.make_samples import (
         read_review_contains,  # sandbox limits / repairs the review column must name
     )

@@ -346,7 +346,9 @@ CASES.update(hostile_v2.CASES)  # attacks on an in-process grader, hidden where 
 CASES.update(attacks_worker.CASES)  # attacks on the grader's kernel workers
 # redefined_launcher and history_snoop are not flagged: the grader launches its own copy of the given launcher,
 # and hidden tests never run in the student's kernel, so neither is anything but the student's own business.
-REVIEW = {"tamper_checker", "tamper_compare", "snoop", *hostile_v2.REVIEW, *attacks_worker.REVIEW}
+# The sandbox probes are flagged too: the scan names what they do (exit, fork, subprocess, files outside, ctypes).
+REVIEW = {"tamper_checker", "tamper_compare", "snoop", "sys_exit", "os_exit", "fork_bomb", "memory_fill", "disk_fill",
+          "kernel_crash", *hostile_v2.REVIEW, *attacks_worker.REVIEW}
 REVIEW_CONTAINS = {"fork_bomb": "LIMIT_PROCESSES", "memory_fill": "LIMIT_MEMORY", "disk_fill": "LIMIT_DISK",
                    "infinite_loop": "cell time limit", "deleted_test": "repaired before grading",
                    "deleted_test_after_locked": "repaired before grading",
