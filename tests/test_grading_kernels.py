@@ -391,11 +391,11 @@ def test_bad_kernel_is_rejected_with_its_message(tmp_path, name):
         assert any(not r["ok"] and e["message"] in r["message"] for r in results), results
     kw = {"num_programs": [1, 3, 40], "ownership": True} if e["exercise"] == "persistent" else {}
     msg = rejects(CHECKS[e["exercise"]], k, hidden=True, **kw)
-    try:  # a kernel the gate refuses gets the gate's message, in the notebook as in the grader
+    try:  # a jit kernel the gate refuses gets the gate's message, in the notebook as in the grader
         gate.module_for([HEADER, *given(e["exercise"]), *cells], MASTERS[e["exercise"]][2])
     except gate.Refused as exc:
-        assert str(exc) in msg, msg
-        return
+        if str(exc) in msg:
+            return
     assert e["message"] in msg, msg
     if e["kind"] == "compile":
         assert "컴파일되지 않습니다" in msg and "Traceback" not in msg
