@@ -281,6 +281,78 @@ def test_persistent_wrong_owner_is_an_ownership_failure(tmp_path):
     assert "program pid는" in msg and "num_programs=3" in msg
 
 
+_INDEX_AS_TRITON_36 = """
+from triton.runtime import interpreter as _interp
+_patch = _interp._patch_lang_tensor
+def _as_36(tensor, scope):  # Triton 3.6.0: int() of the scalar's one-element array, refused by NumPy 2.4
+    _patch(tensor, scope)
+    scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data))
+_interp._patch_lang_tensor = _as_36
+"""
+
+_PROGRAM_0_COMPUTES_ALL = ("for tile_id in tl.range(pid, num_tiles, NUM_PROGRAMS):",
+                           "for tile_id in tl.range(0, num_tiles * (pid == 0).to(tl.int32)):")
+
+
+@pytest.mark.skipif(not runtime.INTERPRET, reason="the interpreter's scalars (on a GPU the first run is compiled)")
+def test_persistent_ownership_where_the_interpreter_reads_scalars_as_triton_36(tmp_path, monkeypatch):
+    """Triton 3.6's interpreter turns ``tl.range(pid, num_tiles, P)``'s scalars into ints with ``int(array)``:
+    a plain launch fails under NumPy 2.4, the grader's launches still read them (and still judge ownership)."""
+    import warnings
+
+    from triton.runtime import interpreter
+
+    monkeypatch.setattr(interpreter, "_patch_lang_tensor", interpreter._patch_lang_tensor)
+    exec(_INDEX_AS_TRITON_36, {})
+    k = kernel(tmp_path, "persistent")
+    with warnings.catch_warnings(), pytest.raises(Exception, match="0-dimensional|convert"):
+        warnings.simplefilter("error", DeprecationWarning)  # NumPy before 2.4 only warns
+        assert _interpreter_answer_is_right("persistent", k)
+    check_persistent(k, num_programs=[1, 3, 20], ownership=True)
+    msg = rejects(check_persistent, kernel(tmp_path, "persistent", edited("persistent", _PROGRAM_0_COMPUTES_ALL)),
+                  num_programs=[3], ownership=True, noncontiguous=False)
+    assert "program 0이(가) 썼습니다 (기대: program 1" in msg, msg
+
+
+def test_persistent_ownership_on_a_gpu_host(tmp_path):
+    """A GPU host's path on this CPU (TRITON_INTERPRET=0, a device that is not "cpu", the "GPU" run done by the
+    interpreter): the ownership run is interpreted with Triton's own @jit library interpreted too, also where
+    the interpreter reads scalars as Triton 3.6 does. The master passes; program 0 computing every tile fails."""
+    import os
+    import subprocess
+    import sys
+
+    good = load(tmp_path, *given("persistent"), master_source("persistent")).__file__
+    bad = load(tmp_path, *given("persistent"), edited("persistent", _PROGRAM_0_COMPUTES_ALL)).__file__
+    code = f"""import importlib.util, torch
+from gemm_lab import runtime
+from gemm_lab.grading import check_persistent, launchers
+from triton.runtime.interpreter import InterpretedFunction
+from triton.runtime.jit import JITFunction
+{_INDEX_AS_TRITON_36}
+assert not runtime.INTERPRET
+runtime.device = lambda: "cpu:0"
+torch.cuda.synchronize = lambda: None
+JITFunction.__call__ = lambda self, *a, **k: InterpretedFunction(self.fn)(*a, **k)
+_rebuild = launchers.rebuild
+launchers.rebuild = lambda py, ex, mode, _memo=None: _rebuild(py, ex, "interpret" if mode == "run" else mode, _memo)
+def kernel(path):
+    spec = importlib.util.spec_from_file_location("hand_in_" + str(abs(hash(path))), path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.student_persistent_kernel
+check_persistent(kernel({good!r}), num_programs=[1, 3, 20], ownership=True)
+try:
+    check_persistent(kernel({bad!r}), num_programs=[3], ownership=True, noncontiguous=False)
+except AssertionError as exc:
+    print("REJECTED", exc)
+"""
+    env = {**os.environ, "TRITON_INTERPRET": "0"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    assert out.returncode == 0 and "✅ persistent_matmul" in out.stdout, (out.stdout, out.stderr[-3000:])
+    assert "REJECTED ❌" in out.stdout and "program 0이(가) 썼습니다 (기대: program 1" in out.stdout, out.stdout
+
+
 def test_hint_and_name_are_shown(tmp_path):
     k = kernel(tmp_path, "vector_add", edited("vector_add", ("tl.store(output_ptr + offsets, x + y, mask=mask)",
                                                               "pass")))

@@ -25,6 +25,8 @@ when a kernel check runs. bf16 only works on a GPU (the interpreter's bf16 ``tl.
 
 from __future__ import annotations
 
+import contextlib
+
 from . import kernel_cases, kernel_compile, kernel_static, launchers, record
 from .kernel_cases import SENTINEL, TOLERANCES, _fmt, _idx, _Rand, _same_list
 
@@ -137,6 +139,26 @@ def _observed(launch, args, buffers):
     return returned, [[[int(p), int(w[p])] for p in np.flatnonzero(w != -1)] for w in writer]
 
 
+@contextlib.contextmanager
+def _scalar_indexes():
+    """Triton 3.6's interpreter reads a scalar (a one-element array) as an index (``tl.range(pid, n, P)``) with
+    ``int(array)``, which NumPy 2.4 refuses for an array that is not 0-d; Triton 3.7 squeezes it first. The
+    grader's interpreted launches read it the 3.7 way (a block still refuses)."""
+    from triton.runtime import interpreter
+
+    patch = interpreter._patch_lang_tensor
+
+    def squeezed(tensor, scope):
+        patch(tensor, scope)
+        scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data.squeeze()))
+
+    interpreter._patch_lang_tensor = squeezed
+    try:
+        yield
+    finally:
+        interpreter._patch_lang_tensor = patch
+
+
 def _launch_runs(launch, observe_launch, runs, ownership):
     """Launch every run; per run: the output buffer, the input buffers after, the error text and, with
     ``ownership``, which program changed which element of every buffer (``_observed``; on a GPU from a
@@ -221,7 +243,9 @@ def run_kernel(exercise, kernel_obj, runs, name, ownership=False) -> list:
     launch_copy = launchers.EXERCISES[exercise]["launch"]
     runner = launchers.rebuild(py, exercise, "run")
     observer = launchers.rebuild(py, exercise, "interpret") if ownership else None
-    return _launch_runs(lambda *a: launch_copy(runner, *a), lambda *a: launch_copy(observer, *a), runs, ownership)
+    with _scalar_indexes():
+        return _launch_runs(lambda *a: launch_copy(runner, *a), lambda *a: launch_copy(observer, *a), runs,
+                            ownership)
 
 
 def _constexpr_sets(exercise, runs) -> list:
