@@ -130,7 +130,7 @@ def test_plan_tunes_in_the_interpreter_with_a_stand_in_timer(monkeypatch):
 
     def fake_time(fn):
         fn()
-        order.append(best_plan.launch)
+        order.append(best_plan.pinned)
         return 1.0 if len(order) == 3 else 2.0 + len(order)
 
     monkeypatch.setattr(best_tune, "graph_time_ms", fake_time)
@@ -145,7 +145,7 @@ def test_plan_tunes_in_the_interpreter_with_a_stand_in_timer(monkeypatch):
     assert margins_intact(buf, mask)
     kernel, cfg, ms, timings = best_plan.tuned
     assert ms == 1.0 and (kernel, cfg) == timings[2][0]  # the third candidate timed fastest
-    assert best_plan.launch.constexprs["BLOCK_SIZE_M"] == cfg["BLOCK_SIZE_M"]
+    assert best_plan.pinned == (kernel, cfg) and best_plan.kernel.launch.constexprs["BLOCK_SIZE_M"] == cfg["BLOCK_SIZE_M"]
     c2, buf2, mask2 = poisoned_view((M, N), torch.float16, "cpu")  # same layout: the plan's key fixes it
     best_plan.run(a, b, c2)  # the pinned launch, no tuning again
     K.assert_close(c2, K.reference_matmul(a, b))
@@ -165,7 +165,8 @@ def test_plan_can_pin_the_tma_kernel_in_the_interpreter(monkeypatch):
     when the stand-in timer ranks one first, later calls run the TMA kernel with its descriptors."""
     def fake_time(fn):
         fn()
-        return 0.5 if plan.tma is not None and plan.tma["BLOCK_M"] == 128 else 2.0
+        kind, cfg = plan.pinned
+        return 0.5 if kind == "tma" and cfg["BLOCK_M"] == 128 else 2.0
 
     monkeypatch.setattr(best_tune, "graph_time_ms", fake_time)
     monkeypatch.setattr(best, "current_arch", lambda: "sm_90")
@@ -176,7 +177,8 @@ def test_plan_can_pin_the_tma_kernel_in_the_interpreter(monkeypatch):
     plan.run(a, b, out)
     K.assert_close(out, K.reference_matmul(a, b))
     kernel, cfg, ms, timings = plan.tuned
-    assert kernel == "tma" and cfg["BLOCK_M"] == 128 and ms == 0.5 and plan.tma is cfg
+    assert kernel == "tma" and cfg["BLOCK_M"] == 128 and ms == 0.5 and plan.pinned == ("tma", cfg)
+    assert plan.kernel.descs is not None  # ran with its descriptors
     assert any(k == "hinted" for (k, _), _ in timings) and any(k == "tutorial03" for (k, _), _ in timings)
     out2 = torch.full((M, N), float("nan"), dtype=torch.float16)
     plan.run(a, b, out2)
