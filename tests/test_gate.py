@@ -342,3 +342,46 @@ def test_findings_name_what_the_gate_refused_and_nothing_else(kernels):
             assert len(found) == 1 and found[0].startswith("KERNEL_NOT_TRITON: ") and reason[:80] in found[0], found
         else:
             assert found == [], found
+
+
+def _reachable_from_triton_language():
+    """(path, object) for every public name reachable through triton.language's own modules."""
+    import triton.language as tl
+
+    seen, out = set(), []
+
+    def walk(mod, path, depth):
+        if id(mod) in seen or depth > 4:
+            return
+        seen.add(id(mod))
+        for k, v in sorted(vars(mod).items()):
+            if k.startswith("_"):
+                continue
+            out.append((f"{path}.{k}", v))
+            if isinstance(v, types.ModuleType) and v.__name__.startswith("triton"):
+                walk(v, f"{path}.{k}", depth + 1)
+    walk(tl, "tl", 0)
+    return out
+
+
+def test_names_that_triton_language_merely_imports_are_refused():
+    """A path through triton.language may reach what its modules import (functools.partial, enum.Enum,
+    typing, triton.knobs, the C++ IR module): none of it is Triton a kernel may name, whatever it is."""
+    foreign = [(p, v) for p, v in _reachable_from_triton_language()
+               if isinstance(v, types.ModuleType) and not v.__name__.startswith("triton.language")
+               or not isinstance(v, (types.ModuleType, int, float, bool, str, type(None)))
+               and not (getattr(v, "__module__", None) if callable(v) else type(v).__module__ or "").startswith("triton")]
+    assert len(foreign) >= 5  # partial, Enum, TypeVar, cached_property, knobs, ir, math, builtins, ...
+    for path, _ in foreign:
+        cell = f"{IMPORTS}@triton.jit\ndef k(x_ptr, BLOCK: tl.constexpr):\n    y = {path}\n"
+        with pytest.raises(gate.Refused) as err:
+            gate.module_for([cell], "k")
+        assert err.value.not_triton, path
+
+
+@pytest.mark.parametrize("expr", ["tl.exp(tl.load(x_ptr))", "tl.math.exp(tl.load(x_ptr))", "tl.float32",
+                                  "tl.extra.cuda.libdevice.fast_expf(tl.load(x_ptr))", "triton.cdiv(3, 2)",
+                                  "tl.core.TRITON_MAX_TENSOR_NUMEL"])
+def test_triton_language_paths_stay_open(expr):
+    cell = f"{IMPORTS}@triton.jit\ndef k(x_ptr, BLOCK: tl.constexpr):\n    y = {expr}\n"
+    assert "def k(" in gate.module_for([cell], "k")

@@ -44,6 +44,7 @@ _TUNERS = frozenset({"triton.autotune", "triton.heuristics", "triton.runtime.aut
                      "triton.runtime.heuristics", "triton.runtime.autotuner.autotune",
                      "triton.runtime.autotuner.heuristics"})
 _CONSTEXPR = frozenset({"triton.language.constexpr", "triton.language.core.constexpr"})
+_PLAIN = (int, float, bool, str, type(None))
 _FORBIDDEN_ATTRS = frozenset({"handle", "fn", "data", "base", "ctypes", "builder"})
 # Triton calls that newer releases removed: a kernel using them runs on the grader's triton but not on the
 # student's own newer one, so the grade would not match what the student sees.
@@ -186,9 +187,11 @@ def _resolve(full: str, shown: str, value: bool = False):
             obj = getattr(obj, part)
         except AttributeError:
             return None  # the compiler will name it
-        mod = obj.__name__ if isinstance(obj, types.ModuleType) else \
-            getattr(obj, "__module__", None) or "" if callable(obj) and not isinstance(obj, type) else "triton"
-        if not mod.startswith("triton"):
+        # a class or an instance is judged by where its class was written too: ``tl.core.partial`` (functools)
+        # is reachable through a triton module but is no Triton
+        mod = obj.__name__ if isinstance(obj, types.ModuleType) else "triton" if isinstance(obj, _PLAIN) else \
+            getattr(obj, "__module__", None) or "" if callable(obj) else type(obj).__module__
+        if not mod.startswith(_LANG if isinstance(obj, types.ModuleType) else "triton"):  # not tl.core.knobs/ir
             raise Refused(f"`{'.'.join(parts[:i + 1])}`은(는) Triton이 아닙니다 ({mod or '?'})")
     if value and isinstance(obj, types.ModuleType):
         raise Refused(f"`{shown}`: 모듈을 값으로 쓸 수 없습니다 (`{shown}.함수(...)`처럼 그 안의 것만 쓰세요)")
