@@ -15,20 +15,9 @@ from gemm_lab.grading import gate, kernel_compile, remote, replay
 
 pytest.importorskip("torch")
 
-ADD_KERNEL = '''
-@triton.jit
-def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
-    pid = tl.program_id(axis=0)
-    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
-    mask = offsets < n_elements
-    x = tl.load(x_ptr + offsets, mask=mask)
-    y = tl.load(y_ptr + offsets, mask=mask)
-    tl.store(output_ptr + offsets, x + y, mask=mask)
-'''
+from test_grading_outside import ADD_KERNEL, IMPORTS, VISIBLE_ADD  # noqa: E402 - tests/ is on sys.path
+
 EMPTY_KERNEL = ADD_KERNEL.split("    pid =")[0] + "    pass\n"
-IMPORTS = "import torch\nimport triton\nimport triton.language as tl\n"
-VISIBLE_ADD = ('"""vector add on visible sizes."""\nfrom gemm_lab.grading import fresh\ng = fresh()\n'
-               'g.check_vector_add(add_kernel)\n')
 CLAIM = {"claims": {"add_kernel": {"__kernel__": "add_kernel"}}}
 
 
