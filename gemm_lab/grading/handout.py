@@ -7,7 +7,7 @@ a *claim*: the grader decodes it (:func:`decode`, plain JSON, nothing executed) 
 own source in its own process (``gemm_lab.grading.replay``). Forging the hand-out only claims an
 answer, which is what answering is. Any mapping is handed out as a dict, any other iterable as a list (a set
 when it is set-like), so ``range(1, 3)``, a pandas ``Index`` or an ``OrderedDict`` reach the grader as the
-notebook's own check reads them (``answers_convert._plain``).
+notebook's own check reads them (``answers.convert._plain``).
 
 A ``@triton.jit`` kernel or a Python function is handed out as a reference by name (``{"__kernel__":
 name}``); the grader takes its source from the notebook file, never from the kernel process.

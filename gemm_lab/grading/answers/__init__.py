@@ -25,20 +25,20 @@ known wrong answer (e.g. ``{4: "num_pid_m만 셌습니다"}``).
 Values are turned into plain Python numbers (``item``/``tolist``) and compared with plain operators.
 Each call is recorded for the grader's verdict (``record``).
 
-The checks live in ``answers_convert`` (reading a student's value), ``answers_values`` (comparison,
-``check_value``), ``answers_tables`` (``check_table``) and ``answers_choices`` (``check_choice``,
-``check_pairs``); this module keeps their public names.
+The checks live in ``convert`` (reading a student's value), ``values`` (comparison, ``check_value``),
+``tables`` (``check_table``) and ``choices`` (``check_choice``, ``check_pairs``); this package keeps their
+public names.
 """
 
 from __future__ import annotations
 
-from . import answers_choices, answers_tables, answers_values
-from .answers_convert import normalize_text
-from .record import recorded
+from ..record import recorded
+from . import choices, tables, values
+from .convert import normalize_text
 
-check_value = recorded("check_value")(answers_values.check_value)
-check_table = recorded("check_table")(answers_tables.check_table)
-check_choice = recorded("check_choice")(answers_choices.check_choice)
-check_pairs = recorded("check_pairs")(answers_choices.check_pairs)
+check_value = recorded("check_value")(values.check_value)
+check_table = recorded("check_table")(tables.check_table)
+check_choice = recorded("check_choice")(choices.check_choice)
+check_pairs = recorded("check_pairs")(choices.check_pairs)
 
 __all__ = ["check_value", "check_table", "check_choice", "check_pairs", "normalize_text"]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 
-from .answers_convert import _DICT, _FLOAT, _INT, _LIST, _STR, _TUPLE, _TYPE, _plain, normalize_text
-from .answers_values import _compare, _Spec
-from .feedback import describe_type, fail, fmt
+from ..messages import describe_type, fail, fmt
+from .convert import _plain, normalize_text
+from .values import _compare, _Spec
 
 __all__ = ["check_table"]
 
@@ -16,20 +16,20 @@ __all__ = ["check_table"]
 
 def _label_key(label):
     label = _plain(label)
-    t = _TYPE(label)
-    if t is _STR:
+    t = type(label)
+    if t is str:
         return normalize_text(label)
-    if t is _FLOAT and label == _INT(label):
-        return _INT(label)
-    if t is _TUPLE:
-        return _TUPLE(_label_key(v) for v in label)
+    if t is float and label == int(label):
+        return int(label)
+    if t is tuple:
+        return tuple(_label_key(v) for v in label)
     return label
 
 
 def _row_title(label, index_name, row_name):
     if row_name is not None:
-        return row_name.format(label) if _TYPE(row_name) is _STR else row_name(label)
-    if _TYPE(label) is _STR:
+        return row_name.format(label) if type(row_name) is str else row_name(label)
+    if type(label) is str:
         return label
     if index_name:
         return f"{index_name} {label}"
@@ -55,16 +55,16 @@ def _table_cells(got, rows, cols):
         labelled = all(rk in row_set for rk, _ in records) and len({rk for rk, _ in records}) == len(records)
         for i, (rk, rec) in enumerate(records):
             key = rk if labelled else row_keys[i]
-            if _TYPE(rec) is _DICT:
+            if type(rec) is dict:
                 for ck, v in rec.items():
                     cells[(key, ck)] = v
             else:
-                rec = _LIST(rec)
+                rec = list(rec)
                 if len(rec) == len(col_keys) + 1 and _label_key(rec[0]) == key:
                     rec = rec[1:]
                 if len(rec) != len(col_keys):
                     return (f"{i + 1}번째 행에 값 {len(rec)}개를 받았습니다. "
-                            f"열 {len(col_keys)}개({', '.join(_STR(c) for c in cols)})를 기대합니다.")
+                            f"열 {len(col_keys)}개({', '.join(str(c) for c in cols)})를 기대합니다.")
                 for ck, v in zip(col_keys, rec, strict=False):
                     cells[(key, ck)] = v
         return None
@@ -94,17 +94,17 @@ def _table_cells(got, rows, cols):
             records = [r for r in records if r[0] in row_set]
         return cells, by_rows(records)
     got = _plain(got)
-    if _TYPE(got) is _DICT:
+    if type(got) is dict:
         keys = [_label_key(k) for k in got]
         values = [_plain(v) for v in got.values()]
         if set(keys) & col_set and not set(keys) & row_set - col_set:
             # dict of columns: {col: [values...]} or {col: {row: value}}
             for ck, colv in zip(keys, values, strict=False):
-                if _TYPE(colv) is _DICT:
+                if type(colv) is dict:
                     for rk, v in colv.items():
                         cells[(_label_key(rk), ck)] = v
                 else:
-                    colv = colv if _TYPE(colv) in (_LIST, _TUPLE) else [colv]
+                    colv = colv if type(colv) in (list, tuple) else [colv]
                     if len(colv) != len(row_keys):
                         return cells, (f"열 {fmt(ck)}에 값 {len(colv)}개를 받았습니다. "
                                        f"행 {len(row_keys)}개를 기대합니다.")
@@ -113,17 +113,17 @@ def _table_cells(got, rows, cols):
             return cells, None
         records = []
         for rk, rv in zip(keys, values, strict=False):
-            if _TYPE(rv) is _DICT:
+            if type(rv) is dict:
                 rv = {_label_key(c): v for c, v in rv.items()}
             records.append((rk, rv))
         return cells, by_rows(records)
-    if _TYPE(got) in (_LIST, _TUPLE):
+    if type(got) in (list, tuple):
         records = []
         for r in got:
             r = _plain(r)
             if pd is not None and isinstance(r, pd.Series):
                 r = {k: v for k, v in r.items()}
-            if _TYPE(r) is _DICT:
+            if type(r) is dict:
                 rec = {_label_key(c): v for c, v in r.items()}
                 rk = None
                 for c in list(rec):
@@ -131,7 +131,7 @@ def _table_cells(got, rows, cols):
                         rk = _label_key(rec.pop(c))
                         break
                 records.append((rk, rec))
-            elif _TYPE(r) in (_LIST, _TUPLE):
+            elif type(r) in (list, tuple):
                 records.append((_label_key(r[0]) if r and _label_key(r[0]) in row_set else None, r))
             else:
                 return cells, f"행으로 {describe_type(r)} {fmt(r)}을(를) 받았습니다. 각 행은 리스트나 딕셔너리여야 합니다."
@@ -166,7 +166,7 @@ def check_table(name, got, expected_df, *, digits=None, rel=None, abs=None, sig=
 
     def per_col(opt, col):
         """A per-column dict ({column: option}) gives that column's option; anything else applies to all."""
-        if _TYPE(opt) is _DICT and any(_label_key(k) in col_keys for k in opt):
+        if type(opt) is dict and any(_label_key(k) in col_keys for k in opt):
             for k, v in opt.items():
                 if _label_key(k) == _label_key(col):
                     return v
@@ -180,7 +180,7 @@ def check_table(name, got, expected_df, *, digits=None, rel=None, abs=None, sig=
             where = f"{_row_title(r, index_name, row_name)}의 {c}"
             if (rk, ck) not in cells:
                 if not any(k[1] == ck for k in cells):
-                    fail(name, f"열 {fmt(c)}이(가) 없습니다. 기대하는 열: {', '.join(_STR(x) for x in cols)}.", hint)
+                    fail(name, f"열 {fmt(c)}이(가) 없습니다. 기대하는 열: {', '.join(str(x) for x in cols)}.", hint)
                 fail(name, f"{where} 값이 없습니다.", hint)
             spec = _Spec(per_col(digits, c), per_col(rel, c), per_col(abs, c), per_col(sig, c),
                          per_col(accept, c), reveal)

@@ -2,23 +2,10 @@
 
 from __future__ import annotations
 
-from .answers_convert import (
-    _BOOL,
-    _DICT,
-    _FLOAT,
-    _INT,
-    _LIST,
-    _SET,
-    _STR,
-    _TUPLE,
-    _TYPE,
-    _as_bool,
-    _as_number,
-    _Bad,
-    _plain,
-    normalize_text,
-)
-from .feedback import describe_type, fail, fmt, ok, tolerance_text
+import math
+
+from ..messages import describe_type, fail, fmt, ok, tolerance_text
+from .convert import _as_bool, _as_number, _Bad, _plain, normalize_text
 
 __all__ = ["check_value"]
 
@@ -26,46 +13,23 @@ __all__ = ["check_value"]
 # --------------------------------------------------------------------------- number comparison
 
 
-def _absval(v):
-    return -v if v < 0 else v
-
-
-def _pow10(n: int) -> float:
-    r = 1.0
-    if n >= 0:
-        for _ in range(n):
-            r *= 10.0
-    else:
-        for _ in range(-n):
-            r /= 10.0
-    return r
-
-
 def _exponent10(v: float) -> int:
-    """floor(log10(|v|)) for v != 0, without math."""
-    v = _absval(v)
-    e = 0
-    while v >= 10.0:
-        v /= 10.0
-        e += 1
-    while v < 1.0:
-        v *= 10.0
-        e -= 1
-    return e
+    """floor(log10(|v|)) for v != 0."""
+    return math.floor(math.log10(abs(v)))
 
 
 def _within(got, exp, digits, rel, abs_tol, sig) -> bool:
-    diff = _absval(got - exp)
-    mag = _absval(exp)
+    diff = abs(got - exp)
+    mag = abs(exp)
     if digits is None and rel is None and abs_tol is None and sig is None:
-        if _TYPE(exp) is _INT or (_TYPE(exp) is _FLOAT and exp == _INT(exp) and mag < 1e15):
+        if type(exp) is int or (type(exp) is float and exp == int(exp) and mag < 1e15):
             return diff <= 1e-9
         return diff <= 1e-6 * mag + 1e-12
     slack = 1e-12 * mag + 1e-300
-    if digits is not None and diff <= 0.5 * _pow10(-digits) * (1.0 + 1e-9) + slack:
+    if digits is not None and diff <= 0.5 * 10.0 ** (-digits) * (1.0 + 1e-9) + slack:
         return True
     if sig is not None:
-        unit = _pow10(_exponent10(exp) - sig + 1) if exp != 0 else 0.0
+        unit = 10.0 ** (_exponent10(exp) - sig + 1) if exp != 0 else 0.0
         if diff <= 0.5 * unit * (1.0 + 1e-9) + slack:
             return True
     if rel is not None and diff <= rel * mag + slack:
@@ -78,10 +42,10 @@ def _within(got, exp, digits, rel, abs_tol, sig) -> bool:
 def _times(ratio: float) -> str:
     """A ratio to two significant digits, written plainly (3.1, 20, 1,000)."""
     e = _exponent10(ratio)
-    unit = _pow10(e - 1)
-    r = _INT(ratio / unit + 0.5) * unit
+    unit = 10.0 ** (e - 1)
+    r = int(ratio / unit + 0.5) * unit
     if r >= 10:
-        return format(_INT(r + 0.5), ",")
+        return format(int(r + 0.5), ",")
     return format(r, ".2g")
 
 
@@ -90,12 +54,12 @@ def _number_feedback(got, exp, reveal, digits, rel, abs_tol, sig) -> str:
     if reveal:
         pct = ""
         if exp != 0:
-            pct = f", {format(_absval(got - exp) / _absval(exp) * 100.0, '.3g')}% 차이"
+            pct = f", {format(abs(got - exp) / abs(exp) * 100.0, '.3g')}% 차이"
         return text + f" 기대값: {fmt(exp)}{pct}. 허용 오차: {tolerance_text(digits, rel, abs_tol, sig)}."
     if exp != 0 and got != 0 and (got > 0) != (exp > 0):
         text += " 부호가 반대입니다."
-    elif exp != 0 and got != 0 and (_absval(got) >= 3 * _absval(exp) or 3 * _absval(got) <= _absval(exp)):
-        ratio = _absval(got) / _absval(exp)
+    elif exp != 0 and got != 0 and (abs(got) >= 3 * abs(exp) or 3 * abs(got) <= abs(exp)):
+        ratio = abs(got) / abs(exp)
         if ratio >= 1:
             text += f" 기대값보다 약 {_times(ratio)}배 큽니다 — 단위나 자릿수를 확인하세요."
         else:
@@ -123,11 +87,11 @@ def _aliases(expected: str, accept) -> set:
     names = {normalize_text(expected)}
     if accept is None:
         return names
-    if _TYPE(accept) is _STR:
+    if type(accept) is str:
         accept = [accept]
-    if _TYPE(accept) is _DICT:
+    if type(accept) is dict:
         accept = accept.get(expected, [])
-        if _TYPE(accept) is _STR:
+        if type(accept) is str:
             accept = [accept]
     for a in accept:
         names.add(normalize_text(a))
@@ -137,36 +101,36 @@ def _aliases(expected: str, accept) -> set:
 def _compare(got, exp, spec: _Spec, path: str = ""):
     """None when ``got`` matches ``exp``, else (path, Korean reason)."""
     exp = _plain(exp)
-    te = _TYPE(exp)
+    te = type(exp)
     try:
-        if te is _BOOL:
+        if te is bool:
             g = _as_bool(got)
             if g is exp:
                 return None
             if spec.reveal:
                 return path, f"{g}을(를) 받았습니다. 기대값: {exp}."
             return path, f"{g}을(를) 받았습니다. 반대로 생각해 보세요."
-        if te is _INT or te is _FLOAT:
+        if te is int or te is float:
             g = _as_number(got, path)
             if _within(g, exp, spec.digits, spec.rel, spec.abs_tol, spec.sig):
                 return None
             return path, _number_feedback(g, exp, spec.reveal, spec.digits, spec.rel, spec.abs_tol, spec.sig)
-        if te is _STR:
+        if te is str:
             g = _plain(got)
             if g is None:
                 return path, "None을 받았습니다. 문자열로 답하세요."
-            if _TYPE(g) is not _STR:
+            if type(g) is not str:
                 return path, f"{describe_type(g)} {fmt(g)}을(를) 받았습니다. 문자열(따옴표로 감싼 답)을 기대합니다."
             if normalize_text(g) in _aliases(exp, spec.accept):
                 return None
             if spec.reveal:
                 return path, f"{fmt(g)}을(를) 받았습니다. 기대값: {fmt(exp)}."
             return path, f"{fmt(g)}을(를) 받았습니다. 맞는 답이 아닙니다."
-        if te in (_TUPLE, _LIST):
+        if te in (tuple, list):
             g = _plain(got)
-            if _TYPE(g) is _SET:
+            if type(g) is set:
                 return path, "집합(set)을 받았습니다. 순서가 있는 리스트나 튜플로 답하세요."
-            if _TYPE(g) not in (_TUPLE, _LIST):
+            if type(g) not in (tuple, list):
                 return path, (f"{describe_type(g)} {fmt(g)}을(를) 받았습니다. "
                               f"원소 {len(exp)}개짜리 리스트나 튜플을 기대합니다.")
             if len(g) != len(exp):
@@ -176,13 +140,13 @@ def _compare(got, exp, spec: _Spec, path: str = ""):
                 if r is not None:
                     return r
             return None
-        if te is _DICT:
+        if te is dict:
             g = _plain(got)
-            if _TYPE(g) is not _DICT:
+            if type(g) is not dict:
                 return path, f"{describe_type(g)}을(를) 받았습니다. 딕셔너리(dict)를 기대합니다."
-            gk = {normalize_text(_STR(k)) if _TYPE(k) is _STR else k: k for k in g}
+            gk = {normalize_text(str(k)) if type(k) is str else k: k for k in g}
             for k, ev in exp.items():
-                nk = normalize_text(k) if _TYPE(k) is _STR else k
+                nk = normalize_text(k) if type(k) is str else k
                 if nk not in gk:
                     return f"{path}[{fmt(k)}]", "이 키가 없습니다."
                 r = _compare(g[gk[nk]], ev, spec, f"{path}[{fmt(k)}]")
@@ -200,7 +164,7 @@ def _compare(got, exp, spec: _Spec, path: str = ""):
 def _match_mistake(got, mistakes, spec):
     if not mistakes:
         return None
-    items = mistakes.items() if _TYPE(mistakes) is _DICT else mistakes
+    items = mistakes.items() if type(mistakes) is dict else mistakes
     for wrong, message in items:
         if _compare(got, wrong, _Spec(spec.digits, spec.rel, spec.abs_tol, spec.sig, spec.accept)) is None:
             return message

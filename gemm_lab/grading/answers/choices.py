@@ -5,22 +5,9 @@ from __future__ import annotations
 
 import sys
 
-from .answers_convert import (
-    _BOOL,
-    _DICT,
-    _FLOAT,
-    _INT,
-    _LIST,
-    _SET,
-    _STR,
-    _TUPLE,
-    _TYPE,
-    _Bad,
-    _plain,
-    normalize_text,
-)
-from .answers_values import _compare, _Spec
-from .feedback import describe_type, fail, fmt, ok
+from ..messages import describe_type, fail, fmt, ok
+from .convert import _Bad, _plain, normalize_text
+from .values import _compare, _Spec
 
 __all__ = ["check_choice", "check_pairs"]
 
@@ -30,28 +17,28 @@ __all__ = ["check_choice", "check_pairs"]
 
 def _choice_items(got):
     g = _plain(got)
-    t = _TYPE(g)
-    if t is _STR:
+    t = type(g)
+    if t is str:
         parts = [p for p in g.replace("，", ",").split(",")]
         return [p for p in parts if p.strip()] if len(parts) > 1 else [g]
-    if t in (_LIST, _TUPLE, _SET):
+    if t in (list, tuple, set):
         return [_plain(v) for v in g]
-    if t is _DICT:
+    if t is dict:
         return [k for k, v in g.items() if v is not False and v is not None and v != 0]
     return [g]
 
 
 def _choice_key(item, int_mode, aliases):
     item = _plain(item)
-    t = _TYPE(item)
-    if t is _BOOL:
+    t = type(item)
+    if t is bool:
         raise _Bad(f"항목으로 {item}을(를) 받았습니다.")
     if int_mode:
-        if t is _INT:
+        if t is int:
             return item
-        if t is _FLOAT and item == _INT(item):
-            return _INT(item)
-        if t is _STR:
+        if t is float and item == int(item):
+            return int(item)
+        if t is str:
             digits, found, cur = [], [], ""
             for ch in item + " ":
                 if "0" <= ch <= "9":
@@ -61,9 +48,9 @@ def _choice_key(item, int_mode, aliases):
                     cur = ""
             digits = found
             if len(digits) == 1:
-                return _INT(digits[0])
+                return int(digits[0])
         raise _Bad(f"항목 {fmt(item)}을(를) 번호로 읽을 수 없습니다. 번호(예: 1, 2) 또는 '후보 1'처럼 적으세요.")
-    if t is _STR:
+    if t is str:
         n = normalize_text(item)
         return aliases.get(n, n)
     return item
@@ -82,7 +69,7 @@ def _numbered(label: str):
             text.append(ch)
     if len(found) != 1:
         return None
-    return normalize_text("".join(text)), _INT(found[0])
+    return normalize_text("".join(text)), int(found[0])
 
 
 def check_choice(name, got, expected_set, *, accept=None, hint=None, reveal=False):
@@ -94,8 +81,8 @@ def check_choice(name, got, expected_set, *, accept=None, hint=None, reveal=Fals
     """
     exp = _plain(expected_set)
     exp_items = _choice_items(exp)
-    int_mode = all(_TYPE(_plain(e)) is _INT for e in exp_items) and bool(exp_items)
-    if not int_mode and exp_items and all(_TYPE(_plain(e)) is _STR for e in exp_items):
+    int_mode = all(type(_plain(e)) is int for e in exp_items) and bool(exp_items)
+    if not int_mode and exp_items and all(type(_plain(e)) is str for e in exp_items):
         # {"후보 1", "후보 2"}: labels that differ only by their number are compared as numbers
         shapes = {_numbered(e) for e in exp_items}
         if None not in shapes and len({t for t, _ in shapes}) == 1:
@@ -104,7 +91,7 @@ def check_choice(name, got, expected_set, *, accept=None, hint=None, reveal=Fals
     aliases = {}
     if accept:
         for canon, names in accept.items():
-            for a in ([names] if _TYPE(names) is _STR else names):
+            for a in ([names] if type(names) is str else names):
                 aliases[normalize_text(a)] = normalize_text(canon)
     if got is None:
         fail(name, "None을 받았습니다. 고른 항목들을 집합이나 리스트로 적으세요.", hint)
@@ -118,13 +105,13 @@ def check_choice(name, got, expected_set, *, accept=None, hint=None, reveal=Fals
         return None
     extra = got_keys - exp_keys
     missing = exp_keys - got_keys
-    shown = fmt(sorted(got_keys, key=_STR) if not int_mode else sorted(got_keys))
+    shown = fmt(sorted(got_keys, key=str) if not int_mode else sorted(got_keys))
     if reveal:
         parts = []
         if extra:
-            parts.append(f"정답이 아닌 항목: {fmt(sorted(extra, key=_STR))}")
+            parts.append(f"정답이 아닌 항목: {fmt(sorted(extra, key=str))}")
         if missing:
-            parts.append(f"빠진 항목: {fmt(sorted(missing, key=_STR))}")
+            parts.append(f"빠진 항목: {fmt(sorted(missing, key=str))}")
         fail(name, f"{shown}을(를) 받았습니다. " + ", ".join(parts) + ".", hint)
     parts = []
     if extra:
@@ -138,18 +125,18 @@ def _pair_list(got, width):
     g = got
     pd = sys.modules.get("pandas")
     if pd is not None and isinstance(g, pd.DataFrame):
-        cols = [normalize_text(_STR(c)) for c in g.columns]
+        cols = [normalize_text(str(c)) for c in g.columns]
         if width == 2 and "pidm" in cols and "pidn" in cols:
             g = [(a, b) for a, b in zip(g.iloc[:, cols.index("pidm")].tolist(),
                                          g.iloc[:, cols.index("pidn")].tolist(), strict=False)]
         else:
-            g = [_TUPLE(r) for r in g.itertuples(index=False)]
+            g = [tuple(r) for r in g.itertuples(index=False)]
     g = _plain(g)
-    if _TYPE(g) is _DICT:
+    if type(g) is dict:
         raise _Bad("딕셔너리를 받았습니다. 순서대로 좌표를 담은 리스트로 답하세요 (예: [(0, 0), (0, 1), ...]).")
-    if _TYPE(g) is _SET:
+    if type(g) is set:
         raise _Bad("집합(set)을 받았습니다. 순서가 중요하므로 리스트로 답하세요.")
-    if _TYPE(g) not in (_LIST, _TUPLE):
+    if type(g) not in (list, tuple):
         raise _Bad(f"{describe_type(g)}을(를) 받았습니다. 좌표 리스트를 기대합니다 (예: [(0, 0), (0, 1), ...]).")
     return [_plain(p) for p in g]
 
@@ -159,7 +146,7 @@ def check_pairs(name, got, expected_list, *, hint=None, reveal=False, item_name=
     (n, 2) array; a DataFrame with pid_m/pid_n columns). The message names the first wrong position
     as ``{item_name}={position}``.
     """
-    exp = [_TUPLE(p) for p in _pair_list(expected_list, 2)]
+    exp = [tuple(p) for p in _pair_list(expected_list, 2)]
     width = len(exp[0]) if exp else 2
     if got is None:
         fail(name, "None을 받았습니다. 좌표 리스트를 대입하세요.", hint)
@@ -171,10 +158,10 @@ def check_pairs(name, got, expected_list, *, hint=None, reveal=False, item_name=
         fail(name, f"좌표 {len(pairs)}개를 받았습니다. 좌표 {len(exp)}개를 기대합니다.", hint)
     spec = _Spec(reveal=reveal)
     for i, (p, e) in enumerate(zip(pairs, exp, strict=False)):
-        if _TYPE(p) not in (_LIST, _TUPLE) or len(p) != width:
+        if type(p) not in (list, tuple) or len(p) != width:
             fail(name, f"{item_name}={i}: {fmt(p)}을(를) 받았습니다. 원소 {width}개짜리 튜플을 기대합니다.", hint)
-        if _compare(_TUPLE(p), e, spec) is not None:
-            text = f"{item_name}={i}의 좌표가 틀렸습니다: {fmt(_TUPLE(p))}을(를) 받았습니다."
+        if _compare(tuple(p), e, spec) is not None:
+            text = f"{item_name}={i}의 좌표가 틀렸습니다: {fmt(tuple(p))}을(를) 받았습니다."
             if reveal:
                 text += f" 기대값: {fmt(e)}."
             if i == 1:
