@@ -4,7 +4,7 @@
 import pytest
 
 from gemm_lab.grading import fresh
-from gemm_lab.grading.integrity import FLAG_TEXT, scan_notebook, scan_source
+from gemm_lab.grading.audit.scan import FLAG_TEXT, scan_notebook, scan_source
 
 ASSERTION_ERROR = AssertionError
 

@@ -37,7 +37,7 @@ def _problems(src, answers=("grid", "fits", "table")):
 def test_a_cell_that_follows_the_rule_passes():
     assert _problems(GOOD) == []
     # the other ways to reach fresh: an alias, the integrity module, the package path
-    assert _problems("from gemm_lab.grading.integrity import fresh as f\nchk = f()\nchk.check_value('a', grid, 1)") == []
+    assert _problems("from gemm_lab.grading import fresh as f\nchk = f()\nchk.check_value('a', grid, 1)") == []
     assert _problems("import gemm_lab.grading\ng = gemm_lab.grading.fresh()\ng.check_value('a', grid, 1)") == []
     assert _problems("from gemm_lab.grading import fresh\nfresh().check_value('a', grid, 1)") == []
     # gemm_lab modules without a trusted copy in g may be imported in the cell

@@ -9,8 +9,10 @@ Korean message names the entry (table cell, shape, element) and the likely mista
 The test-cell rule. A test cell takes the checker AND every expected value from ``g = fresh()`` inside
 the cell; the student's answer variables are the only notebook names it reads. While the autograder
 runs a notebook, the names a test cell reads are handed out of the student's kernel as data and the cell
-itself runs in the grader's process (``gemm_lab.grading.integrity`` says how), so a value the cell took
-from the notebook would be the student's claim, not the key. Constants a check needs are written in the
+itself runs in the grader's process (``handout``, ``replay``; kernels and function answers run from their
+source in a fresh worker, ``remote``), so a value the cell took from the notebook would be the student's
+claim, not the key. On a student's own machine the test cells run in the notebook and ``fresh()`` is simply
+this package. Constants a check needs are written in the
 cell or taken from ``g.calc`` (``g.calc.SEED_CONFIGS``),
 never from the notebook. ``tests/test_master_test_cells.py`` enforces this on every master::
 
@@ -23,13 +25,14 @@ never from the notebook. ``tests/test_master_test_cells.py`` enforces this on ev
     g.check_matmul(student_matmul_kernel, hidden=True)    # the @triton.jit kernel; hidden shapes, poisoned margins
 
 ``reveal=False`` (the default) never prints the expected value: use it in hidden tests; visible tests,
-whose source the student reads anyway, may pass ``reveal=True``. ``integrity.scan_source(code)`` lists
+whose source the student reads anyway, may pass ``reveal=True``. ``audit.scan.scan_source(code)`` lists
 constructs that try to subvert a checker, for the instructor's review.
 """
 
+import sys
+
 from .. import calc  # test cells compute every expected value from g.calc
 from .answers import check_choice, check_pairs, check_table, check_value, normalize_text
-from .integrity import fresh, scan_notebook, scan_source
 from .kernels import check_matmul, check_persistent, check_softmax, check_vector_add
 
 __all__ = [
@@ -43,12 +46,13 @@ __all__ = [
     "check_matmul",
     "check_persistent",
     "fresh",
-    "scan_source",
-    "scan_notebook",
     "normalize_text",
 ]
 
-# Read-only from here on: `g.check_value = ...` in a notebook raises AttributeError (see _seal).
+
+def fresh():
+    """The grading package (test cells call ``g = fresh()`` and use ``g.check_*`` and ``g.calc``)."""
+    return sys.modules[__name__]
 
 
 def __getattr__(name: str):

@@ -31,7 +31,6 @@ __all__ = ["audit_test_cell", "answer_names", "audit_notebook", "is_test_cell", 
            "module_bindings", "notebook_reads"]
 
 _BUILTINS = frozenset(dir(builtins))
-_FRESH_HOMES = ("gemm_lab.grading", "gemm_lab.grading.integrity")
 # Built from parts: this file is readable from a hand-in, and the literal markers would look like
 # leaked master text to the autograder's snoop check.
 _BEGIN, _END = "### BEGIN " + "SOLUTION", "### END " + "SOLUTION"
@@ -187,7 +186,7 @@ def _fresh_names(tree: ast.Module) -> tuple[set[str], set[str]]:
     """(names bound to ``fresh`` imported from gemm_lab.grading, names bound to ``gemm_lab`` itself)."""
     fresh, pkg = set(), set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in _FRESH_HOMES:
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "gemm_lab.grading":
             for a in node.names:
                 if a.name == "fresh":
                     fresh.add(a.asname or a.name)
@@ -210,7 +209,7 @@ def _is_fresh_call(node, fresh: set[str], pkg: set[str]) -> bool:
         f = f.value
     if isinstance(f, ast.Name) and f.id in pkg:
         path = ".".join([f.id] + dotted[::-1])
-        return path in tuple(h + ".fresh" for h in _FRESH_HOMES)
+        return path == "gemm_lab.grading.fresh"
     return False
 
 
@@ -264,8 +263,8 @@ def _checker_problems(tree: ast.Module) -> list[str]:
             for a in node.names:
                 full = f"{mod}.{a.name}" if mod else a.name
                 if not full.startswith(_TRUSTED_PARENTS):
-                    continue  # other gemm_lab modules (compile, runtime) have no trusted copy in g
-                if mod in _FRESH_HOMES and a.name == "fresh":
+                    continue  # other gemm_lab modules (compile, runtime) are not in g
+                if mod == "gemm_lab.grading" and a.name == "fresh":
                     continue
                 if isinstance(node, ast.Import) and full.startswith("gemm_lab.grading") and a.asname is None:
                     continue  # `import gemm_lab.grading` for gemm_lab.grading.fresh()
@@ -274,7 +273,7 @@ def _checker_problems(tree: ast.Module) -> list[str]:
             dotted = _dotted(node)
             if dotted == "gemm_lab.calc" or (
                 dotted and dotted.startswith("gemm_lab.grading.") and dotted.count(".") == 2
-                and dotted not in ("gemm_lab.grading.fresh", "gemm_lab.grading.integrity")
+                and dotted != "gemm_lab.grading.fresh"
             ):
                 problems.append(f"uses {dotted} (take checks and expected values from g = fresh(), e.g. g.calc)")
         if isinstance(node, ast.Name) and node.id in _DYNAMIC_NAMESPACE:

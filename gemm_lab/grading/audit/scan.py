@@ -1,8 +1,9 @@
-"""Static scan of a hand-in's code for constructs that could subvert the checks (see ``integrity``).
+"""Static scan of a hand-in's code for constructs that could subvert the checks: a review aid for the
+instructor, never a defence the grade depends on (grades are computed outside the student's process).
 
 ``scan_source(code)`` lists findings for one cell as ``"CODE (줄 N): 한국어 설명 — detail"``;
 ``scan_notebook(nb)`` runs it over the cells a student could write. The codes, their Korean text and policy
-are in ``..findings``. Rebinding the notebook's given names or reading IPython's history is not a finding:
+are in ``.findings``. Rebinding the notebook's given names or reading IPython's history is not a finding:
 the grader launches its own copies of the given code, and hidden tests never run in the student's kernel.
 """
 
@@ -12,7 +13,7 @@ import ast
 import os
 import re
 
-from ..findings import FLAG_TEXT
+from .findings import FLAG_TEXT
 
 __all__ = ["scan_source", "scan_notebook", "FLAG_TEXT"]
 

@@ -1,33 +1,30 @@
-"""The review-finding codes: what each one detects, its Korean text, and what the autograder does with it.
+"""The review-finding codes: what each one detects and its Korean text.
 
 A finding reads ``"CODE (줄 N): 한국어 설명 — detail"`` (static scan) or ``"CODE: 한국어 설명 — detail"``
 (grader's verdict). Every code is a review aid: it lists the hand-in for the instructor and changes no
-score, because grades are computed outside the student's process (``integrity`` says how).
+score, because grades are computed outside the student's process.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Finding", "FINDINGS", "FLAG_TEXT", "REVIEW", "SCAN", "VERDICT"]
+__all__ = ["Finding", "FINDINGS", "FLAG_TEXT", "SCAN", "VERDICT"]
 
 # Detectors: where a finding comes from.
 SCAN = "audit.scan"  # the static scan of a cell's source (gemm_lab.grading.audit.scan)
-VERDICT = "verdict"  # the grader's verdict on a test cell (autograder/grade/integrity.py)
+VERDICT = "verdict"  # the grader's verdict on a test cell (autograder/grade/review.py)
 
-# Policies: what the autograder does with a finding.
-REVIEW = "review"  # listed in the instructor's review column; the score is unchanged
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One finding code: ``code`` (the detection name), the detector that reports it, its Korean text
-    (shown to the instructor) and the autograder's policy for it."""
+    """One finding code: ``code`` (the detection name), the detector that reports it and its Korean text
+    (shown to the instructor in the review column; the score is unchanged)."""
 
     code: str
     detector: str
     text: str
-    policy: str = REVIEW
 
 
 FINDINGS: tuple[Finding, ...] = (
