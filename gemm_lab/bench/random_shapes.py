@@ -311,7 +311,11 @@ def _run(csv_path, seed, n, n_bf16, rounds, time_limit_s, log):
             log(f"[random] time limit: {len(todo) - k} jobs left for the next run (same seed resumes)")
             break
         t = time.time()
-        row = measure_shape(M, N, Kd, dtype, rounds, seed=seed + i, index=i)
+        try:
+            row = measure_shape(M, N, Kd, dtype, rounds, seed=seed + i, index=i)
+        except Exception as exc:  # noqa: BLE001 - one shape's failure is reported; the others are measured
+            log(f"[random] {i:2d} {dtype} {M}x{N}x{Kd}: FAILED {exc.__class__.__name__}: {str(exc)[:300]}")
+            continue
         row["seed"] = seed
         rows.append(row)
         pd.DataFrame(rows)[COLUMNS].to_csv(csv_path, index=False)

@@ -35,7 +35,7 @@ class Launch:
             tail = tuple(self.constexprs[n] for n in names[len(args):])
             runner = compiled[self.grid]
             if _direct_launch_ok():
-                self._fast = _direct(compiled, self.grid, tail, runner)
+                self._fast = _direct(compiled, self.grid, tail, runner, _descriptor_expander(compiled))
             else:
                 def fast(*a, _runner=runner, _tail=tail):
                     _runner(*a, *_tail)
@@ -60,9 +60,11 @@ def _direct_launch_ok() -> bool:
         return False
 
 
-def _direct(compiled, grid, tail, runner):
+def _direct(compiled, grid, tail, runner, expander=None):
     """The runner's work without its per-call lookups (about 2 us of Python a launch): the launcher called
-    with the current stream; while a launch hook (a profiler) is set, the runner itself."""
+    with the current stream; while a launch hook (a profiler) is set, the runner itself. ``expander``
+    (``_descriptor_expander``): a kernel with host tensor descriptors, launched with their encoded tensor
+    maps kept per base address."""
     import torch
     from triton import knobs
 
@@ -71,6 +73,17 @@ def _direct(compiled, grid, tail, runner):
     g0, g1, g2 = grid
     stream_of = torch._C._cuda_getCurrentRawStream
     device = getattr(torch._C, "_cuda_getDevice", torch.cuda.current_device)
+    if expander is not None:
+        raw, coop, pdl, expand = expander
+
+        def fast_desc(*a):
+            if rt.launch_enter_hook is None and rt.launch_exit_hook is None:
+                raw(g0, g1, g2, stream_of(device()), fn, coop, pdl, None, None, meta, None, None, None,
+                    *expand(a + tail))
+            else:
+                runner(*a, *tail)
+
+        return fast_desc
 
     def fast(*a):
         if rt.launch_enter_hook is None and rt.launch_exit_hook is None:
@@ -79,3 +92,64 @@ def _direct(compiled, grid, tail, runner):
             runner(*a, *tail)
 
     return fast
+
+
+# the per-launch expansion of host tensor descriptors in the Triton versions whose launcher reads so: the
+# base arguments (grid, stream, function, flags, scratch, metadata, hooks) pass through, each descriptor
+# becomes make_tensordesc_arg(descriptor, its metadata) = [encoded tensor map, *shape, *strides]
+_EXPAND_CALL = "final_args.extend(make_tensordesc_arg(arg, tensordesc_meta[tensordesc_idx]))"
+_DESC_CACHE_MAX = 256
+
+
+def _descriptor_expander(compiled):
+    """(raw launcher, cooperative flag, PDL flag, expand) for a compiled kernel
+    whose launcher encodes host tensor descriptors on every launch (a tensor map each: cuTensorMapEncode
+    and Python around it, several microseconds for three), else None. ``expand(args)`` gives the
+    launcher's kernel arguments with each descriptor's expansion looked up by (position, base address,
+    shape, strides, padding): the encoded map depends on nothing else once the compiled kernel (its
+    descriptor metadata: block, swizzle, element type) is fixed. None as well when the kernel needs scratch
+    memory per launch, or where Triton's launcher is not the one this reads (then Triton encodes)."""
+    import inspect
+    import sys
+
+    run = compiled.run
+    inner = getattr(run, "launch", None)
+    code, cells = getattr(inner, "__code__", None), getattr(inner, "__closure__", None)
+    if code is None or cells is None:
+        return None
+    free = dict(zip(code.co_freevars, (c.cell_contents for c in cells), strict=False))
+    mod = sys.modules.get(type(run).__module__)
+    make = getattr(mod, "make_tensordesc_arg", None)
+    nbase = getattr(mod, "_BASE_ARGS_FORMAT_LEN", None)
+    if (not {"launcher", "tensordesc_indices", "tensordesc_meta"} <= free.keys() or make is None or nbase != 13
+            or getattr(run, "global_scratch_size", 1) or getattr(run, "profile_scratch_size", 1)):
+        return None
+    try:
+        if _EXPAND_CALL not in " ".join(inspect.getsource(inner).split()):
+            return None
+    except (OSError, TypeError):
+        return None
+    metas, positions = list(free["tensordesc_meta"]), sorted(free["tensordesc_indices"])
+    if len(metas) != len(positions) or any(m is None for m in metas):
+        return None
+    meta_at = dict(zip(positions, metas, strict=True))
+    cache: dict = {}
+
+    def expand(args):
+        out = []
+        for i, x in enumerate(args):
+            m = meta_at.get(i)
+            if m is None:
+                out.append(x)
+                continue
+            key = (i, x.base.data_ptr(), tuple(x.shape), tuple(x.strides), x.padding,
+                   getattr(x, "round_f32_to_tf32", False))
+            e = cache.get(key)
+            if e is None:
+                if len(cache) >= _DESC_CACHE_MAX:
+                    cache.clear()
+                e = cache[key] = tuple(make(x, m))
+            out.extend(e)
+        return out
+
+    return free["launcher"], run.launch_cooperative_grid, run.launch_pdl, expand
