@@ -36,7 +36,7 @@ def load(tmp_path, src: str, name: str = "k"):
 
 def functions(mod, name):
     py = launchers.genuine(getattr(mod, name), "vector_add", name)
-    return launchers.student_functions(py, "vector_add")
+    return launchers.student_functions(py)
 
 
 # --------------------------------------------------------------------------- compile.first_error / resources
@@ -67,8 +67,8 @@ def test_resource_usage_reads_registers_from_the_cubin(tmp_path):
 
 def _compile_check(mod, fingerprint):
     py = launchers.genuine(mod.add_kernel, "vector_add", "t")
-    return kernel_compile.check("vector_add", fingerprint, lambda: launchers.rebuild(py, "vector_add", "compile"),
-                                SIG, {"BLOCK_SIZE": 128})
+    found = kernel_compile.results(fingerprint, lambda: launchers.rebuild(py, "compile"), SIG, {"BLOCK_SIZE": 128})
+    return kernel_compile.judge("vector_add", found)
 
 
 def test_cache_memory_and_disk(tmp_path, monkeypatch):
@@ -117,16 +117,16 @@ def test_corrupt_disk_entry_is_ignored(tmp_path, monkeypatch):
 def test_fingerprint_changes_with_source_and_globals(tmp_path):
     a = load(tmp_path, ADD, "a")
     b = load(tmp_path, ADD.replace("x_ptr + offsets, mask=mask) +", "x_ptr + offsets, mask=mask) * 1.0 +"), "b")
-    fa = launchers.fingerprint(launchers.genuine(a.add_kernel, "vector_add", "t"), "vector_add")
-    fb = launchers.fingerprint(launchers.genuine(b.add_kernel, "vector_add", "t"), "vector_add")
+    fa = launchers.fingerprint(launchers.genuine(a.add_kernel, "vector_add", "t"))
+    fb = launchers.fingerprint(launchers.genuine(b.add_kernel, "vector_add", "t"))
     assert fa != fb
     c = load(tmp_path, "SCALE = 2\n" + ADD.replace("+ tl.load(y_ptr", "* SCALE + tl.load(y_ptr"), "c")
-    f2 = launchers.fingerprint(launchers.genuine(c.add_kernel, "vector_add", "t"), "vector_add")
+    f2 = launchers.fingerprint(launchers.genuine(c.add_kernel, "vector_add", "t"))
     d = load(tmp_path, "SCALE = 3\n" + ADD.replace("+ tl.load(y_ptr", "* SCALE + tl.load(y_ptr"), "d")
-    f3 = launchers.fingerprint(launchers.genuine(d.add_kernel, "vector_add", "t"), "vector_add")
+    f3 = launchers.fingerprint(launchers.genuine(d.add_kernel, "vector_add", "t"))
     c.SCALE = 4  # the kernel is graded from its source (the gate), never from a value changed afterwards
     assert "SCALE=2" in f2 and f2 != f3
-    assert launchers.fingerprint(launchers.genuine(c.add_kernel, "vector_add", "t"), "vector_add") == f2
+    assert launchers.fingerprint(launchers.genuine(c.add_kernel, "vector_add", "t")) == f2
 
 
 def test_shared_memory_over_the_t4_limit_fails(monkeypatch):
@@ -141,7 +141,7 @@ def test_shared_memory_over_the_t4_limit_fails(monkeypatch):
     monkeypatch.setattr(gcompile, "GRADER_RESULTS", {})
     monkeypatch.setattr(gcompile, "compile_jit", lambda *a, **k: Fake())
     with pytest.raises(AssertionError, match=r"sm_75\(T4\)에서 공유 메모리 80 KiB가 한도 64 KiB를 넘습니다"):
-        kernel_compile.check("matmul", f"fp-{time.time_ns()}", lambda: None, {}, {})
+        kernel_compile.judge("matmul", kernel_compile.results(f"fp-{time.time_ns()}", lambda: None, {}, {}))
 
 
 # --------------------------------------------------------------------------- static: unmasked loads
@@ -220,5 +220,5 @@ def test_missing_compiler_tools_are_a_grader_problem_not_cached(monkeypatch):
     monkeypatch.setattr(gcompile, "GRADER_RESULTS", {})
     monkeypatch.setattr(gcompile, "compile_jit", no_ptxas)
     with pytest.raises(AssertionError, match="채점 환경 문제로 sm_75\\(T4\\) 컴파일러를 실행하지 못했습니다"):
-        kernel_compile.check("matmul", f"env-{time.time_ns()}", lambda: None, {}, {})
+        kernel_compile.judge("matmul", kernel_compile.results(f"env-{time.time_ns()}", lambda: None, {}, {}))
     assert gcompile.GRADER_RESULTS == {}

@@ -170,7 +170,7 @@ def _ref_softmax(case, ins):
     return _softmax_rows(x, R, C)
 
 
-def _next_pow2(n: int) -> int:
+def next_pow2(n: int) -> int:
     p = 1
     while p < n:
         p *= 2
@@ -222,7 +222,7 @@ def _diag_softmax(case):
     R, C = case["inputs"][0].shape
 
     def diagnose(got, ref, bad, ins):
-        alt = _softmax_rows(ins[0], R, C, pad_to=_next_pow2(C))
+        alt = _softmax_rows(ins[0], R, C, pad_to=next_pow2(C))
         close = True
         for k in bad:
             d = got[k] - alt[k]
@@ -230,7 +230,7 @@ def _diag_softmax(case):
             if d > 1e-4 * (alt[k] if alt[k] >= 0 else -alt[k]) + 1e-6:
                 close = False
                 break
-        if close and _next_pow2(C) > C:
+        if close and next_pow2(C) > C:
             return ("범위 밖 칸을 -inf가 아닌 값(0.0 등)으로 읽은 것 같습니다: 합계에 exp(0 - max)가 더해졌습니다. "
                     "tl.load(..., mask=col_offsets < n_cols, other=-float('inf'))를 쓰세요.")
         sums_ok = True
@@ -305,7 +305,7 @@ def matmul_cases(hidden, noncontiguous=True, extra_shapes=(), aligned=False) -> 
 
 
 
-_PERSISTENT_TILE = 32  # the persistent launcher's BLOCK_M = BLOCK_N (launchers._launch_persistent)
+_PERSISTENT_TILE = 32  # the persistent launcher's BLOCK_M = BLOCK_N (exercises._launch_persistent)
 
 
 def _diag_persistent(case, base):

@@ -2,17 +2,15 @@
 
 The interpreter (``TRITON_INTERPRET=1``) runs kernels the compiler refuses (``tl.dot`` on blocks smaller
 than 16, Python dicts, lambdas, ``break``, f-strings of tensors, calls of plain Python functions, ...): such a
-kernel would pass on a CPU and fail on a Colab T4. ``check(...)`` compiles the kernel, rebuilt with the
-grader's trusted globals, for every target in ``TARGETS`` with the signature and every constexpr set of the
-grader's trusted launcher, and either raises the genuine AssertionError with Korean feedback (target, the compiler's
-first error line, the kernel line) or returns the per-target facts for the ✅ line: shared memory against
-that GPU's limit, registers and local-memory (spill) bytes of the CUBIN (``cuobjdump -res-usage``), and
-whether tensor cores are used (``mma.sync`` / ``wgmma`` in the PTX).
+kernel would pass on a CPU and fail on a Colab T4. ``results(...)`` compiles the kernel (``launchers.rebuild``)
+for every target in ``TARGETS`` with the launcher's signature and every constexpr set, where the kernel's
+source lives (the student's process, or the grader's compile worker, which never runs a check), and gives
+the compiler's raw per-target results; ``judge(name, results)`` (the grader) raises the AssertionError with
+Korean feedback (target, the compiler's first error line, the kernel line) or returns the per-target facts
+for the ✅ line: shared memory against that GPU's limit, registers and local-memory (spill) bytes of the
+CUBIN (``cuobjdump -res-usage``), and whether tensor cores are used (``mma.sync`` / ``wgmma`` in the PTX).
 
-``results(...)`` (where the kernel's source lives: the student's process, or the grader's compile worker, a
-process that never runs a check) gives the compiler's raw per-target results; ``judge(name, results)`` (the
-grader) turns them into the ✅ facts or the ❌ feedback. ``check`` is both in one process (the student's own
-notebook). Results are cached per (kernel fingerprint, signature, constexprs, target, warps, stages, triton
+Results are cached per (kernel fingerprint, signature, constexprs, target, warps, stages, triton
 version) in this process and on disk as one small JSON file per key under ``$GEMM_LAB_COMPILE_CACHE``
 (default ``~/.cache/gemm_lab/compile_checks``; ``off`` disables it, as the grader's sandboxes do). A
 read-only or missing directory is fine: the cache is then only read, or not used.
@@ -24,7 +22,7 @@ import hashlib
 import json
 import os
 
-__all__ = ["TARGETS", "check", "results", "judge", "cache_dir", "compile_one", "report_line"]
+__all__ = ["TARGETS", "results", "judge", "cache_dir", "compile_one", "report_line"]
 
 # (target, calc.devices key for its shared-memory limit, the GPU students know it as)
 TARGETS = (("sm_75", "colab-t4", "T4"), ("sm_80", "a100", "A100"), ("sm_90", "h100", "H100"))
@@ -239,8 +237,3 @@ def judge(name: str, found: list) -> str:
     if {t[0] for t, _l, _r in line} != set(targets):
         raise AssertionError(f"❌ {name}: 컴파일 결과가 온전하지 않습니다.")
     return report_line(line)
-
-
-def check(name: str, fingerprint: str, build, signature: dict, constexpr_sets) -> str:
-    """``judge`` of ``results`` in this process: the report line, or the Korean AssertionError."""
-    return judge(name, results(fingerprint, build, signature, constexpr_sets))

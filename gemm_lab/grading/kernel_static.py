@@ -14,17 +14,15 @@ imported by name), not on the sample solutions' variable names.
 from __future__ import annotations
 
 import ast
+import types
 
 __all__ = ["unmasked_loads", "describe"]
-
-_TYPE = (0).__class__.__class__
-
 
 def _lang_names(glob) -> tuple[set, set, set]:
     """Names bound to triton.language, to the triton package, and to triton.language.load itself."""
     lang, pkg, load = set(), set(), set()
     for name, val in glob.items():
-        mod = getattr(val, "__name__", None) if _TYPE(val).__name__ == "module" else None
+        mod = getattr(val, "__name__", None) if isinstance(val, types.ModuleType) else None
         if mod in ("triton.language", "triton.language.core"):
             lang.add(name)
         elif mod == "triton":

@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 
 from . import kernel_cases, kernel_compile, kernel_static, launchers, record
+from .exercises import EXERCISES
 from .kernel_cases import SENTINEL, TOLERANCES, _fmt, _idx, _Rand, _same_list
 
 __all__ = ["check_vector_add", "check_softmax", "check_matmul", "check_persistent", "TOLERANCES", "SENTINEL",
@@ -212,7 +213,7 @@ def _static(exercise, kernel_obj, name):
     py = launchers.genuine(kernel_obj, exercise, name)
     arg_names = launchers.check_arguments(py, exercise, name)
     try:
-        functions = launchers.student_functions(py, exercise)
+        functions = launchers.student_functions(py)
     except (OSError, TypeError):
         raise AssertionError(
             f"❌ {name}: 커널의 소스 코드를 읽을 수 없습니다. 노트북 셀에서 @triton.jit으로 정의한 커널을 "
@@ -232,17 +233,17 @@ def compile_results(exercise, kernel_obj, dtype, name, constexprs) -> list:
     if runtime_ints:  # compiled as Triton compiles them on a GPU: plain i32 arguments
         constexprs = {k: v for k, v in constexprs.items() if k not in runtime_ints}
     sig = launchers.signature(exercise, arg_names, dtype, runtime_ints)
-    return kernel_compile.results(launchers.fingerprint(py, exercise),
-                                  lambda: launchers.rebuild(py, exercise, "compile"), sig, [constexprs])
+    return kernel_compile.results(launchers.fingerprint(py),
+                                  lambda: launchers.rebuild(py, "compile"), sig, [constexprs])
 
 
 def run_kernel(exercise, kernel_obj, runs, name, ownership=False) -> list:
     """Launch every run through the grader's launcher copy; the raw results (``_launch_runs``)."""
     py = launchers.genuine(kernel_obj, exercise, name)
     launchers.check_arguments(py, exercise, name)
-    launch_copy = launchers.EXERCISES[exercise]["launch"]
-    runner = launchers.rebuild(py, exercise, "run")
-    observer = launchers.rebuild(py, exercise, "interpret") if ownership else None
+    launch_copy = EXERCISES[exercise].launch
+    runner = launchers.rebuild(py, "run")
+    observer = launchers.rebuild(py, "interpret") if ownership else None
     with _scalar_indexes():
         return _launch_runs(lambda *a: launch_copy(runner, *a), lambda *a: launch_copy(observer, *a), runs,
                             ownership)
@@ -252,7 +253,7 @@ def _constexpr_sets(exercise, runs) -> list:
     """Every distinct constexpr set the launcher passes in these runs (decided by the grader)."""
     extras = [r["extra"][0] for r in runs if r["extra"]]
     view_cases = [{"inputs": [_ShapeOnly(i["shape"]) for i in r["inputs"]]} for r in runs]
-    return launchers.EXERCISES[exercise]["constexprs"](view_cases, extras)
+    return EXERCISES[exercise].constexprs(view_cases, extras)
 
 
 class _ShapeOnly:
@@ -412,7 +413,7 @@ def _check(exercise, kernel_obj, cases, extra_for, seed, dtype, name, hint, owne
     runs = _prepare(cases, extra_for, seed, dtype)
     entry = {"exercise": exercise, "refused": None, "compile": None, "cases": [],
              "not_triton": bool(getattr(kernel_obj, "not_triton", False))}
-    record.add({"check": launchers.EXERCISES[exercise]["check"], "name": name, "claimed": None,
+    record.add({"check": EXERCISES[exercise].check, "name": name, "claimed": None,
                 "expected": None, "ok": False, "message": "", "kernel": entry})
     payload, sets = _payload(runs), _constexpr_sets(exercise, runs)
     held = isinstance(kernel_obj, remote.KernelSource)
@@ -494,7 +495,7 @@ def _error_map(exercise, case, run, result, message, case_entry, ownership) -> N
         from gemm_lab.viz import error_map
 
         shapes = [_ShapeOnly(i["shape"]) for i in run["inputs"]]
-        consts = launchers.EXERCISES[exercise]["constexprs"]([{"inputs": shapes}], run["extra"][:1])[0]
+        consts = EXERCISES[exercise].constexprs([{"inputs": shapes}], run["extra"][:1])[0]
         owner = asked = None
         if ownership:  # the program the grader saw write each tile (-1 nobody, -2 several) against tile % P
             owner = tile_owners(case, run, result)
@@ -546,8 +547,6 @@ def check_matmul(kernel, *, hidden=False, noncontiguous=True, dtype="float16", s
     ``dtype``: inputs and output dtype ("float16" default, "float32"; "bfloat16" only on a GPU).
     ``aligned=True``: only views whose row strides and offsets are multiples of 16 bytes, no transposed views.
     """
-    if dtype not in TOLERANCES:
-        raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
     more, seed = _graded_extra(kernel, "matmul", seed)
     cases = kernel_cases.matmul_cases(hidden, noncontiguous, tuple(shapes) + more, aligned)
     _mark_drawn(cases, len(more), hidden, len(kernel_cases.matmul_cases(False, noncontiguous, (), aligned)))
@@ -563,8 +562,6 @@ def check_persistent(kernel, *, hidden=False, noncontiguous=True, dtype="float16
     feedback). ``ownership=True`` also requires every tile to be computed exactly once, by program
     ``tile % num_programs``, and no tile past the last (the visits/owner records of the notebook's given
     ``record_tile``, the grader's copy). ``aligned=True`` as in ``check_matmul``."""
-    if dtype not in TOLERANCES:
-        raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
     counts = list(num_programs) if num_programs is not None else [1, 3, 1000]
     for p in counts:
         if type(p) is not int or p < 1:
@@ -581,8 +578,6 @@ def check_persistent(kernel, *, hidden=False, noncontiguous=True, dtype="float16
 
 def check_vector_add(kernel, *, hidden=False, dtype="float32", sizes=(), seed=0, name="vector_add", hint=None):
     """Check week 6's ``add_kernel`` (out = x + y) through the locked launcher's copy (BLOCK_SIZE=128)."""
-    if dtype not in TOLERANCES:
-        raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
     more, seed = _graded_extra(kernel, "vector", seed)
     cases = kernel_cases.vector_add_cases(hidden, tuple(sizes) + more)
     _mark_drawn(cases, len(more), hidden, len(kernel_cases.vector_add_cases(False)))
@@ -592,8 +587,6 @@ def check_vector_add(kernel, *, hidden=False, dtype="float32", sizes=(), seed=0,
 def check_softmax(kernel, *, hidden=False, dtype="float32", shapes=(), seed=0, name="softmax", hint=None):
     """Check week 6's ``softmax_kernel`` (row-wise softmax) through the locked launcher's copy (one program
     per row, BLOCK_SIZE = next_power_of_2(n_cols)). Rows are padded in memory (row stride > n_cols)."""
-    if dtype not in TOLERANCES:
-        raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
     more, seed = _graded_extra(kernel, "softmax", seed)
     cases = kernel_cases.softmax_cases(hidden, tuple(shapes) + more)
     _mark_drawn(cases, len(more), hidden, len(kernel_cases.softmax_cases(False)))
