@@ -11,13 +11,14 @@ reads. ``audit_test_cell(source, answers)`` lists every way a cell breaks it:
 * ``globals()``, ``vars()``, ``locals()``, ``eval``, ``exec``, ``__import__``, ``get_ipython`` or the
   ``'__main__'`` module, which reach notebook names by string;
 * an import from ``gemm_lab.calc`` or ``gemm_lab.grading`` other than ``fresh`` itself (``g.calc`` and
-  ``g`` are the trusted copies; other ``gemm_lab`` modules such as ``compile`` have none and may be
-  imported in the cell).
+  ``g`` give them; other ``gemm_lab`` modules such as ``compile`` are not in ``g`` and may be imported in
+  the cell).
 
 ``answer_names(cells)`` collects the answer names of a notebook: names assigned or defined (not
 imported) at module level in cells nbgrader marks ``solution: true``, and between
 nbgrader's begin/end solution markers in any code cell. ``audit_notebook(nb)`` applies both to
-a notebook (a name a locked cell also defines does not count as an answer there) (a dict / nbformat node with ``cells``). Messages are for the course's maintainers (English).
+a notebook (a dict / nbformat node with ``cells``; a name a locked cell also defines does not count as an
+answer there). Messages are for the course's maintainers (English).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ _BEGIN, _END = "### BEGIN " + "SOLUTION", "### END " + "SOLUTION"
 # builtins that read the notebook's namespace by name, out of the scope analysis' sight
 _DYNAMIC_NAMESPACE = frozenset({"globals", "vars", "locals", "eval", "exec", "get_ipython", "__import__"})
 # `from gemm_lab import calc` / `import gemm_lab.calc`: what g.calc and g itself replace
-_TRUSTED_PARENTS = ("gemm_lab.calc", "gemm_lab.grading")
+_G_PARENTS = ("gemm_lab.calc", "gemm_lab.grading")
 
 
 def _nbgrader(cell) -> dict:
@@ -245,7 +246,7 @@ def _checker_problems(tree: ast.Module) -> list[str]:
         for node in ast.walk(tree):
             if isinstance(node, ast.Assign) and from_grader(node.value):
                 graders.update(t.id for t in node.targets if isinstance(t, ast.Name))
-    # a grader name (or `fresh` itself) bound to anything else anywhere in the cell is not trusted
+    # a grader name (or `fresh` itself) bound to anything else anywhere in the cell is no longer the grader's
     for node in ast.walk(tree):
         targets = []
         if isinstance(node, ast.Assign) and not from_grader(node.value):
@@ -262,7 +263,7 @@ def _checker_problems(tree: ast.Module) -> list[str]:
             mod = node.module if isinstance(node, ast.ImportFrom) else None
             for a in node.names:
                 full = f"{mod}.{a.name}" if mod else a.name
-                if not full.startswith(_TRUSTED_PARENTS):
+                if not full.startswith(_G_PARENTS):
                     continue  # other gemm_lab modules (compile, runtime) are not in g
                 if mod == "gemm_lab.grading" and a.name == "fresh":
                     continue

@@ -25,7 +25,7 @@ _TORCH_HOOK_NAMES = {"TorchFunctionMode", "TorchDispatchMode", "__torch_function
 
 _WELL_KNOWN_MODULES = {
     "np", "numpy", "torch", "triton", "tl", "pd", "pandas", "math", "builtins", "sys", "os", "gemm_lab",
-    "grading", "g", "answers", "kernels", "integrity", "feedback", "operator", "importlib", "random",
+    "grading", "g", "answers", "kernels", "messages", "judge", "operator", "importlib", "random",
     "unittest", "pytest", "nbgrader", "functools", "inspect", "types", "gc", "runtime", "calc",
 }
 _SYS_HOOKS = {
@@ -305,7 +305,7 @@ def _strip_magics(code: str) -> str:
 
 
 def scan_source(code: str) -> list[str]:
-    """Tampering constructs in a student's code: ``"CODE (줄 N): 한국어 설명 — detail"`` per finding.
+    """Constructs in a student's code that could subvert a check: ``"CODE (줄 N): 한국어 설명 — detail"`` per finding.
 
     Codes: MODULE_ATTR, IMPORT_BUILTINS, DUNDER_BUILTINS, SYS_HOOK, FRAME_ACCESS, EXIT, CTYPES, NETWORK,
     OPEN_OUTSIDE, DYNAMIC_CODE, GLOBALS_WRITE, TORCH_HOOK, WRITES_MODULE (``FLAG_TEXT`` maps each to its Korean
