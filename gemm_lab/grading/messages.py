@@ -81,7 +81,7 @@ def ok(name: str, value) -> None:
 
 
 def fail(name: str, text: str, hint: str | None = None):
-    """Raise the genuine AssertionError with a Korean message naming the entry."""
+    """Raise AssertionError with a Korean message naming the entry."""
     msg = f"❌ {name}: {text}"
     if hint:
         msg += f" (힌트: {hint})"

@@ -13,6 +13,7 @@ import ast
 import os
 import re
 
+from .cell_audit import _nbgrader, _python, _source
 from .findings import FLAG_TEXT
 
 __all__ = ["scan_source", "scan_notebook", "FLAG_TEXT"]
@@ -295,15 +296,6 @@ class _Scanner(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def _strip_magics(code: str) -> str:
-    """IPython '!cmd' / '%magic' lines (not Python) replaced by 'pass'."""
-    lines = []
-    for line in code.splitlines():
-        s = line.lstrip()
-        lines.append(line[: len(line) - len(s)] + "pass" if s.startswith(("!", "%")) else line)
-    return "\n".join(lines)
-
-
 def scan_source(code: str) -> list[str]:
     """Constructs in a student's code that could subvert a check: ``"CODE (줄 N): 한국어 설명 — detail"`` per finding.
 
@@ -317,7 +309,7 @@ def scan_source(code: str) -> list[str]:
     if not isinstance(code, str):
         raise TypeError(f"scan_source expects the source text as str, got {type(code).__name__}")
     try:
-        tree = ast.parse(_strip_magics(code))
+        tree = ast.parse(_python(code))
     except SyntaxError:
         return []
     scanner = _Scanner()
@@ -333,15 +325,6 @@ def scan_source(code: str) -> list[str]:
             seen.add(item)
             out.append(item)
     return out
-
-
-def _cell_meta(cell) -> dict:
-    return (cell.get("metadata") or {}).get("nbgrader") or {}
-
-
-def _cell_source(cell) -> str:
-    src = cell.get("source", "")
-    return "".join(src) if isinstance(src, list) else src
 
 
 def scan_notebook(notebook) -> list[str]:
@@ -361,10 +344,10 @@ def scan_notebook(notebook) -> list[str]:
     for i, cell in enumerate(cells):
         if cell.get("cell_type") != "code":
             continue
-        meta = _cell_meta(cell)
+        meta = _nbgrader(cell)
         if meta.get("locked") and not meta.get("solution"):
             continue
         label = f"셀 {i}" + (f" ({meta['grade_id']})" if meta.get("grade_id") else "")
-        found = scan_source(_cell_source(cell))
+        found = scan_source(_source(cell))
         out.extend(f"{label}: {finding}" for finding in found)
     return out
