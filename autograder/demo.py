@@ -1,7 +1,7 @@
 """`make demo`: release, collect the bundled sample hand-ins, autograde, print one grade table.
 
-    python -m autograder.demo                 # every assignment with autograder/samples/ASSIGNMENT/expected.csv
-    python -m autograder.demo week06 [--jobs N] [--keep]
+    python -m autograder demo                 # every assignment with autograder/samples/ASSIGNMENT/expected.csv
+    python -m autograder demo week06 [--jobs N] [--keep]
 
 Everything happens in one scratch course under autograder/work/ (the real release/ and gradebook are not
 touched): each assignment is released from source/, its samples are collected and graded, then one table
@@ -12,17 +12,15 @@ mismatch, 2 without bubblewrap.
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import sys
 import tempfile
 import time
-import warnings
 from pathlib import Path
 
 from autograder.course import Course
-from autograder.grade.autograde import DEFAULT_NOTEBOOK_TIMEOUT, SandboxMissing, autograde
-from autograder.reporting.sample_check import compare_with_expected
+from autograder.grade.autograde import GradeSettings, SandboxMissing, autograde
+from autograder.samplekit.compare import compare_with_expected
 
 
 def sampled_assignments(repo: Course) -> list[str]:
@@ -39,7 +37,7 @@ def _fmt(x: float) -> str:
 def demo_table(course: Course, handed_in: dict[str, set[tuple[str, str]]]) -> str:
     """One table over every graded assignment: a column per sampled notebook under its assignment,
     ``-`` where a sample has no hand-in for that notebook (not a zero), total over the hand-ins, review notes."""
-    from autograder.reporting.report import review_flags, scores
+    from autograder.reporting.grade_table import review_flags, scores
 
     columns, table, maxima = scores(course, list(handed_in))
     sampled = {f"{a}/{nb}" for a, pairs in handed_in.items() for _, nb in pairs}
@@ -63,28 +61,35 @@ def demo_table(course: Course, handed_in: dict[str, set[tuple[str, str]]]) -> st
     return "\n".join(lines)
 
 
-def run_all(assignments: list[str], *, repo: Course, jobs=None, cell_timeout=60,
-            notebook_timeout=DEFAULT_NOTEBOOK_TIMEOUT, allow_unsandboxed=False, keep=False,
-            out=sys.stdout, report_dir: Path | None = None) -> dict[str, list[str]]:
-    """Grade the samples of ``assignments`` in one scratch course; print one table; {assignment: mismatches}."""
+def run_all(assignments: list[str], *, repo: Course, settings: GradeSettings | None = None,
+            samples: dict[str, Path] | None = None, keep: bool = False, out=sys.stdout,
+            report_dir: Path | None = None, hooks: dict | None = None) -> dict[str, list[str]]:
+    """Grade the samples of ``assignments`` in one scratch course; print one table; {assignment: mismatches}.
+
+    ``samples``: {assignment: folder} instead of autograder/samples/ASSIGNMENT. ``hooks`` (for tests):
+    ``{"before_grading": f(course), "after_grading": f(course) -> list[str]}``; what after_grading returns is
+    added to the mismatches of the first assignment.
+    """
     from autograder.collect.handins import collect
-    from autograder.samplekit.make_samples import read_expected
+    from autograder.samplekit.expected import read_expected
 
     if not assignments:
         raise ValueError("no assignment has samples: run `python -m autograder.samplekit.make_samples ASSIGNMENT`")
+    hooks = hooks or {}
+    samples = {a: Path((samples or {}).get(a) or repo.root / "autograder" / "samples" / a) for a in assignments}
     repo.work.mkdir(parents=True, exist_ok=True)
     root = Path(tempfile.mkdtemp(prefix="demo-", dir=repo.work))
     try:
         course = repo.scratch(root, assignments, released=True)
-        handed_in, samples = {}, {}
+        handed_in = {}
         for a in assignments:
-            samples[a] = repo.root / "autograder" / "samples" / a
             print(f"{a}: {collect(course, a, samples[a]).summary()}", file=out)
             handed_in[a] = {(s, nb) for (s, nb, _) in read_expected(samples[a])[0]}
+        if "before_grading" in hooks:
+            hooks["before_grading"](course)
         for a in assignments:
             t0 = time.monotonic()
-            results = autograde(course, a, jobs=jobs, cell_timeout=cell_timeout,
-                                notebook_timeout=notebook_timeout, allow_unsandboxed=allow_unsandboxed)
+            results = autograde(course, a, settings)
             print(f"{a}: {len(results)} hand-ins graded in {time.monotonic() - t0:.1f}s", file=out)
         print("", file=out)
         print(demo_table(course, handed_in), file=out)
@@ -92,7 +97,10 @@ def run_all(assignments: list[str], *, repo: Course, jobs=None, cell_timeout=60,
             from autograder.reporting.class_report import demo_reports
 
             demo_reports(course, assignments, report_dir, out=out)
-        return {a: compare_with_expected(course, a, samples[a]) for a in assignments}
+        bad = {a: compare_with_expected(course, a, samples[a]) for a in assignments}
+        if "after_grading" in hooks:
+            bad[assignments[0]] += hooks["after_grading"](course) or []
+        return bad
     finally:
         if keep:
             print(f"demo course kept in {root}", file=out)
@@ -100,21 +108,10 @@ def run_all(assignments: list[str], *, repo: Course, jobs=None, cell_timeout=60,
             shutil.rmtree(root, ignore_errors=True)
 
 
-def main(argv=None) -> int:
-    warnings.filterwarnings("ignore", module="nbgrader")
-    warnings.filterwarnings("ignore", message=".*not in session.*")
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("assignment", nargs="*", help="default: every assignment with samples")
-    ap.add_argument("--course-root", default=None)
-    ap.add_argument("--jobs", type=int, default=None, help="hand-ins graded at once (default: CPUs + 1)")
-    ap.add_argument("--cell-timeout", type=int, default=60)
-    ap.add_argument("--notebook-timeout", type=int, default=DEFAULT_NOTEBOOK_TIMEOUT)
-    ap.add_argument("--allow-unsandboxed", action="store_true")
-    ap.add_argument("--keep", action="store_true", help="keep the scratch course (autograder/work/demo-*)")
-    args = ap.parse_args(argv)
-    repo = Course.at(args.course_root)
+def main(repo: Course, assignments: list[str], settings: GradeSettings, keep: bool = False) -> int:
+    """`python -m autograder demo`: exit 1 on any mismatch, 2 without samples or bubblewrap (one line)."""
     sampled = sampled_assignments(repo)
-    assignments = args.assignment or sampled
+    assignments = assignments or sampled
     unknown = [a for a in assignments if a not in sampled]
     if unknown:
         print(f"error: {unknown[0]} has no sample hand-ins (sampled: {', '.join(sampled) or 'none'}); "
@@ -126,9 +123,8 @@ def main(argv=None) -> int:
         return 2
     t0 = time.monotonic()
     try:
-        bad = run_all(assignments, repo=repo, jobs=args.jobs, cell_timeout=args.cell_timeout,
-                      notebook_timeout=args.notebook_timeout, allow_unsandboxed=args.allow_unsandboxed,
-                      keep=args.keep, report_dir=repo.root / "autograder" / "report" / "demo")
+        bad = run_all(assignments, repo=repo, settings=settings, keep=keep,
+                      report_dir=repo.root / "autograder" / "report" / "demo")
     except SandboxMissing as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -145,7 +141,3 @@ def main(argv=None) -> int:
         page = repo.root / "autograder" / "report" / "demo" / f"{a}.html"
         print(f"class report: {page}" if page.is_file() else f"class report of {a}: not written (see above)")
     return status
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

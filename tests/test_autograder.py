@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from autograder.course import IGNORE, Course
-from autograder.grade import integrity
+from autograder.grade import review
 from autograder.samplekit.fixture import ASSIGNMENT
 from autograder.sandbox import kernel as sandbox
 
@@ -97,7 +97,7 @@ def _cell(src, **meta):
     return c
 
 
-def test_integrity_zeroes_tests_after_tampering_only():
+def test_review_scans_the_students_cells_only():
     nb = _nb([
         _cell("x = 1", solution=True, grade_id="a1"),
         _cell("check(x)", grade=True, locked=True, grade_id="t1", points=1),
@@ -106,19 +106,17 @@ def test_integrity_zeroes_tests_after_tampering_only():
         _cell("check(y)", grade=True, locked=True, grade_id="t2", points=1),
         _cell("import gemm_lab.grading as g\ng.check_value = None", grade=True, locked=True, grade_id="t3"),
     ])
-    findings, zero = integrity.review_notebook(nb)
-    assert zero == []  # a review aid: the grade is the grader's, computed outside the kernel
+    findings = review.review_notebook(nb)  # a review aid: the grade is the grader's, computed outside the kernel
     assert len(findings) == 1 and "MODULE_ATTR" in findings[0]  # locked/test cells are not scanned
 
 
-def test_integrity_review_only_findings_zero_nothing():
+def test_review_lists_exit_and_builtins_not_shell_lines():
     nb = _nb([
         _cell("import sys\nsys.exit()\n!pip install x", solution=True, grade_id="a1"),
         _cell("check(x)", grade=True, locked=True, grade_id="t1", points=1),
     ])
-    findings, zero = integrity.review_notebook(nb)
+    findings = review.review_notebook(nb)
     # the exit is listed; a shell line is the student's own business (it runs in the sandbox like any code)
-    assert zero == [] and {f.split(": ", 1)[1].split(" ")[0] for f in findings} == {"EXIT"}
+    assert {f.split(": ", 1)[1].split(" ")[0] for f in findings} == {"EXIT"}
     nb["cells"][0]["source"] = "import builtins\nbuiltins.print = None"
-    findings, zero = integrity.review_notebook(nb)
-    assert zero == [] and findings
+    assert review.review_notebook(nb)

@@ -20,10 +20,13 @@ from pathlib import Path
 
 import pytest
 
-from autograder.__main__ import compare_with_expected, run_demo
 from autograder.course import Course, read_notebook
+from autograder.demo import run_all
 from autograder.grade import autograde as grade_mod
-from autograder.reporting.report import feedback, write_grades_csv
+from autograder.grade.autograde import GradeSettings
+from autograder.reporting.feedback_build import build_feedback
+from autograder.reporting.grade_table import write_grades_csv
+from autograder.samplekit.compare import compare_with_expected
 from autograder.samplekit.fixture import ASSIGNMENT, make_course
 from autograder.samplekit.make_samples import SNOOP, make_samples
 
@@ -109,7 +112,7 @@ def test_samples_graded_as_expected_and_contained(tmp_path, make_scratch_course,
             problems.append(f"grades.csv rows {sorted(by_student)}")
         if by_student["full_marks"][3] != "8" or "findings (" not in by_student["tamper_compare"][4]:
             problems.append(f"grades.csv content {by_student['full_marks']} {by_student['tamper_compare']}")
-        feedback(demo, ASSIGNMENT)
+        build_feedback(demo, ASSIGNMENT)
         html = demo.feedback / "full_marks" / ASSIGNMENT / "01_counts.html"
         if not html.exists() or "tiles" not in html.read_text(encoding="utf-8"):
             problems.append("no HTML feedback for full_marks")
@@ -121,8 +124,8 @@ def test_samples_graded_as_expected_and_contained(tmp_path, make_scratch_course,
         return problems
 
     t0 = time.monotonic()
-    bad = run_demo(ASSIGNMENT, repo=course, samples=samples, cell_timeout=30, notebook_timeout=180, jobs=2,
-                   hooks={"before_grading": before, "after_grading": after})
+    bad = run_all([ASSIGNMENT], repo=course, samples={ASSIGNMENT: samples}, hooks={"before_grading": before,
+                  "after_grading": after}, settings=GradeSettings(cell_timeout=30, notebook_timeout=180, jobs=2))
     print(f"end-to-end: {time.monotonic() - t0:.0f}s")
     assert bad == []
 
@@ -227,11 +230,11 @@ def test_committed_samples_score_as_expected(assignment, tmp_path, bwrap):
         pytest.skip(f"no source/{assignment}")
     import io
 
-    from autograder.demo import run_all
-    from autograder.samplekit.make_samples import read_expected
+    from autograder.samplekit.expected import read_expected
 
     printed = io.StringIO()
-    bad = run_all([assignment], repo=Course.at(ROOT), cell_timeout=60, notebook_timeout=600, jobs=2, out=printed)
+    bad = run_all([assignment], repo=Course.at(ROOT), settings=GradeSettings(cell_timeout=60, notebook_timeout=600,
+                                                                             jobs=2), out=printed)
     assert bad == {assignment: []}, printed.getvalue()
     table = printed.getvalue().split("\n\n", 1)[1]
     rows = {line.split()[0]: line.split() for line in table.splitlines()[3:]}

@@ -328,8 +328,9 @@ def test_failed_sample_feedback_page_shows_the_error_map(tmp_path):
     """The sample whose softmax reads padding as 0.0 is graded for real (sandboxed autograde, then the
     sanitized feedback build); its feedback page, opened in Chromium, draws the error map under the ❌ of the
     visible kernel check, and nothing under the ❌ of the hidden one."""
-    from autograder.__main__ import run_demo
     from autograder.course import Course
+    from autograder.demo import run_all
+    from autograder.grade.autograde import GradeSettings
 
     if shutil.which("bwrap") is None:
         pytest.fail("bubblewrap missing: run `make sandbox-deps`")
@@ -340,13 +341,13 @@ def test_failed_sample_feedback_page_shows_the_error_map(tmp_path):
     page = tmp_path / "02_fusion_softmax.html"
 
     def keep_feedback(course):
-        from autograder.reporting.report import feedback
+        from autograder.reporting.feedback_build import build_feedback
 
-        feedback(course, "week06")
+        build_feedback(course, "week06")
         shutil.copy(course.feedback / "kernel_other_zero" / "week06" / page.name, page)
 
-    assert run_demo("week06", repo=Course(ROOT), samples=samples, cell_timeout=120, notebook_timeout=600,
-                    hooks={"after_grading": keep_feedback}) == []
+    assert run_all(["week06"], repo=Course(ROOT), samples={"week06": samples}, hooks={"after_grading": keep_feedback},
+                   settings=GradeSettings(cell_timeout=120, notebook_timeout=600)) == {"week06": []}
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
     for flag in CHROME_FLAGS:

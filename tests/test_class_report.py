@@ -149,7 +149,7 @@ def test_kernel_cases_and_what_needs_the_instructor(built):
 
 
 def test_totals_match_the_gradebook_and_grades_csv(built):
-    from autograder.reporting.report import scores
+    from autograder.reporting.grade_table import scores
 
     course, _, _, report = built
     columns, table, maxima = scores(course, [A])

@@ -22,9 +22,9 @@ import pytest
 from autograder.collect import handins as col
 from autograder.collect.archive import ZipLimits
 from autograder.collect.names import LMS_REGEXP, parse_lms_name, sanitize_student_id
-from autograder.collect.report import report_path
+from autograder.collect.summary import report_path
 from autograder.course import Course
-from autograder.reporting.report import grade_table, review_flags, write_grades_csv
+from autograder.reporting.grade_table import grade_table, review_flags, write_grades_csv
 from autograder.samplekit.fixture import ASSIGNMENT, make_course
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -659,7 +659,7 @@ def test_collect_script_and_no_import_circle(course, tmp_path):
                        env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "collected 1 notebooks of 1 students" in r.stdout
-    probe = ("import sys, autograder.collect.handins, autograder.demo, autograder.reporting.sample_check\n"
+    probe = ("import sys, autograder.collect.handins, autograder.demo, autograder.samplekit.compare\n"
              "print('autograder.__main__' in sys.modules)")
     r = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.stdout.strip() == "False", r.stderr

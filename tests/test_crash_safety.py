@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grade.lock import AutogradeLocked, CourseLock, clean_leftovers, owner_gone, pid_alive
+from autograder.course_lock import AutogradeLocked, CourseLock, clean_leftovers, owner_gone, pid_alive
 from autograder.grade.nbexec import death_reason
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -338,7 +338,7 @@ def test_second_autograde_refused_and_kernel_killed_from_outside_flagged(tmp_pat
     once = review["sleeper_once"]
     assert once["manual"] == {} and once["incidents"]["regraded"], once
     assert not any("signal" in i for i in once["incidents"].get("01_counts", [])), once
-    from autograder.reporting.report import review_flags
+    from autograder.reporting.grade_table import review_flags
 
     flags = review_flags(course)
     assert any("kernel killed by signal 9 (SIGKILL), manual grading" in f for f in flags["sleeper"]), flags

@@ -25,7 +25,7 @@ from autograder.collect.handins import collect  # noqa: E402
 from autograder.course import Course  # noqa: E402
 from autograder.grade import dispatch  # noqa: E402
 from autograder.grade.autograde import autograde  # noqa: E402
-from autograder.reporting.report import scores  # noqa: E402
+from autograder.reporting.grade_table import scores  # noqa: E402
 from autograder.samplekit.fixture import ASSIGNMENT  # noqa: E402
 from autograder.samplekit.make_samples import make_samples  # noqa: E402
 

@@ -420,7 +420,7 @@ def _hostile_handins(root):
 def test_feedback_of_hostile_and_edited_handins_is_safe(tmp_path, make_scratch_course, bwrap):
     from autograder.course import read_notebook
     from autograder.grade.autograde import autograde
-    from autograder.reporting.report import feedback
+    from autograder.reporting.feedback_build import build_feedback
     from autograder.samplekit.fixture import ASSIGNMENT
 
     course = make_scratch_course(tmp_path / "course", released=True)
@@ -443,7 +443,7 @@ def test_feedback_of_hostile_and_edited_handins_is_safe(tmp_path, make_scratch_c
     rep = results["edited"].repairs
     assert any("tiles_54" in r for r in rep["01_counts"]) and any("pct_40" in r for r in rep["01_counts"])
     assert any("vec_even" in r for r in rep["02_vectors"])
-    from autograder.reporting.report import review_flags
+    from autograder.reporting.grade_table import review_flags
 
     flags = review_flags(course)
     assert any("repaired before grading" in f and "tiles_54" in f for f in flags["edited"]), flags["edited"]
@@ -464,7 +464,7 @@ def test_feedback_of_hostile_and_edited_handins_is_safe(tmp_path, make_scratch_c
     hooked = course.autograded / "hooked" / ASSIGNMENT / "01_counts.ipynb"
     assert hooked.stat().st_size < 4_000_000 and "[출력 제한]" in hooked.read_text(encoding="utf-8")
 
-    feedback(course, ASSIGNMENT)
+    build_feedback(course, ASSIGNMENT)
     pages = sorted(course.feedback.glob(f"*/{ASSIGNMENT}/*.html"))
     assert {p.parent.parent.name for p in pages} == set(results)
     secret = "assert int(float(tiles)) == compare_orders"

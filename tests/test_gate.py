@@ -19,9 +19,8 @@ from pathlib import Path
 import pytest
 
 from autograder.course import read_notebook
-from autograder.grade.integrity import review_notebook
-from autograder.samplekit import attacks_gate, honest_variants
-from autograder.samplekit.bad_kernels import NOTEBOOK_TESTS
+from autograder.grade.review import review_notebook
+from autograder.samplekit import attacks_gate, honest
 from autograder.samplekit.expected import refuses_a_kernel
 from autograder.samplekit.hostile_v2 import kernel_cell
 from autograder.samplekit.model import Notebook
@@ -186,7 +185,7 @@ def test_honest_variant_samples_expect_full_marks_and_no_finding(case):
         _desc, nb_json, expected = out
         assert expected == nb.full_points()
         assert not refuses_a_kernel(nb_json), (case, key)
-        assert review_notebook(nb_json)[0] == [], (case, key)
+        assert review_notebook(nb_json) == [], (case, key)
     assert built >= 2, case
 
 
@@ -323,7 +322,7 @@ def test_in_a_notebook_the_check_reads_the_cells_that_ran(kernels, capsys):
 
 
 def test_findings_name_what_the_gate_refused_and_nothing_else(kernels):
-    from autograder.grade.integrity import verdict_findings
+    from autograder.grade.review import verdict_findings
     from gemm_lab.grading import replay
 
     nb, name, src, given = kernels[KERNEL_NOTEBOOKS[0]]

@@ -266,7 +266,7 @@ def test_function_module_takes_only_what_the_function_names():
 
 
 def test_the_verdict_tells_the_instructor_about_refused_and_shape_special_kernels(interp):
-    from autograder.grade import integrity as review
+    from autograder.grade import review
 
     claim = {"claims": {"add_kernel": {"__kernel__": "add_kernel"}}}
     special = ADD_KERNEL.replace("mask = offsets < n_elements", "mask = offsets < tl.minimum(n_elements, 1000)")

@@ -8,8 +8,8 @@ from pathlib import Path
 import jupytext
 import pytest
 
-from autograder.grade import integrity as ag_integrity
-from gemm_lab.grading.integrity import scan_notebook, scan_source
+from autograder.grade import review
+from gemm_lab.grading.audit.scan import scan_notebook, scan_source
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,13 +48,12 @@ def _notebook():
 
 
 def test_autograder_review_of_a_notebook_with_rebinding_and_history_lists_nothing():
-    findings, zero = ag_integrity.review_notebook(_notebook())
-    assert findings == [] and zero == []
+    assert review.review_notebook(_notebook()) == []
 
 
 @pytest.mark.parametrize("path", sorted(ROOT.glob("source/*/*.py")), ids=lambda p: p.name)
 def test_masters_own_cells_trigger_no_finding(path):
     """The given, unlocked and solution cells of every master scan clean: an honest hand-in that keeps
-    them is never flagged (and never zeroed) for them."""
+    them is never flagged for them."""
     nb = json.loads(jupytext.writes(jupytext.read(path, fmt="py:percent"), fmt="ipynb"))
     assert scan_notebook(nb) == []

@@ -381,7 +381,7 @@ def test_canvas_column_named_by_the_instructor_and_bad_use(course, tmp_path):
 
 
 def test_make_grades_from_bad_use_is_one_line(course, tmp_path, capsys):
-    from autograder.reporting.grades import main
+    from autograder.__main__ import main
 
     students = _collect(course, tmp_path, "canvas")
     _gradebook(course, students)
@@ -393,7 +393,7 @@ def test_make_grades_from_bad_use_is_one_line(course, tmp_path, capsys):
              (["--lms", "canvas", "--from", str(src)], "not a Canvas gradebook export"),
              (["--lms", "moodle", "--from", str(src)], "none of its participants was collected")]
     for args, needle in cases:
-        assert main(["--course-root", str(course.root), *args]) == 2, args
+        assert main(["--course-root", str(course.root), "grades", *args]) == 2, args
         err = capsys.readouterr().err
         assert needle in err and len(err.strip().splitlines()) == 1, (args, err)
     # the make target's own command line: one line on stderr, exit 2, no traceback

@@ -53,9 +53,9 @@ def _run_the_kit(root: Path, tmp_path: Path) -> Course:
 
     from autograder.collect.handins import collect
     from autograder.reporting.feedback_zip import build_zip
+    from autograder.reporting.grade_table import write_grades_csv
     from autograder.reporting.gradebook_export import export
     from autograder.reporting.gradebook_fill import fill
-    from autograder.reporting.report import write_grades_csv
 
     course = Course.at(root)
     up = {f"{n.lower().replace(' ', '')}_{uid}_{aid}_{nb}.ipynb": fz._handin(course, nb, n)

@@ -9,6 +9,7 @@ import pytest
 from autograder.__main__ import main
 from autograder.course import Course, release
 from autograder.grade import precheck
+from autograder.grade.autograde import GradeSettings
 from autograder.samplekit import fixture
 
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
@@ -48,8 +49,8 @@ def test_full_marks_masters_pass_once_then_the_check_is_remembered(tmp_path, mon
     root = _course(tmp_path, break_setup=False)
     course = Course.at(root)
     lines = []
-    precheck.check_masters(course, [fixture.ASSIGNMENT], mode="bwrap", cell_timeout=60, notebook_timeout=300,
-                           jobs=2, log=lines.append)
+    settings = GradeSettings(jobs=2, cell_timeout=60, notebook_timeout=300)
+    precheck.check_masters(course, [fixture.ASSIGNMENT], settings, mode="bwrap", log=lines.append)
     assert any("full marks" in ln for ln in lines)
     assert len(list((tmp_path / "cache").glob("*.json"))) == 1
 
@@ -57,7 +58,7 @@ def test_full_marks_masters_pass_once_then_the_check_is_remembered(tmp_path, mon
         raise AssertionError("graded the masters again")
 
     monkeypatch.setattr("autograder.grade.autograde.autograde", never)
-    precheck.check_masters(course, [fixture.ASSIGNMENT], mode="bwrap", cell_timeout=60, notebook_timeout=300)
+    precheck.check_masters(course, [fixture.ASSIGNMENT], settings, mode="bwrap")
 
 
 def test_autograde_with_nothing_collected_says_what_to_run(tmp_path, capsys):

@@ -17,9 +17,8 @@ import pytest
 from autograder.cells import meta as _meta
 from autograder.cells import source as _src
 from autograder.course import read_notebook
-from autograder.grade.integrity import review_notebook
-from autograder.samplekit import hostile, hostile_v2
-from autograder.samplekit.bad_kernels import NOTEBOOK_TESTS
+from autograder.grade.review import review_notebook
+from autograder.samplekit import attacks_inprocess, plan
 from autograder.samplekit.model import Notebook
 from autograder.samplekit.plan import FULL_PLANS
 from gemm_lab import runtime  # noqa: F401  (before triton: kernels run in the CPU interpreter)
@@ -85,9 +84,8 @@ def test_the_review_scan_flags_the_written_modules_that_hold_the_attacks(built):
     for (case, key), b in built.items():
         if b is None:
             continue
-        findings, zero = review_notebook(b[1])
+        findings = review_notebook(b[1])
         codes = {f.split(": ", 1)[1].split(" ")[0] for f in findings}
-        assert zero == []
         if case == "forged_handout":
             assert "DYNAMIC_CODE" in codes or "SHELL" in codes, (case, key, findings)
         elif case != "special_shapes":

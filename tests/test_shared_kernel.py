@@ -1,4 +1,4 @@
-"""The notebooks of one hand-in share a kernel, reset between notebooks (autograder/grade/nbexec.py SharedKernel),
+"""The notebooks of one hand-in share a kernel, reset between notebooks (autograder/grade/shared_kernel.py),
 and run as ``nbgrader`` children of a fork server (autograder/nbgrader_fork.py)."""
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ def test_the_reset_restores_builtins_and_refuses_a_changed_import_machinery():
     sys.meta_path or a look-alike gemm_lab module makes it fail (the next notebook then gets a fresh kernel)."""
     from jupyter_client.manager import start_new_kernel
 
-    from autograder.grade.nbexec import BASELINE_SOURCE, RESET_SOURCE
+    from autograder.grade.shared_kernel import BASELINE_SOURCE, RESET_SOURCE
 
     def run(kc, code, **kw):
         msg_id = kc.execute(code, **kw)

@@ -209,7 +209,7 @@ def test_the_kernel_reset_keeps_the_course_runtime(tmp_path):
     import subprocess
     import sys
 
-    from autograder.grade.nbexec import BASELINE_SOURCE, RESET_SOURCE
+    from autograder.grade.shared_kernel import BASELINE_SOURCE, RESET_SOURCE
 
     code = ("from IPython.core.interactiveshell import InteractiveShell\nimport os\n"
             "sh = InteractiveShell.instance()\n"

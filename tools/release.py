@@ -14,26 +14,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from autograder.course import Course, release
+
 ROOT = Path(__file__).resolve().parents[1]
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS",
            "BEGIN MARK SCHEME")
-
-
-def generate(root: Path, assignment: str, db_url: str | None = None) -> None:
-    cmd = [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force",
-           "--log-level=WARN"]
-    if db_url:
-        cmd.append(f"--CourseDirectory.db_url={db_url}")
-    # nbgrader runs the `alembic` script of its own environment: put that environment's bin first
-    env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
-    subprocess.run(cmd, cwd=root, check=True, env=env)
 
 
 def _canonical(path: Path) -> str:
@@ -78,14 +68,9 @@ def answer_ids(source: Path, release: Path) -> list[str]:
 def check(assignments: list[str]) -> list[str]:
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
-        course = Path(tmp)
-        shutil.copytree(ROOT / "source", course / "source")
-        for name in ("nbgrader_config.py",):
-            if (ROOT / name).exists():
-                shutil.copy(ROOT / name, course / name)
+        course = Course.at(ROOT).scratch(tmp, assignments, released=True)
         for a in assignments:
-            generate(course, a, db_url=f"sqlite:///{course / 'gradebook.db'}")
-            fresh, committed = course / "release" / a, ROOT / "release" / a
+            fresh, committed = course.release / a, ROOT / "release" / a
             fresh_files = {p.relative_to(fresh) for p in fresh.rglob("*") if p.is_file()}
             committed_files = ({p.relative_to(committed) for p in committed.rglob("*") if p.is_file()}
                                if committed.exists() else set())
@@ -97,7 +82,7 @@ def check(assignments: list[str]) -> list[str]:
                         else a_path.read_bytes() == b_path.read_bytes())
                 if not same:
                     problems.append(f"release/{a}/{rel}: stale (run `make release`)")
-            problems += answer_ids(course / "source" / a, committed)
+            problems += answer_ids(course.source / a, committed)
     problems += leaks(ROOT / "release")
     problems += [f"{f}: has outputs" for f in with_outputs()]
     return problems
@@ -108,15 +93,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("assignments", nargs="+")
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args(argv)
-    if args.check:
-        problems = check(args.assignments)
-        for p in problems:
-            print(p)
-        print("release: OK" if not problems else f"release: {len(problems)} problem(s)")
-        return 1 if problems else 0
-    for a in args.assignments:
-        generate(ROOT, a)
-        print(f"released {a} → release/{a}/")
+    try:
+        if args.check:
+            problems = check(args.assignments)
+            for p in problems:
+                print(p)
+            print("release: OK" if not problems else f"release: {len(problems)} problem(s)")
+            return 1 if problems else 0
+        for a in args.assignments:
+            release(Course.at(ROOT), a)
+            print(f"released {a} → release/{a}/")
+    except (RuntimeError, FileNotFoundError) as exc:  # nbgrader failed, or no such assignment: one line
+        lines = str(exc).strip().splitlines()
+        print(f"error: {lines[0]}{' ' + lines[-1] if len(lines) > 1 else ''}", file=sys.stderr)
+        return 2
     bad = leaks(ROOT / "release")
     for b in bad:
         print(f"LEAK: {b}")

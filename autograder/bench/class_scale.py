@@ -34,9 +34,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from autograder.course import Course, read_notebook
-from autograder.grade.autograde import DEFAULT_CELL_TIMEOUT, autograde_all
-from autograder.grade.lock import stage_dir
-from autograder.reporting.sample_check import score_mismatches
+from autograder.course_lock import stage_dir
+from autograder.grade.autograde import DEFAULT_CELL_TIMEOUT, GradeSettings, autograde_all
+from autograder.samplekit.compare import score_mismatches
 from autograder.samplekit.expected import read_expected
 
 SLOW = "slow"
@@ -229,8 +229,8 @@ def main(argv=None) -> int:
             per_nb.setdefault(f"{part.assignment}/{part.notebook or '*'}", []).append(res.seconds)
 
         with MemoryPeak() as mem:
-            results = autograde_all(course, assignments, jobs=args.jobs, cell_timeout=args.cell_timeout,
-                                    unit=args.unit, on_part=on_part)
+            settings = GradeSettings(jobs=args.jobs, cell_timeout=args.cell_timeout, unit=args.unit)
+            results = autograde_all(course, assignments, settings, on_part=on_part)
         wall = time.monotonic() - t0
         maxrss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
         bad = compare(course, expected)

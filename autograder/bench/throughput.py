@@ -30,6 +30,7 @@ import warnings
 from pathlib import Path
 
 from autograder.course import Course, read_notebook, release
+from autograder.course_lock import stage_dir
 from autograder.grade import dispatch, triton_cache
 from autograder.grade.autograde import autograde, default_jobs, prepare_gradebook
 from autograder.grade.lock import stage_dir

@@ -177,6 +177,6 @@ def zip_entries(zf: zipfile.ZipFile, label: str, skipped: list, limits: ZipLimit
             skipped.append((where, "macOS metadata: ignored"))
             continue
         when = tuple(info.date_time) + (0.0,)
-        out.append(Entry(parts, where, when, _member_reader(zf, info, limits.max_member), zip_member=True,
+        out.append(Entry(parts, where, when, _member_reader(zf, info, limits.max_member),
                          origin=label))
     return out

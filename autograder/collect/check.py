@@ -1,8 +1,8 @@
 """Is a file a readable Jupyter notebook? Read it without ever blocking or following a link.
 
-``read_handin(path)`` opens only regular files (``O_NOFOLLOW | O_NONBLOCK``, then ``fstat``: a FIFO,
-device or socket named ``*.ipynb`` is never read), caps the size, and returns the bytes and the parsed
-notebook, or a reason (in English, for the instructor's collect report) why it is not one.
+``read_regular(path)`` opens only regular files (``O_NOFOLLOW | O_NONBLOCK``, then ``fstat``: a FIFO,
+device or socket named ``*.ipynb`` is never read) and caps the size; ``parse_notebook(data)`` returns the
+parsed notebook, or a reason (in English, for the instructor's collect report) why it is not one.
 """
 
 from __future__ import annotations
@@ -10,17 +10,8 @@ from __future__ import annotations
 import json
 import os
 import stat
-from dataclasses import dataclass
 
 MAX_NOTEBOOK_BYTES = 64 * 2**20  # a notebook with plots is a few MiB; a hand-in past this is refused
-
-
-@dataclass
-class HandIn:
-    data: bytes | None  # the exact bytes read (what is copied into submitted/)
-    nb: dict | None  # the parsed notebook
-    reason: str | None  # why it is not a usable notebook (None when it is)
-    mtime: float = 0.0
 
 
 def file_kind(mode: int) -> str:
@@ -128,11 +119,3 @@ def _cell_problem(cell) -> str | None:
     if cell.get("cell_type") == "code" and not isinstance(cell.get("outputs", []), list):
         return "outputs is not a list"
     return None
-
-
-def read_handin(path, limit: int = MAX_NOTEBOOK_BYTES) -> HandIn:
-    data, mtime, why = read_regular(path, limit)
-    if why:
-        return HandIn(None, None, why, mtime)
-    nb, why = parse_notebook(data)
-    return HandIn(data, nb if why is None else None, why, mtime)

@@ -32,11 +32,11 @@ from autograder.collect import lms
 from autograder.collect.archive import ZipLimits, open_zip, student_zip_entries, zip_entries
 from autograder.collect.check import parse_notebook
 from autograder.collect.names import clean_stem, sanitize_student_id
-from autograder.collect.report import CollectReport, known_raw_ids, save
 from autograder.collect.roster import record_students
 from autograder.collect.sources import Entry, walk_folder
+from autograder.collect.summary import CollectReport, known_raw_ids, save
 from autograder.course import Course, read_notebook
-from autograder.grade.lock import clean_stale_stages, stage_dir
+from autograder.course_lock import clean_stale_stages, stage_dir
 
 __all__ = ["CollectError", "CollectReport", "collect", "identify_notebook", "sanitize_student_id", "cli"]
 
@@ -392,20 +392,11 @@ def collect(course: Course, assignment: str, source: str | os.PathLike,
 USAGE = "make collect FROM=<LMS download .zip or folder> [ASSIGNMENT=week07] [PATTERN=<regex>]"
 
 
-def cli(course: Course, args: list[str]) -> int:
-    """``collect [ASSIGNMENT] FROM [--pattern REGEX]``; without ASSIGNMENT: FROM/<assignment>/ for every
-    assignment found there (e.g. autograder/samples), or the only assignment in source/. Exit 1 when
-    nothing is collected, 2 on bad use (one line on stderr, no traceback)."""
-    args = list(args)
-    pattern = os.environ.get("PATTERN") or None
-    if "--pattern" in args:
-        i = args.index("--pattern")
-        if i + 1 >= len(args):
-            print(f"error: --pattern needs a regular expression: {USAGE}", file=sys.stderr)
-            return 2
-        pattern = args[i + 1]
-        del args[i:i + 2]
-    args = [a for a in args if a.strip()]
+def cli(course: Course, where: list[str], pattern: str | None = None) -> int:
+    """``collect [ASSIGNMENT] FROM [--pattern REGEX]`` (``where``: [ASSIGNMENT] FROM); without ASSIGNMENT:
+    FROM/<assignment>/ for every assignment found there (e.g. autograder/samples), or the only assignment in
+    source/. Exit 1 when nothing is collected, 2 on bad use (one line on stderr, no traceback)."""
+    args = [a for a in where if a.strip()]
     if not args or len(args) > 2:
         print(f"error: say where the hand-ins are ({'FROM is missing' if not args else 'FROM given twice'}): "
               f"{USAGE}", file=sys.stderr)
@@ -441,6 +432,3 @@ def cli(course: Course, args: list[str]) -> int:
         ok = ok and bool(report.collected)
     return 0 if ok else 1
 
-
-if __name__ == "__main__":
-    raise SystemExit(cli(Course.at(os.environ.get("GEMM_LAB_COURSE_ROOT")), sys.argv[1:]))

@@ -102,10 +102,3 @@ def clean_stem(stem: str) -> str:
         s = s.strip()
     return s.lower()
 
-
-def split_flat_name(stem: str) -> tuple[str, str | None]:
-    """``alice__01_nb`` -> ("alice", "01_nb"); ``alice`` -> ("alice", None)."""
-    if "__" in stem:
-        student, _, nb = stem.partition("__")
-        return student, nb
-    return stem, None

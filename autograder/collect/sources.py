@@ -27,7 +27,6 @@ class Entry:
     where: str
     when: tuple
     read: Callable[[], tuple[bytes | None, str | None]]
-    zip_member: bool = False
     problem: str | None = None  # set for links and special files: never read
     origin: str = ""  # the folder or zip the entry was found in (formats read each upload on its own)
     # a notebook taken from a student's own zip: the zip's path in the upload, its ".zip" read as ".ipynb"

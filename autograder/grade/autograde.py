@@ -22,7 +22,7 @@ Design (why the gradebook stays consistent and the secrets stay secret):
    (scrubbed: autograder/grade/safe_feedback.py) and its scores into the main gradebook (one transaction per
    hand-in, with the 'graded' mark of autograder/grade/resume.py), scans the student's code for tampering
    (gemm_lab.grading.integrity) and writes the hand-in's review notes (autograder/grade/merge.py).
-6. Crash safety (autograder/grade/lock.py): one run per course (a lock whose process is gone is taken over);
+6. Crash safety (autograder/course_lock.py): one run per course (a lock whose process is gone is taken over);
    the scratch a killed run left is removed; hand-ins already graded are skipped unless ``regrade``.
    A notebook whose kernel a signal killed (OOM killer, an admin) is graded once more in a fresh kernel;
    only a second kill sends its remaining cells to hand grading (autograder/grade/merge.py).
@@ -38,23 +38,50 @@ import sys
 import tempfile
 import time
 import warnings
-from dataclasses import asdict
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from autograder.course import IGNORE, REPO_ROOT, SCRATCH_COURSE_CONFIG, Course, release, run_nbgrader
+from autograder.course_lock import AutogradeLocked, CourseLock, clean_leftovers, runtime_dir_name
 from autograder.grade import dispatch, resume, schedule, triton_cache
-from autograder.grade.lock import AutogradeLocked, CourseLock, clean_leftovers, runtime_dir_name
 from autograder.grade.merge import HandInResult, merge
 from autograder.grade.nbexec import GUARD_MARK
 from autograder.grade.normalize import normalize_file
 from autograder.grade.schedule import part_dir, part_log
 from autograder.sandbox.kernel import ENV_SPEC, bwrap_path
 
-__all__ = ["AutogradeLocked", "HandInResult", "SandboxMissing", "autograde", "autograde_all", "sandbox_mode",
-           "submitted_students", "DEFAULT_CELL_TIMEOUT", "DEFAULT_NOTEBOOK_TIMEOUT"]
+__all__ = ["AutogradeLocked", "GradeSettings", "HandInResult", "SandboxMissing", "autograde", "autograde_all",
+           "sandbox_mode", "submitted_students", "DEFAULT_CELL_TIMEOUT", "DEFAULT_NOTEBOOK_TIMEOUT"]
 
 DEFAULT_CELL_TIMEOUT = 60
 DEFAULT_NOTEBOOK_TIMEOUT = 600
+
+
+@dataclass(frozen=True)
+class GradeSettings:
+    """How one autograde runs; the CLI builds it once from its options and hands it down.
+
+    ``jobs``: hand-ins (or notebooks) at once (default ``$GRADE_JOBS``, else min(CPUs + 1, available memory /
+    ``handin_memory_gb``): autograder/grade/schedule.py). ``unit``: 'notebook' (one task per hand-in × notebook)
+    or 'handin' (one nbgrader per hand-in); default ``$GRADE_UNIT``, else 'notebook' on Dask and 'handin' here.
+    Limits per hand-in: ``cell_timeout`` seconds per cell, ``notebook_timeout`` per notebook, (in the sandbox,
+    CPU only) ``memory_gb`` of address space per process (default 4) and ``handin_memory_gb`` for all its
+    processes (default: the sandbox's 6). ``regrade``: grade again what resume would skip."""
+
+    jobs: int | None = None
+    cell_timeout: int = DEFAULT_CELL_TIMEOUT
+    notebook_timeout: int = DEFAULT_NOTEBOOK_TIMEOUT
+    memory_gb: float | None = None
+    handin_memory_gb: float | None = None
+    unit: str | None = None
+    allow_unsandboxed: bool = False
+    regrade: bool = False
+    keep_scratch: bool = False
+    quiet: bool = False
+
+    @property
+    def memory_bytes(self) -> int | None:
+        return None if self.memory_gb is None else int(self.memory_gb * (1 << 30))
 
 _SCRATCH_CONFIG = SCRATCH_COURSE_CONFIG + """\
 c.OverwriteCells.add_missing_cells = True
@@ -132,8 +159,7 @@ def prepare_gradebook(course: Course, assignment: str) -> Path:
     return snap
 
 
-def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mode: str,
-               cell_timeout: int, notebook_timeout: int, memory_bytes: int | None = None,
+def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mode: str, settings: GradeSettings,
                shared_cache: str | None = None, notebook: str | None = None,
                group_memory_bytes: int | None = None) -> HandInResult:
     """Grade one hand-in (``notebook`` None) or one of its notebooks in its own scratch course
@@ -162,7 +188,7 @@ def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mo
                 repairs[nb_path.stem] = fixed
     (scratch / "nbgrader_config.py").write_text(_SCRATCH_CONFIG.format(
         root=str(scratch), db_url=f"sqlite:///{scratch / 'gradebook.db'}", ignore=IGNORE,
-        cell_timeout=int(cell_timeout), notebook_timeout=int(notebook_timeout)))
+        cell_timeout=int(settings.cell_timeout), notebook_timeout=int(settings.notebook_timeout)))
     # The kernel's working directory: the student's own files + the assignment's public files.
     kernel_cwd = scratch / "kernel_cwd"
     shutil.copytree(handin, kernel_cwd, symlinks=True)  # a link stays a link (dangling in the sandbox)
@@ -176,7 +202,7 @@ def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mo
     env.pop(ENV_SPEC, None)
     if mode == "bwrap":
         spec = scratch / "sandbox.json"
-        spec.write_text(json.dumps({"kernel_cwd": str(kernel_cwd), "memory_bytes": memory_bytes,
+        spec.write_text(json.dumps({"kernel_cwd": str(kernel_cwd), "memory_bytes": settings.memory_bytes,
                                     "group_memory_bytes": group_memory_bytes,
                                     **triton_cache.sandbox_spec(Path(shared_cache) if shared_cache else None)}))
         env[ENV_SPEC] = str(spec)
@@ -191,7 +217,7 @@ def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mo
     try:
         only = [] if notebook is None else ["--notebook", notebook]
         proc = run_nbgrader(["autograde", assignment, "--student", student, "--force", *only], cwd=scratch,
-                            env=env, timeout=n_nb * (notebook_timeout + 120), log=log, check=False)
+                            env=env, timeout=n_nb * (settings.notebook_timeout + 120), log=log, check=False)
         result.ok = proc.returncode == 0
         if not result.ok:
             how = f"{_NBGRADER_KILLED}{-proc.returncode}" if proc.returncode < 0 else \
@@ -220,61 +246,45 @@ def default_jobs(memory_bytes: int | None = None) -> int:
                               available=schedule.available_memory())[0]
 
 
-def autograde(course: Course, assignment: str, *, students: list[str] | None = None, jobs: int | None = None,
-              cell_timeout: int = DEFAULT_CELL_TIMEOUT, notebook_timeout: int = DEFAULT_NOTEBOOK_TIMEOUT,
-              allow_unsandboxed: bool = False, keep_scratch: bool = False, quiet: bool = False,
-              memory_gb: float | None = None, regrade: bool = False, **kw) -> list[HandInResult]:
-    """Grade the hand-ins in autograder/submitted/*/ASSIGNMENT (all, or ``students``): see
-    :func:`autograde_all`, which grades several assignments in one pool."""
-    return autograde_all(course, [assignment], students=students, jobs=jobs, cell_timeout=cell_timeout,
-                         notebook_timeout=notebook_timeout, allow_unsandboxed=allow_unsandboxed,
-                         keep_scratch=keep_scratch, quiet=quiet, memory_gb=memory_gb, regrade=regrade,
-                         **kw)[assignment]
+def autograde(course: Course, assignment: str, settings: GradeSettings | None = None, *,
+              students: list[str] | None = None, **options) -> list[HandInResult]:
+    """Grade the hand-ins in autograder/submitted/*/ASSIGNMENT (all, or ``students``) with ``settings``, or
+    GradeSettings(**options) when a caller names only a few: see :func:`autograde_all`."""
+    settings = replace(settings or GradeSettings(), **options)
+    return autograde_all(course, [assignment], settings, students=students)[assignment]
 
 
-def autograde_all(course: Course, assignments: list[str], *, students: list[str] | None = None,
-                  jobs: int | None = None, cell_timeout: int = DEFAULT_CELL_TIMEOUT,
-                  notebook_timeout: int = DEFAULT_NOTEBOOK_TIMEOUT, allow_unsandboxed: bool = False,
-                  keep_scratch: bool = False, quiet: bool = False, memory_gb: float | None = None,
-                  regrade: bool = False, handin_memory_gb: float | None = None, unit: str | None = None,
-                  on_part=None) -> dict[str, list[HandInResult]]:
+def autograde_all(course: Course, assignments: list[str], settings: GradeSettings = GradeSettings(), *,
+                  students: list[str] | None = None, on_part=None) -> dict[str, list[HandInResult]]:
     """Grade the hand-ins of every assignment in ``assignments`` in ONE pool: {assignment: results}.
 
-    ``students``: only these (default: every student with a hand-in). ``jobs``: at once (default
-    ``$GRADE_JOBS``, else min(CPUs + 1, available memory / ``handin_memory_gb``): autograder/grade/schedule.py).
-    ``unit``: 'notebook' (one task per hand-in × notebook) or 'handin' (one nbgrader per hand-in); default
-    ``$GRADE_UNIT``, else 'notebook' on Dask and 'handin' here (schedule.grading_unit says why).
+    ``students``: only these (default: every student with a hand-in); ``settings``: :class:`GradeSettings`.
     Tasks run longest expected first; a notebook whose kernel a signal killed (OOM killer, an admin) is
     graded once more in a fresh kernel before its cells go to hand grading.
-    Limits per hand-in: ``cell_timeout`` seconds per cell, ``notebook_timeout`` per notebook,
-    (in the sandbox, CPU only) ``memory_gb`` of address space per process (default 4) and
-    ``handin_memory_gb`` for all its processes (default: the sandbox's 6).
     A hand-in already graded (same files, same source/ASSIGNMENT: autograder/grade/resume.py) is skipped
-    unless ``regrade``; it is returned with ``skipped=True`` and its recorded review.
+    unless ``settings.regrade``; it is returned with ``skipped=True`` and its recorded review.
     ``on_part(part, result)`` is called for every finished task (benchmarks).
     Raises :class:`AutogradeLocked` at once when another autograde runs on this course.
     """
-    unit = schedule.grading_unit(unit)
-    memory_bytes = None if memory_gb is None else int(memory_gb * (1 << 30))
-    per_handin = schedule.handin_memory_bytes(memory_bytes, handin_memory_gb)
-    group_bytes = per_handin if handin_memory_gb is not None or os.environ.get(schedule.HANDIN_MEMORY_ENV) else None
-    n_jobs, why = schedule.plan_jobs(jobs, per_handin_bytes=per_handin, available=schedule.available_memory())
+    unit = schedule.grading_unit(settings.unit)
+    per_handin = schedule.handin_memory_bytes(settings.memory_bytes, settings.handin_memory_gb)
+    group_bytes = per_handin if settings.handin_memory_gb is not None or os.environ.get(schedule.HANDIN_MEMORY_ENV) \
+        else None
+    n_jobs, why = schedule.plan_jobs(settings.jobs, per_handin_bytes=per_handin,
+                                     available=schedule.available_memory())
     if dispatch.scheduler_address():
         why = f"on the Dask cluster {dispatch.scheduler_address()}"
-    mode = sandbox_mode(allow_unsandboxed)
+    mode = sandbox_mode(settings.allow_unsandboxed)
     todo = {a: (list(students) if students is not None else submitted_students(course, a)) for a in assignments}
     out: dict[str, list[HandInResult]] = {a: [] for a in assignments}
     if not any(todo.values()):
         return out
     course.work.mkdir(parents=True, exist_ok=True)
-    say = (lambda m: None) if quiet else (lambda m: print(m, file=sys.stderr, flush=True))
     with CourseLock(course.work, log=lambda m: print(m, file=sys.stderr, flush=True)):
         left = clean_leftovers(course.work)
-        if left:
-            say(f"autograde: removed {len(left)} scratch folder(s) left by an earlier run")
-        run = _Run(course, mode, n_jobs, why, cell_timeout, notebook_timeout, keep_scratch, quiet,
-                   memory_bytes, group_bytes, unit, on_part)
-        return run.grade(todo, regrade)
+        if left and not settings.quiet:
+            print(f"autograde: removed {len(left)} scratch folder(s) left by an earlier run", file=sys.stderr)
+        return _Run(course, mode, settings, n_jobs, why, group_bytes, unit, on_part).grade(todo)
 
 
 def _skipped_results(course: Course, assignment: str, done: dict[str, str]) -> list[HandInResult]:
@@ -284,8 +294,7 @@ def _skipped_results(course: Course, assignment: str, done: dict[str, str]) -> l
         rev = rows[(assignment, student)]["review"]
         out.append(HandInResult(student, assignment, ok=True, seconds=0.0, log=str(course.root / rev["log"]),
                                 error=rev.get("error", ""), incidents=rev.get("incidents", {}),
-                                findings=rev.get("findings", {}), zeroed=rev.get("zeroed", {}),
-                                withheld=rev.get("withheld_points", {}), repairs=rev.get("repairs", {}),
+                                findings=rev.get("findings", {}), repairs=rev.get("repairs", {}),
                                 redacted=rev.get("redacted", {}), manual=rev.get("manual", {}),
                                 handin_sha=sha, skipped=True))
     return out
@@ -294,12 +303,10 @@ def _skipped_results(course: Course, assignment: str, done: dict[str, str]) -> l
 class _Run:
     """One autograde: every hand-in × notebook of every assignment through one pool (course lock held)."""
 
-    def __init__(self, course, mode, jobs, why, cell_timeout, notebook_timeout, keep_scratch, quiet,
-                 memory_bytes, group_bytes, unit, on_part):
-        self.course, self.mode, self.jobs, self.why = course, mode, jobs, why
-        self.cell_timeout, self.notebook_timeout = cell_timeout, notebook_timeout
-        self.keep_scratch, self.quiet, self.unit, self.on_part = keep_scratch, quiet, unit, on_part
-        self.memory_bytes, self.group_bytes = memory_bytes, group_bytes
+    def __init__(self, course, mode, settings: GradeSettings, jobs, why, group_bytes, unit, on_part):
+        self.course, self.mode, self.settings, self.jobs, self.why = course, mode, settings, jobs, why
+        self.keep_scratch, self.quiet, self.unit, self.on_part = settings.keep_scratch, settings.quiet, unit, on_part
+        self.group_bytes = group_bytes
         self.snapshots: dict[str, Path] = {}
         self.caches: dict[str, str | None] = {}
         self.source_sha: dict[str, str] = {}
@@ -308,14 +315,14 @@ class _Run:
         if not self.quiet:
             print(msg, flush=True)
 
-    def grade(self, todo: dict[str, list[str]], regrade: bool) -> dict[str, list[HandInResult]]:
+    def grade(self, todo: dict[str, list[str]]) -> dict[str, list[HandInResult]]:
         course = self.course
         if course.gradebook.exists():  # (nbgrader creates it: a file made here first would confuse its migrations)
             resume.ensure_table(course.gradebook)
             resume.write_review_files(course)  # a kill between a commit and its review file left one stale
         out, left = {}, {}
         for a, students in todo.items():
-            done = {} if regrade else resume.already_graded(course, a, students)
+            done = {} if self.settings.regrade else resume.already_graded(course, a, students)
             out[a] = _skipped_results(course, a, done)
             if done:
                 self.say(f"autograde: {len(done)} hand-in(s) of {a} already graded (same files, same source): "
@@ -350,10 +357,8 @@ class _Run:
     def _submit(self, pool, part: schedule.Part):
         a, s, nb = part.assignment, part.student, part.notebook
         key = f"grade-{a}-{s}-{nb or 'all'}-{part.attempt}-{time.time_ns()}"
-        fut = pool.submit(_grade_one, self.course, a, s, self.snapshots[a], self.mode, self.cell_timeout,
-                          self.notebook_timeout, self.memory_bytes, self.caches[a], nb, self.group_bytes,
-                          key=key, priority=int(part.expected_s * 10))
-        return fut
+        return pool.submit(_grade_one, self.course, a, s, self.snapshots[a], self.mode, self.settings,
+                           self.caches[a], nb, self.group_bytes, key=key, priority=int(part.expected_s * 10))
 
     def _pool(self, parts: list[schedule.Part]):
         """Yield each hand-in's merged result as soon as its last part is done."""
@@ -406,6 +411,3 @@ class _Run:
         self.say(f"graded {a}/{s} in {res.seconds:.1f}s{flag}{extra}")
         return res
 
-
-def results_as_dicts(results: list[HandInResult]) -> list[dict]:
-    return [asdict(r) for r in results]

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from autograder import cells as nbcells
 from autograder.course import Course, read_notebook
-from autograder.grade import integrity, resume
+from autograder.grade import resume, review
 from autograder.grade.nbexec import SIGNAL_NOTE, STOP_ENAME
 from autograder.grade.safe_feedback import scrub_notebook
 
@@ -36,8 +36,6 @@ class HandInResult:
     error: str = ""
     incidents: dict = field(default_factory=dict)  # notebook -> list of strings (timeouts, kernel death)
     findings: dict = field(default_factory=dict)  # notebook -> list of integrity findings
-    zeroed: dict = field(default_factory=dict)  # notebook -> grade_ids zeroed for review
-    withheld: dict = field(default_factory=dict)  # notebook -> points those cells had scored
     repairs: dict = field(default_factory=dict)  # notebook -> structural repairs before grading (normalize)
     redacted: dict = field(default_factory=dict)  # notebook -> outputs hidden from feedback (safe_feedback)
     manual: dict = field(default_factory=dict)  # notebook -> grade_ids flagged for manual grading (kill)
@@ -49,8 +47,7 @@ class HandInResult:
 def review_entry(course: Course, r: HandInResult) -> dict:
     return {"ok": r.ok, "error": r.error, "log": os.path.relpath(r.log, course.root),
             "seconds": round(r.seconds, 1), "incidents": r.incidents, "findings": r.findings,
-            "zeroed": r.zeroed, "withheld_points": r.withheld, "repairs": r.repairs, "redacted": r.redacted,
-            "manual": r.manual}
+            "repairs": r.repairs, "redacted": r.redacted, "manual": r.manual}
 
 
 def _notebook_review(res: HandInResult, name: str, nb: dict) -> None:
@@ -72,9 +69,7 @@ def _notebook_review(res: HandInResult, name: str, nb: dict) -> None:
         stops.update(str(i) for i in verdict.get("incidents") or [])  # a grading worker killed mid-check
     if stops:
         res.incidents[name] = sorted(stops)
-    res.findings[name], zero_ids = integrity.review_notebook(nb)
-    if zero_ids:
-        res.zeroed[name] = zero_ids
+    res.findings[name] = review.review_notebook(nb)
     if killed_at is not None:  # killed from outside: a person decides what the rest deserves
         res.manual[name] = [c["metadata"]["nbgrader"]["grade_id"] for c in nb["cells"][killed_at:]
                             if nbcells.is_autograded_test(c)]
@@ -167,17 +162,12 @@ def _merge(course: Course, res: HandInResult) -> None:
             if ssub is not None and res.ok:
                 snb = next((x for x in ssub.notebooks if x.name == nb.name), None)
             sgrades = {g.name: g for g in snb.grades} if snb is not None else {}
-            zero = set(res.zeroed.get(nb.name, []))
             manual = set(res.manual.get(nb.name, []))
             for grade in nb.grades:
                 sg = sgrades.get(grade.name)
                 if sg is None:  # nothing graded (grader failure): zero, and flagged for review
                     grade.auto_score = 0
                     grade.needs_manual_grade = grade.cell.cell_type == "markdown" or not res.ok
-                elif grade.name in zero:
-                    res.withheld[nb.name] = res.withheld.get(nb.name, 0.0) + float(sg.auto_score or 0.0)
-                    grade.auto_score = 0
-                    grade.needs_manual_grade = True
                 else:
                     grade.auto_score = sg.auto_score
                     grade.needs_manual_grade = sg.needs_manual_grade or grade.name in manual
@@ -190,7 +180,7 @@ def _merge(course: Course, res: HandInResult) -> None:
             for comment in nb.comments:
                 sc = scomments.get(comment.name)
                 comment.auto_comment = sc.auto_comment if sc is not None else None
-            nb.flagged = bool(zero) or bool(manual) or not res.ok
+            nb.flagged = bool(manual) or not res.ok
             if snb is not None:
                 nb.late_submission_penalty = snb.late_submission_penalty
         gb.db.execute(text(resume.CREATE_SQL))

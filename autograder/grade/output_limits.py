@@ -60,7 +60,6 @@ class OutputBudget:
             raise ValueError("cell_bytes and notebook_bytes must be positive")
         self.cell_bytes, self.notebook_bytes = int(cell_bytes), int(notebook_bytes)
         self.notebook_used = 0
-        self.truncated_cells = 0
         self.start_cell()
 
     def start_cell(self) -> None:
@@ -91,7 +90,6 @@ class OutputBudget:
             self.notebook_used += used
         outs.append(notice(self.cell_bytes, self.notebook_bytes))
         self.cut = True
-        self.truncated_cells += 1
 
     def settle(self, outputs: list) -> list:
         """Re-measure a finished cell's outputs (display updates may have grown them); return the capped list."""

@@ -17,8 +17,12 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autograder.course import Course, read_notebook
+
+if TYPE_CHECKING:
+    from autograder.grade.autograde import GradeSettings
 
 __all__ = ["MastersNotFull", "check_masters", "cache_key"]
 
@@ -70,12 +74,12 @@ def _first_errors(graded: Path) -> dict[str, str]:
     return out
 
 
-def check_masters(course: Course, assignments: list[str], *, mode: str, cell_timeout: int, notebook_timeout: int,
-                  jobs: int | None = None, allow_unsandboxed: bool = False, log=print) -> None:
+def check_masters(course: Course, assignments: list[str], settings: GradeSettings, *, mode: str,
+                  log=print) -> None:
     """Raise :class:`MastersNotFull` unless every assignment's masters get full marks (see the module doc)."""
     from nbgrader.api import Gradebook
 
-    from autograder.grade.autograde import autograde
+    from autograder.grade import autograde as grade
 
     for assignment in assignments:
         key = cache_key(course, assignment, mode)
@@ -95,8 +99,7 @@ def check_masters(course: Course, assignments: list[str], *, mode: str, cell_tim
             hand_in.mkdir(parents=True)
             for nb in masters:
                 shutil.copy(nb, hand_in / nb.name)
-            results = autograde(sc, assignment, jobs=jobs, cell_timeout=cell_timeout,
-                                notebook_timeout=notebook_timeout, allow_unsandboxed=allow_unsandboxed, quiet=True)
+            results = grade.autograde(sc, assignment, settings, quiet=True, regrade=False, keep_scratch=False)
             if not all(r.ok for r in results):
                 bad = next(r for r in results if not r.ok)
                 raise MastersNotFull(f"{assignment}: grading the masters failed ({bad.error}); no hand-in "

@@ -32,7 +32,6 @@ import os
 import re
 import sys
 from html.parser import HTMLParser
-from pathlib import Path
 
 import nh3
 from nbgrader.preprocessors import ClearHiddenTests, GetGrades
@@ -343,9 +342,3 @@ class TestCellsClearHiddenTests(ClearHiddenTests):
             return cell, resources
         return super().preprocess_cell(cell, resources, cell_index)
 
-
-def scrub_file(path: Path, extra_paths: list[str] | None = None) -> list[str]:
-    nb = json.loads(Path(path).read_text(encoding="utf-8"))
-    nb, notes = scrub_notebook(nb, extra_paths)
-    Path(path).write_text(json.dumps(nb, ensure_ascii=False, indent=1), encoding="utf-8")
-    return notes

@@ -313,8 +313,8 @@ def _review_notes(course: Course, assignment: str) -> tuple[dict, list]:
     and logs/review.json only: manual grading still to do is the report's own section, from its own query
     (review_flags reads the whole gradebook object by object, seconds for a big class).
     """
-    from autograder.collect.report import load, report_path
-    from autograder.reporting.report import _findings_note, _incident_tag
+    from autograder.collect.summary import load, report_path
+    from autograder.reporting.grade_table import _findings_note, _incident_tag
 
     notes: dict[str, list[str]] = defaultdict(list)
     collected = (load(report_path(course, assignment)) or {"students": {}})["students"]
@@ -346,7 +346,6 @@ def _review_notes(course: Course, assignment: str) -> tuple[dict, list]:
 
 def analyze(course: Course, assignment: str, progress=None) -> ClassReport:
     """Read the gradebook, the verdicts and the review logs of ``assignment`` into a :class:`ClassReport`."""
-    t0 = time.monotonic()
     _check_gradebook(course)
     cells, grades, students = _gradebook_rows(course, assignment)
     _titles(course, assignment, cells)
@@ -440,8 +439,7 @@ def analyze(course: Course, assignment: str, progress=None) -> ClassReport:
     review, collect_unreadable = _review_notes(course, assignment)
     return ClassReport(assignment=assignment, students=students, notebooks=notebooks, notebook_max=nb_max,
                        totals=totals, notebook_scores=nb_scores, cells=ordered, review=review,
-                       unreadable=collect_unreadable + sorted(unreadable), ignored_verdicts=ignored,
-                       read_seconds=time.monotonic() - t0)
+                       unreadable=collect_unreadable + sorted(unreadable), ignored_verdicts=ignored)
 
 
 # --------------------------------------------------------------------------------------- output

@@ -135,7 +135,6 @@ class ClassReport:
     review: dict  # student -> [note] of this assignment
     unreadable: list  # (student, what)
     ignored_verdicts: list  # (student, notebook, why)
-    read_seconds: float = 0.0
 
     @property
     def max_total(self) -> float:

@@ -13,7 +13,7 @@ import math
 from autograder.reporting.class_report_model import KIND_LABELS, MIN_SHARED, MIN_STATS, ClassReport
 
 DPI = 100
-BLUE, RED, GREY = "#4C72B0", "#C44E52", "#8C8C8C"
+BLUE, RED = "#4C72B0", "#C44E52"
 
 
 def _font() -> None:

@@ -34,20 +34,11 @@ def zip_feedback(course: Course, lms: str, assignments: list[str]) -> int:
     return status
 
 
-def main(course: Course, argv: list[str]) -> int:
-    argv = list(argv)
-    lms = ""
-    if "--lms" in argv:
-        i = argv.index("--lms")
-        lms = (argv[i + 1] if i + 1 < len(argv) else "").strip().lower()
-        del argv[i:i + 2]
-        if lms and lms not in ZIP_LMS:
-            print(f"error: LMS must be one of {', '.join(ZIP_LMS)} (make feedback LMS=canvas); got {lms!r}",
-                  file=sys.stderr)
-            return 2
-    unknown = [a for a in argv if a.startswith("-")]
-    if unknown:
-        print(f"error: unknown option {unknown[0]} (make feedback [ASSIGNMENT=...] [LMS=canvas|moodle])",
+def write_feedback(course: Course, assignments: list[str], lms: str | None = None) -> int:
+    """HTML pages of ``assignments`` (default: every one with hand-ins), zipped for ``lms`` when given."""
+    lms = (lms or "").strip().lower()
+    if lms and lms not in ZIP_LMS:
+        print(f"error: LMS must be one of {', '.join(ZIP_LMS)} (make feedback LMS=canvas); got {lms!r}",
               file=sys.stderr)
         return 2
     if not any(p.is_dir() for p in course.autograded.glob("*/*")) if course.autograded.is_dir() else True:
@@ -55,8 +46,8 @@ def main(course: Course, argv: list[str]) -> int:
               "(then grade the written answers in make formgrader)", file=sys.stderr)
         return 1
     from autograder.grade.autograde import submitted_students
-    from autograder.reporting.report import feedback
+    from autograder.reporting.feedback_build import build_feedback
 
-    for a in argv or [a for a in course.assignments() if submitted_students(course, a)]:
-        print(f"feedback {a} -> {feedback(course, a)}")
-    return zip_feedback(course, lms, argv) if lms else 0
+    for a in assignments or [a for a in course.assignments() if submitted_students(course, a)]:
+        print(f"feedback {a} -> {build_feedback(course, a)}")
+    return zip_feedback(course, lms, assignments) if lms else 0

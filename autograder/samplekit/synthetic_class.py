@@ -288,9 +288,8 @@ def make_class(root: str | os.PathLike, n_students: int = 50, spec: list[dict] |
     if extras:
         course.logs.mkdir(parents=True, exist_ok=True)
         course.review_json.write_text(json.dumps({assignment: {students[2]: {
-            "ok": True, "findings": {spec[-1]["notebook"]: ["grading module replaced (sys.modules)"]},
-            "zeroed": {spec[-1]["notebook"]: ["ex3_2_break_even_986"]},
-            "withheld_points": {spec[-1]["notebook"]: 2}}}}, ensure_ascii=False))
+            "ok": True, "findings": {spec[-1]["notebook"]: ["grading module replaced (sys.modules)"]}}}},
+            ensure_ascii=False))
         (course.logs / f"collect_{assignment}.json").write_text(json.dumps({
             "assignment": assignment, "runs": [],
             "students": {"lee_404": {"raw": "lee_404", "collected": [],

@@ -11,7 +11,7 @@ import csv
 import json
 from pathlib import Path
 
-from autograder.collect.report import review_notes
+from autograder.collect.summary import review_notes
 from autograder.course import Course
 
 
@@ -47,7 +47,7 @@ def scores(course: Course, assignments: list[str] | None = None) -> tuple[list[s
 
 
 def review_flags(course: Course) -> dict[str, list[str]]:
-    """student -> short review notes (collect's notes, tampering findings, zeroed cells, grader incidents)."""
+    """student -> short review notes (collect's notes, tampering findings, grader incidents)."""
     out: dict[str, list[str]] = review_notes(course)[0]
     from autograder.reporting.gradebook_export import read_gradebook
 
@@ -135,11 +135,3 @@ def grade_table(course: Course, assignments: list[str] | None = None, notebooks:
     lines.append(f"{'max':<{width}} " + " ".join(f"{_fmt(maxima[c]):>14}" for c in columns)
                  + f" {_fmt(sum(maxima[c] for c in columns)):>7}")
     return "\n".join(lines)
-
-
-def feedback(course: Course, assignment: str) -> Path:
-    """autograder/feedback/STUDENT/ASSIGNMENT/*.html (no code is run): nbgrader generate_feedback on
-    sanitized copies, hidden tests and instructor paths removed, no script (autograder/reporting/feedback_build.py)."""
-    from autograder.reporting.feedback_build import build_feedback
-
-    return build_feedback(course, assignment)

@@ -12,23 +12,13 @@ gemm_lab/grading/findings.py).
 
 from __future__ import annotations
 
-import re
-
 from autograder import cells as nbcells
-from gemm_lab.grading.findings import FLAG_TEXT
-from gemm_lab.grading.integrity import scan_source
-
-_CODE_RE = re.compile(r"^([A-Z_]+) ")
+from gemm_lab.grading.audit.findings import FLAG_TEXT
+from gemm_lab.grading.audit.scan import scan_source
 
 
-def finding_code(finding: str) -> str:
-    m = _CODE_RE.match(finding)
-    return m.group(1) if m else "UNKNOWN"
-
-
-def review_notebook(nb: dict) -> tuple[list[str], list[str]]:
-    """(findings, grade_ids to zero: always none) for one autograded notebook; each finding is
-    ``"셀 N [grade_id]: <scan_source finding>"``."""
+def review_notebook(nb: dict) -> list[str]:
+    """The findings of one autograded notebook, each ``"셀 N [grade_id]: <scan_source finding>"``."""
     findings: list[str] = []
     cells = nb.get("cells", [])
     for idx, cell in enumerate(cells):
@@ -40,7 +30,7 @@ def review_notebook(nb: dict) -> tuple[list[str], list[str]]:
     for idx, cell in enumerate(cells):
         for f in verdict_findings(cell):
             findings.append(f"셀 {idx} [{nbcells.meta(cell).get('grade_id', '-')}]: {f}")
-    return findings, []
+    return findings
 
 
 def verdict_findings(cell) -> list[str]:
