@@ -18,13 +18,13 @@ import os
 import sys
 import warnings
 
-import torch
-
 _TRUE = {"1", "true", "yes", "on"}
 
 
 @functools.lru_cache(maxsize=1)
 def _cuda_available() -> bool:
+    import torch  # here, not at the top: with TRITON_INTERPRET set, a compile-only process never needs torch
+
     try:
         return bool(torch.cuda.is_available()) and torch.cuda.device_count() > 0
     except Exception:  # a broken driver counts as no GPU
@@ -103,6 +103,8 @@ def describe() -> dict:
     ``smem_per_block_optin`` (bytes), ``l2_bytes``, ``total_memory_bytes``, ``torch``, ``triton``,
     ``python``, ``warnings`` (list of strings).
     """
+    import torch
+
     info: dict = {
         "mode": "gpu" if on_gpu() else "interpreter",
         "reason": _REASON,
@@ -183,6 +185,8 @@ def num_sms() -> int | None:
     """Number of SMs of the current CUDA device (None in the interpreter)."""
     if not _cuda_available():
         return None
+    import torch
+
     return torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
 
 
@@ -191,6 +195,8 @@ def capability() -> tuple[int, int] | None:
     """(major, minor) of the current CUDA device, None in the interpreter."""
     if not on_gpu():
         return None
+    import torch
+
     return torch.cuda.get_device_capability()
 
 

@@ -46,7 +46,7 @@ class _Forging:
     def __init__(self, answer):
         self.answer, self.jobs, self.real = answer, [], remote.SubprocessRunner(timeout=240)
 
-    def start(self):
+    def start(self, kind="run"):
         outer = self
 
         class W:
@@ -58,7 +58,7 @@ class _Forging:
                 forged = outer.answer(job)
                 if forged is not None:
                     return forged
-                self.inner = self.inner or outer.real.start()
+                self.inner = self.inner or outer.real.start(kind)
                 return self.inner.run(job, arrays)
 
             def alive(self):
@@ -168,14 +168,14 @@ def test_a_real_kill_is_retried(interp):
     killed = []
 
     class Killing(remote.SubprocessRunner):
-        def start(self):
-            w = super().start()
+        def start(self, kind="run"):
+            w = super().start(kind)
             real = w.run
 
             def run(job, arrays=None):
                 if job["op"] == "run" and not killed:  # SIGKILL, as the OOM killer or an admin sends it
                     killed.append(w)
-                    w.proc.kill()
+                    os.kill(w.pid, 9)
                 return real(job, arrays)
 
             w.run = run
@@ -227,30 +227,45 @@ def test_the_kernel_reset_keeps_the_course_runtime(tmp_path):
 
 def test_the_sandboxed_worker_writes_nothing_on_the_host_past_the_kernels_caps(tmp_path, monkeypatch, bwrap):
     """Its host folder sits in the hand-in's runtime folder (swept with it), read-only inside but for the socket
-    folder the notebook kernel also gets (a 1 MiB tmpfs as root); it goes when the worker is closed."""
+    folder the notebook kernel also gets (a 1 MiB tmpfs as root); the next worker of the same server finds
+    no file and no process the first one left; the folder goes when the runner is closed."""
+    from autograder.sandbox.bwrap import SANDBOX_CWD
     from autograder.sandbox.worker import SandboxRunner
+    from gemm_lab.grading.handout import decode
 
     runtime = tmp_path / "glrt-test"
     runtime.mkdir()
     monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(runtime))
     spec = tmp_path / "spec.json"
     spec.write_text("{}")
-    w = SandboxRunner(str(spec), 120).start()
+    runner = SandboxRunner(str(spec), 120)
+    w = runner.start("function")
     (folder,) = runtime.glob("glw-*")
-    probe = ("import os\ndef f(top):\n    out = {}\n    for d, _dirs, _files in os.walk(top):\n"
+    probe = ("import os, subprocess\ndef f(top, more):\n    out = {}\n"
+             "    subprocess.Popen(['sleep', '600'], start_new_session=True)\n"
+             "    for d in [x for x, _d, _f in os.walk(top)] + more:\n"
              "        try:\n            with open(os.path.join(d, 'x'), 'wb') as h:\n"
              "                h.write(b'0' * (4 << 20))\n            out[d] = 'wrote 4 MiB'\n"
              "        except OSError as e:\n            out[d] = type(e).__name__\n    return out\n")
+    writable = ["/tmp", "/dev/shm", "/run", SANDBOX_CWD]
+    look = ("import os\ndef g(dirs):\n    return {'files': {d: sorted(os.listdir(d)) for d in dirs if os.path.isdir(d)},"
+            "\n            'procs': [open(f'/proc/{p}/cmdline').read() for p in os.listdir('/proc') if p.isdigit()]}\n")
     try:
-        got = w.run({"op": "calls", "module": probe, "function": "f", "calls": [{"args": [str(folder)]}]})
-    finally:
+        got = w.run({"op": "calls", "module": probe, "function": "f",
+                     "calls": [{"args": [str(folder), writable]}]})
         w.close()
-    from gemm_lab.grading.handout import decode
-
+        after = runner.start("function").run({"op": "calls", "module": look, "function": "g",
+                                               "calls": [{"args": [[str(folder), *writable]]}]})
+    finally:
+        runner.close()
     written = decode(got["results"][0]["value"])
-    assert len(written) >= 2, written  # its folder and the socket folder in it
+    assert len(written) >= 2 + len(writable), written  # its folder, the socket folder in it, the tmpfs mounts
+    assert [written[d] for d in writable] == ["wrote 4 MiB"] * len(writable), written
     if os.geteuid() == 0:  # unprivileged, the socket folder is a plain one, as the notebook kernel's is
-        assert "wrote 4 MiB" not in written.values(), written
+        assert "wrote 4 MiB" not in [v for d, v in written.items() if d not in writable], written
+    seen = decode(after["results"][0]["value"])
+    assert all(not any(n == "x" for n in names) for names in seen["files"].values()), seen
+    assert seen["procs"] and not any("sleep" in c for c in seen["procs"]), seen
     assert not folder.exists()
 
 

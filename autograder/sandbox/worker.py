@@ -1,12 +1,15 @@
 """The grader's workers run in the same sandbox as a student's kernel.
 
 ``SandboxRunner.start()`` is what ``gemm_lab.grading.remote`` calls for a worker (a notebook's kernel checks,
-or its function answers): ``python -m gemm_lab.grading.worker`` under bwrap with the same limits, seccomp
-filter, cgroup and NVIDIA nodes as the notebook's kernel (``bwrap.make_plan``), in an empty working folder
-(nothing of the hand-in but the source each job carries). Jobs and answers travel on its stdin/stdout.
-Its host folder sits in the hand-in's runtime folder (``glrt-*``, swept after a killed run) and is read-only
-inside, but for the socket folder the kernel gets too (``bwrap.socket_dir``: a 1 MiB tmpfs where it can be
-mounted): its disk has the notebook kernel's caps.
+a compile, or its function answers): a fork of the runner's fork server for its kind (``python -m
+gemm_lab.grading.worker --fork-server KIND``), which runs under bwrap with the same limits, seccomp filter, cgroup and NVIDIA nodes as the
+notebook's kernel (``bwrap.make_plan``), in an empty working folder (nothing of the hand-in but the source each
+job carries). Jobs and answers travel on its stdin/stdout; between workers the server kills every other
+process of the sandbox and empties every folder a worker could write (the sized tmpfs mounts, the working
+folder, the socket folder), so each worker starts as the first one did. The server's host folder sits in the
+hand-in's runtime folder (``glrt-*``, swept after a killed run) and is read-only inside, but for the socket
+folder the kernel gets too (``bwrap.socket_dir``: a 1 MiB tmpfs where it can be mounted): its disk has the
+notebook kernel's caps.
 """
 
 from __future__ import annotations
@@ -23,11 +26,11 @@ from autograder.sandbox import limits as lim
 from gemm_lab.grading import remote
 
 
-class SandboxRunner:
+class SandboxRunner(remote.ForkingRunner):
     def __init__(self, spec_path: str, timeout: float):
         self.spec_path, self.timeout = spec_path, timeout
 
-    def start(self) -> remote.Worker:
+    def spawn(self, kind: str) -> remote.Worker:
         spec = json.loads(Path(self.spec_path).read_text())
         spec = dict(spec, copy_back_to=None)
         spec.pop("report_dir", None)
@@ -43,5 +46,7 @@ class SandboxRunner:
                 group.destroy()
             host.remove_tree(folder)
 
-        argv = bwrap.supervisor_argv(plan) + [sys.executable, "-m", "gemm_lab.grading.worker"]
+        wipe = [*limits.mounts(), bwrap.SANDBOX_CWD, sockets]
+        argv = bwrap.supervisor_argv(plan) + [sys.executable, "-m", "gemm_lab.grading.worker", "--fork-server",
+                                              kind, "--sandboxed", *wipe]
         return remote.Worker(argv, self.timeout, on_close=cleanup)

@@ -223,7 +223,7 @@ def compiler_mode():
     """Make triton.language's own @jit helpers (tl.cdiv, the reductions' combine functions, ...)
     compilable while ``TRITON_INTERPRET=1``: they were wrapped as interpreter functions when triton
     was imported. They are swapped for JITFunctions for the duration of the block, then restored."""
-    from gemm_lab.kernels._lang_state import pristine_language
+    from gemm_lab._lang_state import pristine_language
 
     if not InterpretedFunction:
         yield

@@ -5,12 +5,14 @@ kernel checks see it and send their prepared runs to a worker (``gemm_lab.gradin
 launching in-process; the outputs come back as data and are judged in the grader. ``FunctionSource`` does
 the same for a plain Python function answer: calls are collected and run in one worker.
 
-How a worker is started is the runner's business: :class:`SubprocessRunner` (a plain child process, for
-tests and ``--allow-unsandboxed``) by default; the autograder installs its sandboxed runner with
-:func:`set_runner`. Every process that runs hand-in source is the student's machine: it hands back raw
+How a worker is started is the runner's business: each worker is a fork of a fork server that imported the
+course's code once and never runs a job (:class:`ForkingRunner`; :class:`SubprocessRunner`, a plain child
+process, for tests and ``--allow-unsandboxed``; the autograder installs its sandboxed runner with
+:func:`set_runner`). Every process that runs hand-in source is the student's machine: it hands back raw
 data and the grader judges. A notebook's kernel runs share one worker and its function answers another
-(:func:`worker`; ``close_workers`` at the notebook's end, so nothing a check did reaches the next notebook);
-each compile runs in a process of its own that never runs a check, and its result is cached here (and in
+(:func:`worker`; ``close_workers`` at the notebook's end, so nothing a check did reaches the next notebook:
+the server kills what a worker left running and empties the folders it could write); each compile runs in a
+worker of its own that never runs a check, and its result is cached here (and in
 ``$GEMM_LAB_WORKER_COMPILE_CACHE``, a folder no sandbox sees) under a hash of everything it was given, so
 a hand-in's compile can only ever be read back for the same source. A worker that dies mid-job is started
 again once (an incident the verdict records); no job outlives the notebook's deadline (:func:`set_deadline`).
@@ -26,7 +28,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-__all__ = ["KernelSource", "FunctionSource", "WorkerFailed", "Worker", "SubprocessRunner", "set_runner", "runner",
+__all__ = ["KernelSource", "FunctionSource", "WorkerFailed", "Worker", "Forked", "ForkingRunner",
+           "SubprocessRunner", "set_runner", "runner",
            "worker", "close_workers", "set_deadline", "take_incidents"]
 
 
@@ -78,8 +81,6 @@ class Worker:
     def run(self, job: dict, arrays: dict | None = None) -> dict:
         import base64
         import io
-        import select
-        import time
 
         blob = None
         if arrays:
@@ -89,6 +90,17 @@ class Worker:
             np.savez(out, **arrays)
             blob = base64.b64encode(out.getvalue()).decode()
         self._send(json.dumps({"job": job, "npz": blob}) + "\n")
+        return self._reply()
+
+    def command(self, word: str) -> dict:
+        """A control line to a fork server (``fork``), and its answer."""
+        self._send(word + "\n")
+        return self._reply()
+
+    def _reply(self) -> dict:
+        import select
+        import time
+
         deadline = time.monotonic() + self.timeout
         if _DEADLINE[0] is not None and _DEADLINE[0] < deadline:
             deadline = _DEADLINE[0]
@@ -132,13 +144,76 @@ class Worker:
             self.on_close = None
 
 
-class SubprocessRunner:
-    """Start workers as plain child processes (tests, ``--allow-unsandboxed``)."""
+class Forked:
+    """One fresh worker: a fork of the runner's fork server (``worker.fork_server``), which imported the course's
+    code once and never ran a job. Closing it ends the process; the server then kills what it left running
+    and empties the folders it could write."""
+
+    def __init__(self, server: Worker):
+        self.server = server
+        answer = server.command("fork")
+        if not isinstance(answer.get("forked"), int):
+            server.close()
+            raise WorkerFailed("채점용 프로세스를 시작하지 못했습니다.", died=True)
+        self.pid, self.open = answer["forked"], True
+
+    def run(self, job: dict, arrays: dict | None = None) -> dict:
+        if not self.alive():
+            raise WorkerFailed("커널을 실행하던 프로세스가 끝났습니다.", died=True)
+        try:
+            result = self.server.run(job, arrays)
+        except WorkerFailed:
+            self.open = False
+            raise
+        if isinstance(result, dict) and set(result) == {"ended"}:  # the server's word: it died mid-job
+            self.open = False
+            raise WorkerFailed(f"커널을 실행하던 프로세스가 결과 없이 끝났습니다 (종료 코드 {result['ended']}).",
+                               died=True)
+        return result
+
+    def alive(self) -> bool:
+        return self.open and self.server.alive()
+
+    def close(self) -> None:
+        if self.open and self.server.alive():
+            try:
+                self.server._send("end\n")
+            except WorkerFailed:
+                pass
+        self.open = False
+
+
+class ForkingRunner:
+    """Starts workers as forks of a fork server, one server for each kind of worker ("run", "function",
+    "compile": a server has at most one worker at a time, and empties what it could write between two),
+    each started on first use and again after it ended (a time limit closes it with the job it was running).
+    Subclasses say how a server is started (``spawn``)."""
+
+    def start(self, kind: str = "run") -> Forked:
+        servers = self.__dict__.setdefault("servers", {})
+        server = servers.get(kind)
+        if server is None or not server.alive():
+            if server is not None:
+                server.close()
+            server = servers[kind] = self.spawn(kind)
+        return Forked(server)
+
+    def spawn(self, kind: str) -> Worker:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        for server in self.__dict__.pop("servers", {}).values():
+            server.close()
+
+
+class SubprocessRunner(ForkingRunner):
+    """The fork server as a plain child process (tests, ``--allow-unsandboxed``): no sandbox to kill leftovers
+    in; its temporary folder is emptied between workers."""
 
     def __init__(self, timeout: float = 300.0):
         self.timeout = timeout
 
-    def start(self) -> Worker:
+    def spawn(self, kind: str) -> Worker:
         folder = tempfile.mkdtemp(prefix="gemm-lab-worker-")
 
         def cleanup():
@@ -146,8 +221,8 @@ class SubprocessRunner:
 
             shutil.rmtree(folder, ignore_errors=True)
 
-        return Worker([sys.executable, "-m", "gemm_lab.grading.worker"], self.timeout, cwd=folder,
-                      env=dict(os.environ, PYTHONSAFEPATH="1", TMPDIR=folder), on_close=cleanup)
+        return Worker([sys.executable, "-m", "gemm_lab.grading.worker", "--fork-server", kind, folder], self.timeout,
+                      cwd=folder, env=dict(os.environ, PYTHONSAFEPATH="1", TMPDIR=folder), on_close=cleanup)
 
 
 _RUNNER = [SubprocessRunner()]
@@ -155,8 +230,12 @@ _WORKERS: dict[str, Worker] = {}
 
 
 def set_runner(new) -> None:
-    """Install how workers are started (an object with ``start() -> Worker``); running workers are closed."""
+    """Install how workers are started (an object with ``start()`` giving a worker: ``run``, ``alive``,
+    ``close``); running workers and the old runner's fork server are closed."""
     close_workers()
+    old = _RUNNER[0]
+    if old is not new and hasattr(old, "close"):
+        old.close()
     _RUNNER[0] = new
 
 
@@ -170,8 +249,8 @@ def worker(kind: str) -> Worker:
     w = _WORKERS.get(kind)
     if w is None or not w.alive():
         if w is not None:
-            w.close()  # its folder goes with it
-        w = _WORKERS[kind] = runner().start()
+            w.close()
+        w = _WORKERS[kind] = runner().start(kind)
     return w
 
 
@@ -181,7 +260,13 @@ def close_workers() -> None:
     _WORKERS.clear()
 
 
-atexit.register(close_workers)
+def _close_all() -> None:
+    close_workers()
+    if hasattr(_RUNNER[0], "close"):
+        _RUNNER[0].close()
+
+
+atexit.register(_close_all)
 
 
 _COMPILED: dict[str, object] = {}
@@ -229,7 +314,7 @@ def _run_job(kind: str | None, job: dict, arrays: dict | None = None) -> dict:
     """``job`` in the notebook's worker of ``kind``, or (``kind`` None) in a process of its own; a worker
     that dies without an answer is started again once."""
     for attempt in (0, 1):
-        w = runner().start() if kind is None else worker(kind)
+        w = runner().start("compile") if kind is None else worker(kind)
         try:
             return w.run(job, arrays)
         except WorkerFailed as exc:

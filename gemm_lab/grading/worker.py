@@ -1,13 +1,13 @@
 """The grader's worker: a fresh process that holds the course's given code and one hand-in's kernel or
-function source, nothing else of the hand-in (``python -m gemm_lab.grading.worker``).
-
-It reads a secret line, then one JSON job per line on stdin, and answers each on the real stdout as
-``<secret> <result JSON>``; everything else the process prints goes to stderr, so nothing a job runs can
-write an answer line. Jobs (``remote`` writes them):
+function source, nothing else of the hand-in. Each is a fork of a fork server (``python -m
+gemm_lab.grading.worker --fork-server KIND``, :func:`fork_server`) that imported the course's code once and
+never runs a job; a worker reads one JSON job per line from a pipe of its own and answers each with one
+result line on another, which the server frames for the grader; everything a job prints goes to stderr.
+Jobs (``remote`` writes them):
 
 * ``{"op": "compile", "module", "kernel", "exercise", "dtype", "name", "constexpr_sets"}``: static checks and
-  the cross-compile (``kernels.compile_results``); never launches the kernel. The grader starts a process of
-  its own for each compile job.
+  the cross-compile (``kernels.compile_results``); never launches the kernel. The grader starts a worker of
+  its own for each compile job, from a server that only ever forks compile workers.
 * ``{"op": "run", "module", "kernel", "exercise", "dtype", "name", "runs", "ownership"}``: every run launched
   through the grader's launcher (``kernels.run``): the raw output buffers and, with ``ownership``, which
   program changed which element (observed in the interpreter). The grader judges all of it.
@@ -16,7 +16,7 @@ A kernel module (the gate's) is imported under ``from __future__ import annotati
 annotation is ever evaluated, whatever the module holds (Triton reads them as text).
 * ``{"op": "calls", "module": text, "function": name, "calls": [...]}``: a Python function answer is called
   with the grader's arguments (arrays sent as an ``.npz``); each result is encoded as plain data (a claim).
-  The grader never sends a kernel job to a worker that ran a function job.
+  Function workers come from a server of their own: a kernel job never meets a process that ran one.
 """
 
 from __future__ import annotations
@@ -155,13 +155,9 @@ def _interpreter_without_overflow_sanitizer() -> None:
         builder.options = dataclasses.replace(options, sanitize_overflow=False)
 
 
-def main() -> int:
-
-    answers = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)  # what jobs print goes to stderr: only this loop writes answer lines
-    sys.stdout = sys.stderr
-    secret = sys.stdin.readline().strip()
-    for line in sys.stdin:
+def _serve(jobs, answers) -> None:
+    """Answer every job line of ``jobs`` with one result line on ``answers``."""
+    for line in jobs:
         if not line.strip():
             continue
         try:
@@ -169,10 +165,200 @@ def main() -> int:
             result = run_job(request["job"], _arrays(request.get("npz")))
         except (ValueError, KeyError, TypeError) as exc:
             result = {"crashed": f"bad request ({type(exc).__name__})"}
+        answers.write(json.dumps(result) + "\n")
+        answers.flush()
+
+
+def _answers_apart():
+    """The real stdout as a file of its own; fd 1 and ``sys.stdout`` go to stderr, so nothing a job prints
+    can write an answer line."""
+    answers = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return answers
+
+
+# --------------------------------------------------------------------------- the fork server
+
+
+def fork_server(kind: str, wipe: list[str], sandboxed: bool) -> int:
+    """Start each worker as a fork of this process, which imports the course's code once and never runs a
+    job itself (``--fork-server``; ``remote`` talks to it).
+
+    Control lines on stdin: ``fork`` starts a worker (answered ``{"forked": pid}``), a job line is passed to
+    it and its one result line passed back, ``end`` ends it. A worker never sees the control stream: it reads
+    its jobs from a pipe of its own and writes results to another, which only this process frames as answer
+    lines (it cannot end itself in the grader's eyes, nor speak for the next worker). When a worker ends or
+    dies, whatever it left running is killed (``sandboxed``: every process of the sandbox but its first and
+    this one) and the folders it could write (``wipe``) are emptied, so the next worker finds what the first
+    one found. A worker that dies mid-job is answered ``{"ended": status}``.
+    """
+    _preload(kind)
+    _not_dumpable()
+    answers = _answers_apart()
+    control = sys.stdin
+    secret = control.readline().strip()
+    child = None  # (pid, job pipe, answer pipe)
+
+    def say(result: dict) -> None:
         answers.write(f"{secret} {json.dumps(result)}\n")
         answers.flush()
+
+    def finish() -> int:
+        nonlocal child
+        pid, jobs, replies = child
+        child = None
+        for f in (jobs, replies):
+            try:
+                f.close()
+            except OSError:
+                pass
+        try:
+            os.kill(pid, 9)
+        except ProcessLookupError:
+            pass
+        status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        _clean_up(wipe, sandboxed)
+        return status
+
+    for line in control:
+        command = line.strip()
+        if not command:
+            continue
+        if command in ("fork", "end") and child is not None:
+            finish()
+        if command == "fork":
+            child = _fork(answers)
+            say({"forked": child[0]})
+        elif command == "end":
+            continue
+        elif child is None:
+            say({"crashed": "no worker is running"})
+        else:
+            try:
+                child[1].write(line if line.endswith("\n") else line + "\n")
+                child[1].flush()
+                reply = child[2].readline()
+            except OSError:
+                reply = ""
+            if reply.endswith("\n"):
+                answers.write(f"{secret} {reply}")
+                answers.flush()
+            else:
+                say({"ended": finish()})
+    if child is not None:
+        finish()
     return 0
 
 
+def _fork(answers):
+    job_r, job_w = os.pipe()
+    ans_r, ans_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the worker: no control stream, no answer stream of the server's
+        code = 1
+        try:
+            os.close(job_w)
+            os.close(ans_r)
+            os.close(answers.fileno())
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, 0)
+            os.close(null)
+            sys.stdin = open(os.devnull)
+            with os.fdopen(job_r) as jobs, os.fdopen(ans_w, "w") as out:
+                _serve(jobs, out)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(job_r)
+    os.close(ans_w)
+    return pid, os.fdopen(job_w, "w"), os.fdopen(ans_r)
+
+
+def _clean_up(wipe: list[str], sandboxed: bool) -> None:
+    import shutil
+
+    if sandboxed:
+        _kill_others()
+    for top in wipe:
+        try:
+            entries = list(os.scandir(top))
+        except OSError:
+            continue
+        for e in entries:
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    shutil.rmtree(e.path, ignore_errors=True)
+                else:
+                    os.unlink(e.path)
+            except OSError:  # a mount point, or a file the sandbox made read-only
+                pass
+
+
+def _kill_others() -> None:
+    """Kill every process of the sandbox's pid namespace but this one and its ancestors (the sandbox's
+    first processes), until none is left."""
+    import signal
+    import time
+
+    def stat(pid) -> tuple[str, int]:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                state, ppid = f.read().rsplit(")", 1)[1].split()[:2]
+            return state, int(ppid)
+        except (OSError, ValueError):
+            return "Z", 0  # gone already
+
+    keep, pid = {1, os.getpid()}, os.getppid()
+    while pid > 1 and pid not in keep:
+        keep.add(pid)
+        pid = stat(pid)[1]
+    for _ in range(50):
+        others = [int(p) for p in os.listdir("/proc")
+                  if p.isdigit() and int(p) not in keep and stat(p)[0] != "Z"]
+        if not others:
+            return
+        for p in others:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        while True:  # reap what was ours; the rest is reaped by the sandbox's first process
+            try:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    break
+            except ChildProcessError:
+                break
+        time.sleep(0.01)
+
+
+def _preload(kind: str) -> None:
+    """The modules the jobs of ``kind`` import, imported once here (the server runs no job): a compile needs
+    no torch. On a GPU host, CUDA is not touched before a fork: ``gemm_lab.runtime`` asks torch for a device
+    only where TRITON_INTERPRET is unset."""
+    import numpy  # noqa: F401
+    import triton  # noqa: F401
+    import triton.language  # noqa: F401
+
+    if kind != "compile":
+        import torch  # noqa: F401
+    if os.environ.get("TRITON_INTERPRET", "").strip():
+        from gemm_lab import runtime  # noqa: F401
+        from gemm_lab.grading import handout, kernels  # noqa: F401
+
+
+def _not_dumpable() -> None:
+    """No worker may read this process's memory or descriptors (``/proc/<pid>/fd``, ptrace)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except (OSError, AttributeError):
+        pass
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    if sys.argv[1:2] != ["--fork-server"] or len(sys.argv) < 3:
+        sys.exit("usage: python -m gemm_lab.grading.worker --fork-server KIND [--sandboxed] [FOLDER ...]")
+    rest = sys.argv[3:]
+    sys.exit(fork_server(sys.argv[2], [a for a in rest if a != "--sandboxed"], "--sandboxed" in rest))

@@ -5,7 +5,7 @@ is no CUDA device."""
 
 from gemm_lab import runtime  # noqa: F401  (must come before triton)
 
-from . import _lang_state  # noqa: F401  (snapshot of triton.language before any interpreter run)
+from gemm_lab import _lang_state  # noqa: F401  (snapshot of triton.language before any interpreter run)
 from .autotuned import best_config, configs_for, interpreter_config, matmul_autotuned
 from .best import best_matmul
 from .check import assert_close, assert_close_fp16, max_ulp_error, relative_error
