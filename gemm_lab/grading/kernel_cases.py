@@ -132,34 +132,20 @@ def _ref_matmul(case, ins):
     out = []
     for i in range(M):
         row = a[i * K:(i + 1) * K]
-        for j in range(N):
-            s = 0.0
-            for k in range(K):
-                s += row[k] * b[k * N + j]
-            out.append(s)
+        out.extend(sum(row[k] * b[k * N + j] for k in range(K)) for j in range(N))
     return out
 
 
 def _softmax_rows(x, R, C, pad_to=None):
+    """Row-wise softmax; with ``pad_to``, what a kernel gets when it reads the padding up to ``pad_to`` columns
+    as 0.0 instead of -inf."""
     from math import exp
     out = []
     for i in range(R):
         row = x[i * C:(i + 1) * C]
-        m = row[0]
-        for v in row:
-            if v > m:
-                m = v
+        m = max(row) if pad_to is None else max(*row, 0.0)
         e = [exp(v - m) for v in row]
-        s = 0.0
-        for v in e:
-            s += v
-        if pad_to is not None:  # what a kernel gets when it reads padding as 0.0 instead of -inf
-            m0 = m if m > 0.0 else 0.0
-            e = [exp(v - m0) for v in row]
-            s = 0.0
-            for v in e:
-                s += v
-            s += (pad_to - C) * exp(0.0 - m0)
+        s = sum(e) + ((pad_to - C) * exp(0.0 - m) if pad_to is not None else 0.0)
         out.extend(v / s for v in e)
     return out
 
@@ -193,15 +179,8 @@ def _diag_matmul(case):
         if len(bad) == len(got) and lo > 0.5 and hi - lo < 0.05 * hi + 0.1:
             return (f"K축 마스크의 other 값이 0.0이 아닌 것 같습니다: 모든 원소가 약 {format(lo, '.3g')}만큼 큽니다 "
                     "(마지막 K 블록의 빈 칸 수 × other × other). tl.load(..., mask=..., other=0.0)을 쓰세요.")
-        scale = 0.0
-        for k in bad:
-            r = ref[k] if ref[k] >= 0 else -ref[k]
-            scale = r if r > scale else scale
-        worst = 0.0
-        for k in bad:
-            d = got[k] - ref[k]
-            d = d if d >= 0 else -d
-            worst = d if d > worst else worst
+        scale = max(abs(ref[k]) for k in bad)
+        worst = max(abs(got[k] - ref[k]) for k in bad)
         if scale > 0 and worst < 0.03 * scale:
             return ("오차가 작습니다(정밀도 문제): 누산기(accumulator)를 tl.float32로 두고 마지막에만 "
                     "출력 dtype으로 바꾸세요.")
@@ -223,24 +202,11 @@ def _diag_softmax(case):
 
     def diagnose(got, ref, bad, ins):
         alt = _softmax_rows(ins[0], R, C, pad_to=next_pow2(C))
-        close = True
-        for k in bad:
-            d = got[k] - alt[k]
-            d = d if d >= 0 else -d
-            if d > 1e-4 * (alt[k] if alt[k] >= 0 else -alt[k]) + 1e-6:
-                close = False
-                break
+        close = all(abs(got[k] - alt[k]) <= 1e-4 * abs(alt[k]) + 1e-6 for k in bad)
         if close and next_pow2(C) > C:
             return ("범위 밖 칸을 -inf가 아닌 값(0.0 등)으로 읽은 것 같습니다: 합계에 exp(0 - max)가 더해졌습니다. "
                     "tl.load(..., mask=col_offsets < n_cols, other=-float('inf'))를 쓰세요.")
-        sums_ok = True
-        for i in range(R):
-            s = 0.0
-            for v in got[i * C:(i + 1) * C]:
-                s += v
-            if not (0.999 < s < 1.001):
-                sums_ok = False
-        if not sums_ok:
+        if not all(0.999 < sum(got[i * C:(i + 1) * C]) < 1.001 for i in range(R)):
             return "행의 합이 1이 아닙니다: 최댓값 빼기, exp, 합으로 나누기를 같은 행 안에서 했는지 확인하세요."
         return "행 오프셋(row_idx * row_stride)과 열 오프셋을 확인하세요."
 
@@ -326,9 +292,7 @@ def _diag_persistent(case, base):
                     for c in range(T if j0 + T <= N else N - j0):
                         k = (i0 + r) * N + j0 + c
                         want = ref[k] + acc[r * T + c]
-                        d = got[k] - want
-                        d = d if d >= 0 else -d
-                        if d > 2.0 ** -8 * (want if want >= 0 else -want) + 2.0 ** -8:
+                        if abs(got[k] - want) > 2.0 ** -8 * abs(want) + 2.0 ** -8:
                             return False
                         acc[r * T + c] = want
         return True
