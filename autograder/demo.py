@@ -20,6 +20,7 @@ from pathlib import Path
 
 from autograder.course import Course
 from autograder.grade.autograde import GradeSettings, SandboxMissing, autograde
+from autograder.reporting.grade_table import grade_table
 from autograder.samplekit.compare import compare_with_expected
 
 
@@ -28,37 +29,6 @@ def sampled_assignments(repo: Course) -> list[str]:
     base = repo.root / "autograder" / "samples"
     found = sorted(p.parent.name for p in base.glob("*/expected.csv")) if base.is_dir() else []
     return [a for a in found if (repo.source / a).is_dir()]
-
-
-def _fmt(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else f"{x:.2f}"
-
-
-def demo_table(course: Course, handed_in: dict[str, set[tuple[str, str]]]) -> str:
-    """One table over every graded assignment: a column per sampled notebook under its assignment,
-    ``-`` where a sample has no hand-in for that notebook (not a zero), total over the hand-ins, review notes."""
-    from autograder.reporting.grade_table import review_flags, scores
-
-    columns, table, maxima = scores(course, list(handed_in))
-    sampled = {f"{a}/{nb}" for a, pairs in handed_in.items() for _, nb in pairs}
-    columns = [c for c in columns if c in sampled]
-    has = {(s, f"{a}/{nb}") for a, pairs in handed_in.items() for s, nb in pairs}
-    students = sorted({s for pairs in handed_in.values() for s, _ in pairs})
-    flags = review_flags(course)
-    width = max([10] + [len(s) for s in students])
-    w = 14
-    groups = f"{'':<{width}} " + " ".join(f"{c.split('/', 1)[0]:>{w}}" for c in columns)
-    head = f"{'student':<{width}} " + " ".join(f"{c.split('/', 1)[1][:w]:>{w}}" for c in columns) \
-        + f" {'total':>7}  review"
-    lines = [groups, head, "-" * len(head)]
-    for s in students:
-        vals = [table.get(s, {}).get(c, 0.0) if (s, c) in has else None for c in columns]
-        cells = " ".join(f"{'-' if v is None else _fmt(v):>{w}}" for v in vals)
-        lines.append(f"{s:<{width}} {cells} {_fmt(sum(v for v in vals if v is not None)):>7}  "
-                     + "; ".join(flags.get(s, [])))
-    lines.append(f"{'max':<{width}} " + " ".join(f"{_fmt(maxima[c]):>{w}}" for c in columns)
-                 + f" {_fmt(sum(maxima[c] for c in columns)):>7}")
-    return "\n".join(lines)
 
 
 def run_all(assignments: list[str], *, repo: Course, settings: GradeSettings | None = None,
@@ -92,7 +62,7 @@ def run_all(assignments: list[str], *, repo: Course, settings: GradeSettings | N
             results = autograde(course, a, settings)
             print(f"{a}: {len(results)} hand-ins graded in {time.monotonic() - t0:.1f}s", file=out)
         print("", file=out)
-        print(demo_table(course, handed_in), file=out)
+        print(grade_table(course, handed_in=handed_in), file=out)
         if report_dir is not None:  # the class report of the samples, before the scratch course goes
             from autograder.reporting.class_report import demo_reports
 

@@ -154,7 +154,7 @@ else:
 # ## 3. 한 설정을 여러 타깃에서 한꺼번에
 #
 # 하나의 설정을 여러 타깃으로 컴파일해 요약을 한 표로 봅니다. (세 후보 × 세 타깃의 Shared Memory 표는
-# `gemm_lab.compile.shared_table`로도 얻을 수 있습니다: 03·04 노트북.)
+# week07 03 노트북이 `gemm_lab.compile.compile_artifacts(...).shared`로 만듭니다.)
 
 # %%
 def across_targets(kernel="matmul", config_name=next(iter(CONFIGS)), targets=("sm_75", "sm_80", "sm_90"),

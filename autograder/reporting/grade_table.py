@@ -117,21 +117,29 @@ def _fmt(v) -> str:
     return str(int(v)) if v == int(v) else f"{v:.2f}"
 
 
-def grade_table(course: Course, assignments: list[str] | None = None, notebooks: set | None = None) -> str:
-    """The grade table as text (what ``make demo`` prints); ``notebooks``: only these columns."""
-    columns, table, maxima = scores(course, assignments)
-    if notebooks is not None:
-        columns = [c for c in columns if c.split("/", 1)[1] in notebooks]
+def grade_table(course: Course, assignments: list[str] | None = None,
+                handed_in: dict[str, set[tuple[str, str]]] | None = None) -> str:
+    """The grade table as text: a column per notebook under its assignment, total, review notes.
+
+    ``handed_in`` ({assignment: {(student, notebook)}}, what ``make demo`` prints): only those students and
+    notebooks, ``-`` where a student handed no such notebook in (not a zero), totals over the hand-ins."""
+    columns, table, maxima = scores(course, list(handed_in) if handed_in is not None else assignments)
+    students = sorted(table)
+    if handed_in is not None:
+        has = {(s, f"{a}/{nb}") for a, pairs in handed_in.items() for s, nb in pairs}
+        columns = [c for c in columns if c in {col for _, col in has}]
+        students = sorted({s for s, _ in has})
     flags = review_flags(course)
-    short = [c.split("/", 1)[1][:14] for c in columns]
-    width = max([10] + [len(s) for s in table])
-    head = f"{'student':<{width}} " + " ".join(f"{s:>14}" for s in short) + f" {'total':>7}  review"
-    lines = [head, "-" * len(head)]
-    for student in sorted(table):
-        vals = [table[student].get(c, 0.0) for c in columns]
-        note = "; ".join(flags.get(student, []))
-        lines.append(f"{student:<{width}} " + " ".join(f"{_fmt(v):>14}" for v in vals)
-                     + f" {_fmt(sum(vals)):>7}  {note}")
-    lines.append(f"{'max':<{width}} " + " ".join(f"{_fmt(maxima[c]):>14}" for c in columns)
+    width, w = max([10] + [len(s) for s in students]), 14
+    groups = f"{'':<{width}} " + " ".join(f"{c.split('/', 1)[0]:>{w}}" for c in columns)
+    head = f"{'student':<{width}} " + " ".join(f"{c.split('/', 1)[1][:w]:>{w}}" for c in columns) \
+        + f" {'total':>7}  review"
+    lines = [groups, head, "-" * len(head)]
+    for s in students:
+        vals = [table.get(s, {}).get(c, 0.0) if handed_in is None or (s, c) in has else None for c in columns]
+        cells = " ".join(f"{'-' if v is None else _fmt(v):>{w}}" for v in vals)
+        lines.append(f"{s:<{width}} {cells} {_fmt(sum(v for v in vals if v is not None)):>7}  "
+                     + "; ".join(flags.get(s, [])))
+    lines.append(f"{'max':<{width}} " + " ".join(f"{_fmt(maxima[c]):>{w}}" for c in columns)
                  + f" {_fmt(sum(maxima[c] for c in columns)):>7}")
     return "\n".join(lines)

@@ -524,18 +524,3 @@ def resource_usage(cubin: bytes) -> dict:
         return {}
     m = re.search(r"REG:(\d+).*?LOCAL:(\d+)", out)
     return {"regs": int(m.group(1)), "local": int(m.group(2))} if m else {}
-
-
-def shared_table(configs, targets=("sm_75", "sm_80", "sm_90"), kernel: str = "matmul", aligned: bool = True):
-    """metadata.shared of ``kernel`` for each config and target: a pandas DataFrame (rows = configs)."""
-    import pandas as pd
-
-    rows = []
-    for cfg in configs:
-        d = _config_dict(cfg)
-        name = getattr(cfg, "name", "") or f"{d['BLOCK_M']}x{d['BLOCK_N']}x{d['BLOCK_K']} s{d['num_stages']} w{d['num_warps']}"
-        row = {"config": name}
-        for t in targets:
-            row[t] = compile_artifacts(kernel, cfg, target=t, aligned=aligned).shared
-        rows.append(row)
-    return pd.DataFrame(rows).set_index("config")
