@@ -4,7 +4,7 @@ notebook grades them.
 
 Hostile: every payload form in every place outside a kernel's body (autograder/samplekit/attacks_gate.py) is
 refused as not Triton, on every graded kernel of the masters. Honest: every kernel variant
-(autograder/samplekit/honest_variants.py) is accepted, and the student's check and the grader's verdict agree;
+(autograder/samplekit/honest.py) is accepted, and the student's check and the grader's verdict agree;
 set/list/dict answers in other containers pass both in the notebook and through the hand-out.
 """
 
@@ -22,7 +22,6 @@ from autograder.course import read_notebook
 from autograder.grade.review import review_notebook
 from autograder.samplekit import attacks_gate, honest
 from autograder.samplekit.expected import refuses_a_kernel
-from autograder.samplekit.hostile_v2 import kernel_cell
 from autograder.samplekit.model import Notebook
 from gemm_lab import runtime  # noqa: F401  (before triton: kernels run in the CPU interpreter)
 from gemm_lab.grading import gate, handout
@@ -52,7 +51,7 @@ def kernels() -> dict:
     out = {}
     for key in KERNEL_NOTEBOOKS:
         nb = _notebook(key)
-        _ex, gid, fn = kernel_cell(nb)
+        _ex, gid, fn = nb.kernel_cell()
         given = [ast.unparse(n) for c in _code_cells(nb.full())[:nb.index_of(gid)] if "@triton.jit" in c
                  for n in ast.parse(c).body if isinstance(n, ast.FunctionDef)]  # the given @jit helpers
         out[key] = (nb, fn.name, nb.solutions[gid], given)
@@ -168,17 +167,17 @@ def test_gate_attack_samples_lose_the_kernel_cells_and_are_flagged(case):
         nb = _notebook(key)
         desc, nb_json, expected = attacks_gate.CASES[case](nb)
         lost = {g for g, p in expected.items() if p == 0 and nb.full_points()[g] > 0}
-        assert lost == {g for g in NOTEBOOK_TESTS[key] if nb.full_points()[g] > 0}, (case, key)
+        assert lost == {g for g in nb.kernel_tests() if nb.full_points()[g] > 0}, (case, key)
         assert refuses_a_kernel(nb_json), (case, key, desc)
 
 
-@pytest.mark.parametrize("case", sorted(honest_variants.CASES))
+@pytest.mark.parametrize("case", sorted(honest.VARIANTS))
 def test_honest_variant_samples_expect_full_marks_and_no_finding(case):
     built = 0
     for key in (*KERNEL_NOTEBOOKS, "week06/03_check_benchmark", "week07/03_tile_configs_roofline",
                 "week07/04_compile_pipeline", "week07/05_artifacts_benchmarks"):
         nb = _notebook(key)
-        out = honest_variants.CASES[case](nb)
+        out = honest.VARIANTS[case](nb)
         if out is None:
             continue
         built += 1
@@ -215,15 +214,15 @@ def _grader_check(cells: list[str], test_source: str, name: str) -> tuple[bool, 
 
 
 def _visible_test(nb: Notebook, key: str) -> str:
-    return nb.test_source(next(iter(NOTEBOOK_TESTS[key])))
+    return nb.test_source(nb.kernel_tests()[0])
 
 
-@pytest.mark.parametrize("variant", sorted(honest_variants.KERNEL_VARIANTS))
+@pytest.mark.parametrize("variant", sorted(honest.KERNEL_VARIANTS))
 @pytest.mark.parametrize("key", [pytest.param(k, marks=[] if k == KERNEL_NOTEBOOKS[0] else [pytest.mark.slow])
                                  for k in KERNEL_NOTEBOOKS])
 def test_the_students_check_and_the_grader_agree_on_honest_variants(kernels, tmp_path, key, variant):
     nb, name, src, given = kernels[key]
-    cell, _ = honest_variants.rewrite_kernel(src, name, variant)
+    cell, _ = honest.rewrite_kernel(src, name, variant)
     cells = [IMPORTS, *given, cell]
     test = _visible_test(nb, key)
     mine = _student_check(tmp_path, cells, test)
@@ -249,7 +248,7 @@ def test_the_students_check_and_the_grader_agree_on_a_refusal(kernels, tmp_path,
 
 def _forms(kind: str, value) -> list:
     out = []
-    for imp, expr in honest_variants.VARIANT_FORMS[kind]:
+    for imp, expr in honest.VARIANT_FORMS[kind]:
         glob: dict = {"v": value}
         if imp:
             exec(imp, glob)  # noqa: S102 - the forms' own imports
@@ -270,7 +269,7 @@ def test_other_containers_pass_in_the_notebook_and_through_the_hand_out(kind, ex
     for make in _forms(kind, value):
         check("q", make(), expected)  # the student's notebook: the live value
         check("q", handout.decode(handout.encode(make())), expected)  # the grader: the hand-out's data
-    assert capsys.readouterr().out.count("✅") == 2 * len(honest_variants.VARIANT_FORMS[kind])
+    assert capsys.readouterr().out.count("✅") == 2 * len(honest.VARIANT_FORMS[kind])
 
 
 def test_more_containers_and_the_limits_of_the_hand_out():
@@ -309,7 +308,7 @@ def test_in_a_notebook_the_check_reads_the_cells_that_ran(kernels, capsys):
     nb, name, src, given = kernels[KERNEL_NOTEBOOKS[0]]
     shell = InteractiveShell.instance()
     try:
-        for cell in (IMPORTS, *given, honest_variants.rewrite_kernel(src, name, "kernel_alias")[0]):
+        for cell in (IMPORTS, *given, honest.rewrite_kernel(src, name, "kernel_alias")[0]):
             assert shell.run_cell(cell, store_history=True).success
         assert shell.run_cell(_visible_test(nb, KERNEL_NOTEBOOKS[0]), store_history=True).success
         assert "✅" in capsys.readouterr().out

@@ -54,7 +54,7 @@ def test_kernel_cell_is_found_by_grade_id(tmp_path):
 
 
 def test_demo_hand_ins_build_from_the_current_master(tmp_path):
-    from autograder.reporting import leaderboard_demo
+    from autograder.samplekit import leaderboard_demo
 
     assert leaderboard_demo.main([str(tmp_path)]) == 0
     found = sorted(p.parent.name for p in tmp_path.glob("*/01_pointer_blocks.ipynb"))
@@ -164,7 +164,7 @@ def test_demo_kernels_in_the_interpreter():
     import triton
     import triton.language as tl
 
-    from autograder.reporting import leaderboard_demo
+    from autograder.samplekit import leaderboard_demo
 
     if not runtime.INTERPRET:
         pytest.skip("interpreter run (on a GPU the leaderboard itself times these kernels)")

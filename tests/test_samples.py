@@ -15,12 +15,13 @@ import pytest
 from autograder import cells as nbcells
 from autograder.cells import is_autograded_test
 from autograder.course import read_notebook
-from autograder.samplekit import hostile, kernels
-from autograder.samplekit.bad_kernels import BAD_KERNELS, NOTEBOOK_TESTS
+from autograder.samplekit import attacks_sandbox, kernels
+from autograder.samplekit.bad_kernels import BAD_KERNELS
 from autograder.samplekit.expected import build_cases
-from autograder.samplekit.make_samples import read_expected, read_review_contains, write_samples
+from autograder.samplekit.expected import read_expected, read_review_contains
+from autograder.samplekit.make_samples import write_samples
 from autograder.samplekit.model import HIDDEN_MARK, Notebook
-from autograder.samplekit.plan import ALL, PLANS, case_function, known_cases
+from autograder.samplekit.plan import ALL, CASES, PLANS, case_function
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -73,7 +74,7 @@ def test_kernel_cases_lose_exactly_the_kernel_tests(built):
         (name, exp), = cases[case][5].items()
         nb = by_name[name]
         lost = {g for g, v in exp.items() if v == 0 and nb.full_points()[g] > 0}
-        assert lost == set(NOTEBOOK_TESTS[nb.key]), case
+        assert lost == set(nb.kernel_tests()) != set(), case
         kernel_cell = next(m[1] for m in kernels.MISTAKES if m[0] == case)
         handed = next(c for c in cases[case][4][name]["cells"] if nbcells.meta(c).get("grade_id") == kernel_cell)
         assert nbcells.source(handed) != nb.solutions[kernel_cell]
@@ -86,24 +87,24 @@ def test_kernel_cases_lose_exactly_the_kernel_tests(built):
 def test_issue_17_cases_are_what_they_say():
     nbs = {nb.name: nb for nb in masters("week07")}
     nb = nbs["04_compile_pipeline"]
-    _, dup, _ = hostile.duplicated_test(nb)
+    _, dup, _ = attacks_sandbox.duplicated_test(nb)
     ids = [nbcells.meta(c)["grade_id"] for c in dup["cells"] if is_autograded_test(c)]
     assert len(ids) == len(set(ids)) + 1
-    _, renamed, _ = hostile.changed_grade_id(nb)
+    _, renamed, _ = attacks_sandbox.changed_grade_id(nb)
     assert {g for g, _, _ in nb.graded_cells()} - {nbcells.meta(c).get("grade_id") for c in renamed["cells"]}
-    _, lit, exp = hostile.hidden_literal(nb)
+    _, lit, exp = attacks_sandbox.hidden_literal(nb)
     assert any(HIDDEN_MARK in nbcells.source(c) and not nbcells.meta(c) for c in lit["cells"]) and exp == nb.full_points()
-    _, snoop, _ = hostile.history_snoop(nb)
+    _, snoop, _ = attacks_sandbox.history_snoop(nb)
     assert "_ih" in nbcells.source(snoop["cells"][-1])
-    desc, deleted, _ = hostile.deleted_test_after_locked(nbs["06_persistent_loop"])
+    desc, deleted, _ = attacks_sandbox.deleted_test_after_locked(nbs["06_persistent_loop"])
     assert len(deleted["cells"]) == len(nbs["06_persistent_loop"].release["cells"]) - 1, desc
-    assert hostile.redefined_launcher(nbs["02_program_order_l2"]) is None  # no launcher there
+    assert attacks_sandbox.redefined_launcher(nbs["02_program_order_l2"]) is None  # no launcher there
 
 
 def test_unknown_case_and_plan_are_refused(tmp_path):
     with pytest.raises(ValueError, match="unknown sample case"):
         case_function("no_such_case")
-    assert "bad_matmul_block_k_8" in known_cases()
+    assert "bad_matmul_block_k_8" in CASES
     with pytest.raises(ValueError, match="plan"):
         write_samples(masters("week06"), tmp_path / "s", plan="week99")
 

@@ -1,4 +1,4 @@
-"""The attacks on an in-process grader (autograder/samplekit/hostile_v2.py): each builds on the notebooks a student
+"""The attacks on an in-process grader (autograder/samplekit/attacks_inprocess.py): each builds on the notebooks a student
 is graded on, expects what the work deserves, hides from the cell-source scan where it says so, and is real: the kernel
 attacks give the right answer in the interpreter (the old grader's view), the kernel that calls Python compiles to
 nothing, and the gate refuses what is not Triton.
@@ -35,19 +35,19 @@ def _notebook(key: str) -> Notebook:
 
 @pytest.fixture(scope="module")
 def notebooks() -> dict[str, Notebook]:
-    return {key: _notebook(key) for key in hostile_v2.NOTEBOOKS}
+    return {key: _notebook(key) for key in attacks_inprocess.NOTEBOOKS}
 
 
 @pytest.fixture(scope="module")
 def built(notebooks):
-    return {(case, key): make(nb) for case, make in hostile_v2.CASES.items() for key, nb in notebooks.items()}
+    return {(case, key): make(nb) for case, make in attacks_inprocess.CASES.items() for key, nb in notebooks.items()}
 
 
 def test_every_attack_builds_where_the_issue_names_and_is_planned(built, notebooks):
-    for case in hostile_v2.CASES:
-        assert case in hostile.CASES and (case in hostile.REVIEW) == (case in hostile_v2.REVIEW)
+    for case in attacks_inprocess.CASES:
+        assert case in plan.CASES and (case in plan.REVIEW) == (case in attacks_inprocess.REVIEW)
         where = {key for key in notebooks if built[case, key] is not None}
-        kernels = {key for key in notebooks if hostile_v2.kernel_cell(notebooks[key])}
+        kernels = {key for key in notebooks if notebooks[key].kernel_cell()}
         assert where == (kernels if case in KERNEL_CASES else set(notebooks)), case
         planned = {f"{a}/{nb}" for a, plan in FULL_PLANS.items() for nb in plan.get(case, ())}
         assert planned == where, case
@@ -61,7 +61,7 @@ def test_expected_points_are_what_the_work_deserves(built, notebooks):
         full = nb.full_points()
         lost = {g for g, v in exp.items() if v == 0 and full[g] > 0}
         assert all(v in (0.0, full[g]) for g, v in exp.items()), (case, key)
-        kernel_tests = set(NOTEBOOK_TESTS.get(key, {}))
+        kernel_tests = set(nb.kernel_tests())
         if case in ("import_hook", "lookalike_package"):  # only the first answer group is the student's work
             _, first_tests = nb.groups()[0]
             assert {g for g, v in exp.items() if v > 0} == set(first_tests), (case, key)
@@ -96,7 +96,7 @@ def test_the_new_grader_refuses_the_kernels_that_call_python(built, notebooks):
     gate = pytest.importorskip("gemm_lab.grading.gate")
     for case in ("kernel_calls_python", "frame_walk"):
         for key, nb in notebooks.items():
-            found = hostile_v2.kernel_cell(nb)
+            found = nb.kernel_cell()
             if built[case, key] is None or found is None:
                 continue
             cells = [_src(c) for c in built[case, key][1]["cells"] if c["cell_type"] == "code"]
@@ -179,8 +179,8 @@ def test_kernel_calling_python_is_right_in_the_interpreter(tmp_path, monkeypatch
     if not runtime.INTERPRET:
         pytest.skip("the numpy helper runs only in the interpreter")
     nb = notebooks[key]
-    exercise, _, fn = hostile_v2.kernel_cell(nb)
-    k = _load(tmp_path, monkeypatch, hostile_v2.kernel_calls_python(nb)[1], fn.name)
+    exercise, _, fn = nb.kernel_cell()
+    k = _load(tmp_path, monkeypatch, attacks_inprocess.kernel_calls_python(nb)[1], fn.name)
     gen = torch.Generator().manual_seed(0)
     shape = (1000,) if exercise == "vector_add" else (37, 45, 50)
     a, b, out, ref = _inputs(exercise, shape, gen)
@@ -196,8 +196,8 @@ def test_kernel_calling_python_compiles_to_nothing(tmp_path, monkeypatch, notebo
     from gemm_lab import compile as gcompile
 
     nb = notebooks["week07/01_pointer_blocks"]
-    _, _, fn = hostile_v2.kernel_cell(nb)
-    k = _load(tmp_path, monkeypatch, hostile_v2.kernel_calls_python(nb)[1], fn.name)
+    _, _, fn = nb.kernel_cell()
+    k = _load(tmp_path, monkeypatch, attacks_inprocess.kernel_calls_python(nb)[1], fn.name)
     py = getattr(k, "fn", k)
     sig = {n: ("*fp16" if n.endswith("_ptr") else "i32") for n in [a.arg for a in fn.args.args][:12]}
     art = gcompile.compile_jit(triton.jit(py), sig, {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 16, "BLOCK_SIZE_K": 16},
@@ -208,9 +208,9 @@ def test_kernel_calling_python_compiles_to_nothing(tmp_path, monkeypatch, notebo
 @pytest.mark.parametrize("key", KERNEL_NOTEBOOKS)
 def test_special_shapes_kernel_is_right_only_at_the_visible_shapes(tmp_path, monkeypatch, notebooks, key):
     nb = notebooks[key]
-    exercise, _, fn = hostile_v2.kernel_cell(nb)
-    k = _load(tmp_path, monkeypatch, hostile_v2.special_shapes(nb)[1], fn.name)
-    visible = hostile_v2._visible_shapes(nb, exercise)
+    exercise, _, fn = nb.kernel_cell()
+    k = _load(tmp_path, monkeypatch, attacks_inprocess.special_shapes(nb)[1], fn.name)
+    visible = attacks_inprocess._visible_shapes(nb, exercise)
     gen = torch.Generator().manual_seed(0)
     small = min(visible, key=lambda s: eval("*".join(map(str, s))))  # the cheapest visible shape
     a, b, out, ref = _inputs(exercise, small, gen)
@@ -228,8 +228,8 @@ def test_frame_walking_kernel_copies_the_checkers_reference(tmp_path, monkeypatc
     if not runtime.INTERPRET:
         pytest.skip("the frame walk runs only in the interpreter")
     nb = notebooks[key]
-    exercise, _, fn = hostile_v2.kernel_cell(nb)
-    k = _load(tmp_path, monkeypatch, hostile_v2.frame_walk(nb)[1], fn.name)
+    exercise, _, fn = nb.kernel_cell()
+    k = _load(tmp_path, monkeypatch, attacks_inprocess.frame_walk(nb)[1], fn.name)
     gen = torch.Generator().manual_seed(0)
     a, b, out, _ = _inputs(exercise, (300,) if exercise == "vector_add" else (20, 18, 33), gen)
 
@@ -247,7 +247,7 @@ def test_frame_walking_kernel_copies_the_checkers_reference(tmp_path, monkeypatc
 def test_frame_walking_number_takes_the_expected_value_from_the_checker(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
-    (tmp_path / "nb_exact.py").write_text(hostile_v2.FRAME_WALK, encoding="utf-8")
+    (tmp_path / "nb_exact.py").write_text(attacks_inprocess.FRAME_WALK, encoding="utf-8")
     sys.modules.pop("nb_exact", None)
     import nb_exact
 

@@ -11,7 +11,7 @@ import pytest
 
 from autograder.course import Course, read_notebook
 from autograder.samplekit import attacks_worker
-from autograder.samplekit.expected import write_samples
+from autograder.samplekit.expected import write_cases
 from autograder.samplekit.model import Notebook
 from autograder.samplekit.plan import FULL_PLANS, PLANS
 
@@ -25,15 +25,13 @@ def _masters(assignment: str) -> list[Notebook]:
 
 @pytest.mark.parametrize("assignment", ["week06", "week07"])
 def test_each_attack_builds_where_planned_and_loses_only_its_kernel_cells(assignment):
-    from autograder.samplekit.bad_kernels import NOTEBOOK_TESTS
-
     nbs = {nb.name: nb for nb in _masters(assignment)}
     for case, make in attacks_worker.CASES.items():
         where = PLANS[assignment].get(case, [])
         assert where == FULL_PLANS[assignment].get(case, []), case
         for name in where:
             desc, handin, exp = make(nbs[name])
-            kernel_tests = set(NOTEBOOK_TESTS[f"{assignment}/{name}"])
+            kernel_tests = set(nbs[name].kernel_tests())
             lost = {g for g, v in exp.items() if v == 0 and nbs[name].full_points()[g] > 0}
             assert desc and lost and lost <= kernel_tests, (case, name, lost)
             if case == "self_reported_ownership":
@@ -46,12 +44,12 @@ def test_a_hand_in_poisoning_shared_caches_changes_no_classmate(tmp_path, bwrap)
     course (the caches the first run left): every score is the expected one both times."""
     from autograder.collect.handins import collect
     from autograder.grade.autograde import autograde
-    from autograder.reporting.sample_check import compare_with_expected
+    from autograder.samplekit.compare import compare_with_expected
 
     nbs = _masters("week06")
     plan = {"poison_classmates": FULL_PLANS["week06"]["poison_classmates"], "full_marks": ["01_block_model",
                                                                                            "02_fusion_softmax"]}
-    samples = write_samples(nbs, tmp_path / "samples", plan)
+    samples = write_cases(nbs, tmp_path / "samples", plan)
     course = Course.at(ROOT).scratch(tmp_path / "course", ["week06"], released=True)
     collect(course, "week06", samples)
     autograde(course, "week06", jobs=2, quiet=True)

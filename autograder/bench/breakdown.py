@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import resource
-import shutil
 import threading
 import time
 import warnings
@@ -23,11 +22,8 @@ from pathlib import Path
 
 import psutil
 
-from autograder.bench.throughput import build
-from autograder.course import Course
-from autograder.grade import triton_cache
-from autograder.grade.autograde import autograde, prepare_gradebook
-from autograder.grade.lock import stage_dir
+from autograder.bench.throughput import prepared
+from autograder.grade.autograde import autograde
 
 
 def kind_of(cmdline: list[str]) -> str:
@@ -102,14 +98,8 @@ def main(argv=None) -> int:
     ap.add_argument("--verbose", action="store_true", help="also list every process over 0.3 CPU-s")
     ap.add_argument("--rounds", type=int, default=1, help="grade the hand-in this many times")
     args = ap.parse_args(argv)
-    repo = Course.at()
-    repo.work.mkdir(parents=True, exist_ok=True)
-    for assignment in args.assignment or ["week06", "week07"]:
-        scratch = stage_dir(repo.work, "bench")
-        try:
-            course, _ = build(scratch, assignment, None, args.rounds - 1)
-            prepare_gradebook(course, assignment)
-            triton_cache.warm(course, assignment, course.work / "release" / assignment, log=lambda m: None)
+    for a in args.assignment or ["week06", "week07"]:
+        with prepared(a, None, args.rounds - 1) as (course, assignment, _warm_s, _shared):
             for r in range(args.rounds):
                 c0, t0 = _children_cpu(), time.monotonic()
                 with Sampler() as s:
@@ -130,8 +120,6 @@ def main(argv=None) -> int:
                         if c >= 0.3:
                             print(f"    {c:5.1f} CPU-s  pid {pid}: {s.lines[pid][-150:]}")
                 print(f"  {total:6.1f} CPU-s  sampled in all ({cpu - total:+.1f} missed: processes under 50 ms)")
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
     return 0
 
 

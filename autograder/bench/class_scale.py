@@ -33,6 +33,8 @@ import warnings
 from datetime import datetime, timezone
 from pathlib import Path
 
+import psutil
+
 from autograder.course import Course, read_notebook
 from autograder.course_lock import stage_dir
 from autograder.grade.autograde import DEFAULT_CELL_TIMEOUT, GradeSettings, autograde_all
@@ -100,10 +102,6 @@ def build_class(repo: Course, course: Course, assignments: list[str], n: int, no
     return expected, slow
 
 
-def compare(course: Course, expected: dict) -> list[str]:
-    return score_mismatches(course, expected)
-
-
 class MemoryPeak:
     """Peak of (MemTotal - MemAvailable) on the machine while running, minus its value at the start."""
 
@@ -113,11 +111,8 @@ class MemoryPeak:
 
     @staticmethod
     def used() -> int:
-        info = {}
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            k, v = line.split(":", 1)
-            info[k] = int(v.split()[0]) * 1024
-        return info["MemTotal"] - info.get("MemAvailable", info["MemFree"])
+        mem = psutil.virtual_memory()
+        return mem.total - mem.available
 
     def __enter__(self):
         self._t = threading.Thread(target=self._run, daemon=True)
@@ -233,7 +228,7 @@ def main(argv=None) -> int:
             results = autograde_all(course, assignments, settings, on_part=on_part)
         wall = time.monotonic() - t0
         maxrss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
-        bad = compare(course, expected)
+        bad = score_mismatches(course, expected)
         errors = [f"{r.assignment}/{r.student}: {r.error}" for rs in results.values() for r in rs if not r.ok]
         secs = [x for xs in per_nb.values() for x in xs]
         from autograder.grade.autograde import default_jobs

@@ -29,28 +29,23 @@ import time
 import warnings
 from pathlib import Path
 
+import psutil
+
 from autograder.course import Course, read_notebook, release
 from autograder.course_lock import stage_dir
 from autograder.grade import dispatch, triton_cache
 from autograder.grade.autograde import autograde, default_jobs, prepare_gradebook
-from autograder.grade.lock import stage_dir
 from autograder.samplekit.fixture import make_course
-from autograder.samplekit.make_samples import Notebook
-
-
-def _cpu() -> float:
-    """CPU seconds the whole machine spent busy so far (/proc/stat): nbgrader runs are children of a fork
-    server (autograder/nbgrader_fork.py), not of this process, so this process's children's time misses them;
-    on a quiet machine the busy time is the grading's."""
-    return _machine_busy()[0]
+from autograder.samplekit.model import Notebook
 
 
 def _machine_busy() -> tuple[float, float]:
-    """(busy, total) CPU seconds of the whole machine so far (/proc/stat), other users included."""
-    fields = [float(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
-    hz = os.sysconf("SC_CLK_TCK")
-    idle = fields[3] + fields[4]
-    return (sum(fields) - idle) / hz, sum(fields) / hz
+    """(busy, total) CPU seconds of the whole machine so far, other users included: nbgrader runs are children
+    of a fork server (autograder/nbgrader_fork.py), not of this process, so this process's children's time
+    misses them; on a quiet machine the busy time is the grading's."""
+    t = psutil.cpu_times()
+    total = sum(t)
+    return total - t.idle - getattr(t, "iowait", 0.0), total
 
 
 def nbgrader_startup(reps: int = 3) -> float:
@@ -114,6 +109,23 @@ def build(scratch: Path, assignment: str | None, notebooks: list[str] | None, n:
     return course, assignment
 
 
+@contextlib.contextmanager
+def prepared(assignment: str | None, notebooks: list[str] | None, n: int):
+    """(course, assignment, seconds to warm the shared Triton cache, its folder or None): a scratch course with
+    n + 1 full-marks hand-ins, its gradebook prepared and the cache warm; removed afterwards."""
+    repo = Course.at()
+    repo.work.mkdir(parents=True, exist_ok=True)
+    scratch = stage_dir(repo.work, "bench")  # a killed run's is removed by the next collect/autograde
+    try:
+        course, assignment = build(scratch, assignment, notebooks, n)
+        t0 = time.monotonic()
+        prepare_gradebook(course, assignment)  # the scratch release the shared Triton cache is warmed from
+        shared = triton_cache.warm(course, assignment, course.work / "release" / assignment, log=lambda m: None)
+        yield course, assignment, time.monotonic() - t0, shared
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 def main(argv=None) -> int:
     warnings.filterwarnings("ignore")
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -125,11 +137,7 @@ def main(argv=None) -> int:
     ap.add_argument("--dask-workers", type=int, default=0, help="grade the N hand-ins on a Dask LocalCluster")
     ap.add_argument("--no-alone", action="store_true", help="skip the one-hand-in-alone measurement")
     args = ap.parse_args(argv)
-    repo = Course.at()
-    repo.work.mkdir(parents=True, exist_ok=True)
-    scratch = stage_dir(repo.work, "bench")  # a killed run's is removed by the next collect/autograde
-    try:
-        course, assignment = build(scratch, args.assignment, args.notebook, args.n)
+    with prepared(args.assignment, args.notebook, args.n) as (course, assignment, warm_s, shared):
         nbs = len(list((course.release / assignment).glob("*.ipynb")))
         print(f"{assignment}: {nbs} notebook(s) per hand-in; {os.cpu_count()} CPUs; "
               f"load average {os.getloadavg()[0]:.1f}")
@@ -137,17 +145,14 @@ def main(argv=None) -> int:
         print(f"nbgrader start-up (python -m nbgrader --version): {t_nbg:.1f}s")
         t_k = sandboxed_kernel_start()
         print(f"sandboxed kernel start + import gemm_lab.grading + shutdown: {t_k:.1f}s")
-        t0 = time.monotonic()
-        prepare_gradebook(course, assignment)  # the scratch release the shared Triton cache is warmed from
-        shared = triton_cache.warm(course, assignment, course.work / "release" / assignment, log=lambda m: None)
         print("shared Triton cache (once per release and Triton version; autograder/grade/triton_cache.py): "
-              + (f"{time.monotonic() - t0:.1f}s, {shared.name}" if shared else "off"))
+              + (f"{warm_s:.1f}s, {shared.name}" if shared else "off"))
 
         if not args.no_alone:
-            c0, t0 = _cpu(), time.monotonic()
+            c0, t0 = _machine_busy()[0], time.monotonic()
             r = autograde(course, assignment, students=["s000"], jobs=1, cell_timeout=args.cell_timeout,
                           quiet=True)
-            one_wall, one_cpu = time.monotonic() - t0, _cpu() - c0
+            one_wall, one_cpu = time.monotonic() - t0, _machine_busy()[0] - c0
             assert r[0].ok, r[0].error
             print(f"one hand-in alone: {one_wall:.1f}s wall, {one_cpu:.1f} CPU-s (machine busy time)")
 
@@ -158,13 +163,12 @@ def main(argv=None) -> int:
                 os.environ[dispatch.ENV] = cluster.scheduler_address
                 stack.callback(os.environ.pop, dispatch.ENV, None)
                 print(f"through Dask: a LocalCluster of {args.dask_workers} worker process(es), one thread each")
-            b0 = _machine_busy()
-            c0, t0 = _cpu(), time.monotonic()
+            b0, t0 = _machine_busy(), time.monotonic()
             rs = autograde(course, assignment, students=students, jobs=args.jobs, cell_timeout=args.cell_timeout,
                            quiet=True)
-            wall, cpu = time.monotonic() - t0, _cpu() - c0
-        b1 = _machine_busy()
-        machine = (b1[0] - b0[0]) / max(1e-9, b1[1] - b0[1])
+            wall, b1 = time.monotonic() - t0, _machine_busy()
+        cpu = b1[0] - b0[0]
+        machine = cpu / max(1e-9, b1[1] - b0[1])
         failed = [x.student for x in rs if not x.ok]
         per = [x.seconds for x in rs]
         how = f"on {args.dask_workers} Dask worker(s)" if args.dask_workers else f"{args.jobs} at a time"
@@ -177,8 +181,6 @@ def main(argv=None) -> int:
               + ("CPU-bound: more hand-ins at once will not help on this machine" if machine > 0.85
                  else "not CPU-bound: waits (kernel start-up, I/O) dominate; try more --jobs"))
         print(f"fixed cost per hand-in ~ nbgrader start-up {t_nbg:.1f}s + {nbs} x kernel start {t_k:.1f}s")
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
     return 0
 
 

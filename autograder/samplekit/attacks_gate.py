@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from .bad_kernels import NOTEBOOK_TESTS
-from .hostile_v2 import kernel_cell
-from .model import Notebook, set_answer
+from .model import Notebook, function_def, on_kernel, set_answer
 
 __all__ = ["PAYLOAD_SOURCE", "PLACES", "CASES", "REVIEW", "attack"]
 
@@ -91,7 +89,7 @@ PLACES = {"return_annotation": _return_annotation, "arg_annotation": _arg_annota
 def attack(source: str, name: str, place: str) -> str:
     """The kernel cell ``source`` with kernel ``name`` emptied and the payload put at ``place``."""
     tree = ast.parse(source)
-    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
+    fn = function_def(tree, name)
     doc = fn.body[0] if fn.body and isinstance(fn.body[0], ast.Expr) else None
     fn.body = ([doc] if doc else []) + [ast.Pass()]
     PLACES[place](tree, fn)
@@ -99,15 +97,11 @@ def attack(source: str, name: str, place: str) -> str:
 
 
 def _case(place: str):
-    def case(nb: Notebook):
-        found = kernel_cell(nb)
-        if found is None:
-            return None
-        _ex, gid, fn = found
+    def case(nb: Notebook, _ex, gid, fn):
         out = set_answer(nb.full(), gid, attack(nb.solutions[gid], fn.name, place))
         return (f"an empty kernel with Python in its {place.replace('_', ' ')} that makes every launch compute the "
-                "answer with torch", out, nb.full_except(NOTEBOOK_TESTS[nb.key]))
-    return case
+                "answer with torch", out, nb.full_except(nb.kernel_tests()))
+    return on_kernel()(case)
 
 
 CASES = {f"gate_{place}": _case(place) for place in PLACES}

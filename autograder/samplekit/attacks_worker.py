@@ -25,8 +25,10 @@ flagged (the gate's refusal, or a written module).
 
 from __future__ import annotations
 
-from .hostile_v2 import _compile_refused, _helper_cell, _kernel_tests, kernel_cell
-from .model import Notebook, insert_cell, set_answer
+import ast
+
+from .bad_kernels import compile_refused
+from .model import Notebook, helper_cell, insert_cell, on_kernel, set_answer
 
 # Run in the worker when it imports the kernel's module (the annotation's value): what each payload does there.
 FORGE_COMPILE = r'''
@@ -121,46 +123,31 @@ def _empty(fn, source: str) -> str:
     return "\n".join(lines[:first] + [indent + "pass"] + lines[fn.end_lineno:]) + "\n"
 
 
-def _kernel_source(nb: Notebook) -> tuple[str, str, object, str] | None:
-    found = kernel_cell(nb)
-    if found is None:
-        return None
-    ex, gid, fn = found
-    return ex, gid, fn, nb.solutions[gid]
-
-
-def worker_forged_compile(nb: Notebook):
-    found = kernel_cell(nb)
-    entry = _compile_refused(found[0]) if found else None
+@on_kernel()
+def worker_forged_compile(nb: Notebook, ex, _gid, fn):
+    entry = compile_refused(ex)
     if entry is None:
         return None
-    src = _with_payload(entry["source"], found[2].name, FORGE_COMPILE)
+    src = _with_payload(entry["source"], fn.name, FORGE_COMPILE)
     return (f"bad_kernels.{entry['name']} (the compiler refuses it) with a return annotation whose payload makes the "
             "compile worker report 'compiles'", set_answer(nb.full(), entry["cell"], src),
             nb.full_except(entry["tests_lost"]))
 
 
-def worker_forged_outputs(nb: Notebook):
-    found = _kernel_source(nb)
-    if found is None or found[0] == "softmax":
-        return None
-    ex, gid, fn, src = found
-    body = _with_payload(_empty(fn, src), fn.name, FORGE_OUTPUTS)
+@on_kernel("softmax")
+def worker_forged_outputs(nb: Notebook, _ex, gid, fn):
+    body = _with_payload(_empty(fn, nb.solutions[gid]), fn.name, FORGE_OUTPUTS)
     return ("an empty kernel whose return annotation makes the run worker hand back torch's answer (and, for the "
-            "persistent loop, the right owners)", set_answer(nb.full(), gid, body), nb.full_except(_kernel_tests(nb)))
+            "persistent loop, the right owners)", set_answer(nb.full(), gid, body), nb.full_except(nb.kernel_tests()))
 
 
 _OWN_LOOP = "for tile_id in tl.range(pid, num_tiles, NUM_PROGRAMS):"
 _RECORD = "        record_tile(tile_id, visits_ptr, owner_ptr)"
 
 
-def self_reported_ownership(nb: Notebook):
-    import ast
-
-    found = _kernel_source(nb)
-    if found is None or found[0] != "persistent":
-        return None
-    _ex, gid, fn, src = found
+@on_kernel("vector_add", "softmax", "matmul")
+def self_reported_ownership(nb: Notebook, _ex, gid, fn):
+    src = nb.solutions[gid]
     if _OWN_LOOP not in src or _RECORD not in src:
         raise ValueError(f"{nb.key}: the master's persistent loop changed; update attacks_worker")
     body = src.replace(_OWN_LOOP, "for tile_id in tl.range(0, num_tiles * (pid == 0).to(tl.int32)):")
@@ -169,7 +156,7 @@ def self_reported_ownership(nb: Notebook):
     lines = body.splitlines()
     tail = ["    # 채점 기록은 각 program이 자기 tile에 남긴다", "    " + _OWN_LOOP, _RECORD]
     body = "\n".join(lines[:end] + tail + lines[end:]) + "\n"
-    lost = [g for g in _kernel_tests(nb) if g == "every_tile_once_by_its_program"]
+    lost = [g for g in nb.kernel_tests() if g == "every_tile_once_by_its_program"]
     return ("program 0 computes every tile; each program calls record_tile for the tiles it should have computed",
             set_answer(nb.full(), gid, body), nb.full_except(lost))
 
@@ -177,29 +164,24 @@ def self_reported_ownership(nb: Notebook):
 _FIRST = ("vector_add", "matmul")  # the first kernel notebook of each week; the next one is the victim
 
 
-def cross_notebook(nb: Notebook):
-    found = _kernel_source(nb)
-    if found is None:
-        return None
-    ex, gid, fn, src = found
+@on_kernel()
+def cross_notebook(nb: Notebook, ex, gid, fn):
+    src = nb.solutions[gid]
     if ex in _FIRST:
         out = set_answer(nb.full(), gid, _with_payload(src, fn.name, PERSIST + FORGE_OUTPUTS))
-        insert_cell(out, nb.index_of(gid), _helper_cell("nb_keep", NOTEBOOK_PERSIST, ""))
+        insert_cell(out, nb.index_of(gid), helper_cell("nb_keep", NOTEBOOK_PERSIST, ""))
         return ("its kernel's return annotation rewrites the worker's launch for every later job, a cell leaves "
-                "builtins/env/files for the next notebook", out, nb.full_except(_kernel_tests(nb)))
+                "builtins/env/files for the next notebook", out, nb.full_except(nb.kernel_tests()))
     return ("an empty kernel, hoping the earlier notebook's payload grades it", set_answer(nb.full(), gid, _empty(fn, src)),
-            nb.full_except(_kernel_tests(nb)))
+            nb.full_except(nb.kernel_tests()))
 
 
-def poison_classmates(nb: Notebook):
-    found = _kernel_source(nb)
-    if found is None:
-        return None
-    ex, gid, fn, src = found
-    out = set_answer(nb.full(), gid, _with_payload(src, fn.name, POISON))
-    insert_cell(out, nb.index_of(gid), _helper_cell("nb_cache_warm", POISON, ""))
+@on_kernel()
+def poison_classmates(nb: Notebook, _ex, gid, fn):
+    out = set_answer(nb.full(), gid, _with_payload(nb.solutions[gid], fn.name, POISON))
+    insert_cell(out, nb.index_of(gid), helper_cell("nb_cache_warm", POISON, ""))
     return ("the master's kernel with a return annotation (and a written module) that writes 'does not compile' into "
-            "every compile cache and shared folder it can name", out, nb.full_except(_kernel_tests(nb)))
+            "every compile cache and shared folder it can name", out, nb.full_except(nb.kernel_tests()))
 
 
 CASES = {
@@ -210,5 +192,3 @@ CASES = {
     "poison_classmates": poison_classmates,
 }
 REVIEW = set(CASES) - {"self_reported_ownership"}
-
-__all__ = ["CASES", "REVIEW"]

@@ -16,28 +16,21 @@ solution cell ``cell`` of ``notebook`` (the kernel keeps the exercise's name and
 * ``"fake"`` — not a real kernel's work: the object passed, or a rebound name, tries to get the points
   without a working kernel.
 
-``message`` is a fragment of the Korean feedback the check gives; ``tests_lost`` are the test cells
-(grade ids) that must score 0 in the sample, every other test cell of the notebook keeps its points.
+The notebook, its kernel cell and its test cells come from the exercise record
+(``gemm_lab.grading.exercises``). ``message`` is a fragment of the Korean feedback the check gives;
+``tests_lost`` are the test cells (grade ids) that must score 0 in the sample, every other test cell of the
+notebook keeps its points.
 ``tests/test_grading_kernels.py`` proves, for every entry, that the interpreter part holds and that the
 check fails with ``message``.
 """
 
 from __future__ import annotations
 
-__all__ = ["BAD_KERNELS", "NOTEBOOK_TESTS", "by_name"]
+import ast
 
-# The kernel test cells of each notebook (grade id -> points), as in the masters.
-NOTEBOOK_TESTS = {
-    "week06/01_block_model": {"ex4_vector_add_random": 3, "ex4_vector_add_hidden": 3},
-    "week06/02_fusion_softmax": {"ex4_softmax_random": 3, "ex4_softmax_hidden": 3},
-    "week07/01_pointer_blocks": {"kernel_matches_torch_visible_shapes": 4, "kernel_matches_torch_hidden_shapes": 4},
-    "week07/06_persistent_loop": {"persistent_matches_torch_visible": 3, "persistent_matches_torch_hidden": 3,
-                                  "every_tile_once_by_its_program": 2},
-}
-_NB = {"vector_add": "week06/01_block_model", "softmax": "week06/02_fusion_softmax",
-       "matmul": "week07/01_pointer_blocks", "persistent": "week07/06_persistent_loop"}
-_CELL = {"vector_add": "ex4_add_kernel", "softmax": "ex4_softmax_kernel", "matmul": "student_kernel",
-         "persistent": "student_kernel"}
+from gemm_lab.grading.exercises import EXERCISES
+
+__all__ = ["BAD_KERNELS", "by_name", "compile_refused"]
 
 _MATMUL_HEAD = '''@triton.jit
 def student_matmul_kernel(
@@ -91,14 +84,14 @@ _TILE_BODY = '''        num_n = tl.cdiv(N, BLOCK_N)
 
 def _entry(name, exercise, kind, reason, message, source, *, interpreter_ok=True, added_cell=None,
            added_after=None, tests_lost=None, compiler_hangs=False):
-    nb = _NB[exercise]
+    ex = EXERCISES[exercise]
     return {
-        "name": name, "exercise": exercise, "notebook": nb, "cell": _CELL[exercise], "kind": kind,
+        "name": name, "exercise": exercise, "notebook": ex.notebook, "cell": ex.solution_cell, "kind": kind,
         "reason": reason, "message": message, "source": source, "interpreter_ok": interpreter_ok,
         "compiler_hangs": compiler_hangs,
         "added_cell": added_cell, "added_after": added_after,
         "tests_lost": tuple(tests_lost if tests_lost is not None else
-                            [g for g in NOTEBOOK_TESTS[nb] if g != "every_tile_once_by_its_program"]),
+                            [g for g in ex.tests() if g != "every_tile_once_by_its_program"]),
     }
 
 
@@ -332,3 +325,14 @@ def by_name(name: str) -> dict:
         if entry["name"] == name:
             return entry
     raise KeyError(f"no bad kernel named {name!r}; known: {', '.join(e['name'] for e in BAD_KERNELS)}")
+
+
+def compile_refused(exercise: str) -> dict | None:
+    """An entry of ``exercise`` right in the interpreter and made of Triton only, which the compiler refuses."""
+    def only_jit(source: str) -> bool:
+        return all(any("jit" in ast.unparse(d) for d in n.decorator_list)
+                   for n in ast.parse(source).body if isinstance(n, ast.FunctionDef))
+
+    return next((e for e in BAD_KERNELS if e["exercise"] == exercise and e["kind"] == "compile"
+                 and e["interpreter_ok"] and not e["compiler_hangs"] and not e["added_cell"]
+                 and only_jit(e["source"])), None)

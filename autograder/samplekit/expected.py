@@ -13,9 +13,8 @@ import json
 import shutil
 from pathlib import Path
 
-from . import hostile
 from .model import Notebook
-from .plan import ALL, case_function
+from .plan import ALL, REVIEW, REVIEW_CONTAINS, case_function
 
 
 def build_cases(notebooks: list[Notebook], plan: dict):
@@ -37,9 +36,9 @@ def build_cases(notebooks: list[Notebook], plan: dict):
             files[nb.name], expected[nb.name] = nb_json, exp
             descs.append(f"{nb.name}: {desc}" if len(names) > 1 else desc)
         if files:
-            review = case in hostile.REVIEW or any(refuses_a_kernel(nb_json) for nb_json in files.values())
+            review = case in REVIEW or any(refuses_a_kernel(nb_json) for nb_json in files.values())
             yield (case, "; ".join(dict.fromkeys(descs)) if len(files) > 1 else descs[0],
-                   review, hostile.REVIEW_CONTAINS.get(case, ""), files, expected)
+                   review, REVIEW_CONTAINS.get(case, ""), files, expected)
 
 
 def refuses_a_kernel(nb_json: dict) -> bool:
@@ -65,7 +64,7 @@ def refuses_a_kernel(nb_json: dict) -> bool:
     return False
 
 
-def write_samples(nbs: list[Notebook], out: Path, plan: dict) -> Path:
+def write_cases(nbs: list[Notebook], out: Path, plan: dict) -> Path:
     """Write the cases of ``plan`` built from ``nbs`` (release + master solutions) to ``out`` (replaced)."""
     out = Path(out)
     if out.exists():

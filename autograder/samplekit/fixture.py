@@ -11,7 +11,8 @@ import json
 import shutil
 from pathlib import Path
 
-from autograder.course import REPO_ROOT
+from autograder.course import REPO_ROOT, read_notebook
+from autograder.samplekit.model import Notebook
 
 ASSIGNMENT = "demo01"
 
@@ -93,24 +94,11 @@ def make_course(root: Path, assignment: str = ASSIGNMENT) -> Path:
     return root
 
 
-def _strip_solution(src: str) -> str:
-    lines = [ln for ln in src.split("\n") if "BEGIN SOLUTION" not in ln and "END SOLUTION" not in ln]
-    return "\n".join(lines)
-
-
 def solved(course_root: Path, name: str, assignment: str = ASSIGNMENT) -> dict:
     """A full-marks hand-in: the released notebook with every answer cell taken from the master."""
     root = Path(course_root)
-    nb = json.loads((root / "release" / assignment / f"{name}.ipynb").read_text(encoding="utf-8"))
-    master = json.loads((root / "source" / assignment / f"{name}.ipynb").read_text(encoding="utf-8"))
-    answers = {c["metadata"]["nbgrader"]["grade_id"]: c["source"] for c in master["cells"]
-               if c.get("metadata", {}).get("nbgrader", {}).get("solution")}
-    for cell in nb["cells"]:
-        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if gid in answers:
-            src = answers[gid]
-            cell["source"] = _strip_solution("".join(src) if isinstance(src, list) else src)
-    return nb
+    return Notebook(name, read_notebook(root / "release" / assignment / f"{name}.ipynb"),
+                    read_notebook(root / "source" / assignment / f"{name}.ipynb")).full()
 
 
 def hand_in(course_root: Path, student: str, notebooks: dict, assignment: str = ASSIGNMENT) -> Path:

@@ -1,8 +1,8 @@
 """Typical kernel mistakes as variants of the master's kernel, and the kernels of autograder/samplekit/bad_kernels.py.
 
 A mistake is a text edit of the master's solution cell (``MISTAKES``); it applies only where its pattern is
-found, so the sample follows the master. Every mistake loses the notebook's kernel test cells (as listed by
-``bad_kernels.NOTEBOOK_TESTS``, taken from the masters): the checks use sizes that are not tile multiples,
+found, so the sample follows the master. Every mistake loses the notebook's kernel test cells (those the
+exercise record reads from the master): the checks use sizes that are not tile multiples,
 poisoned margins and a static check of the ``tl.load`` masks.
 """
 
@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import re
 
-from autograder import cells as nbcells
-from autograder.samplekit.bad_kernels import BAD_KERNELS, NOTEBOOK_TESTS
-
+from .bad_kernels import by_name
 from .model import Notebook, insert_cell, set_answer
 
 _MASKED_LOAD = re.compile(r"tl\.load\((\w+), mask=[^()]*\)")
@@ -56,34 +54,23 @@ MISTAKES = [
 MISTAKE_NAMES = tuple(m[0] for m in MISTAKES)
 
 
-def kernel_tests(nb: Notebook) -> list[str]:
-    """The notebook's kernel test cells, checked against the master's graded cells."""
-    tests = list(NOTEBOOK_TESTS.get(nb.key, {}))
-    graded = {g for g, _, _ in nb.graded_cells()}
-    missing = set(tests) - graded
-    if missing:
-        raise ValueError(f"{nb.key}: bad_kernels.NOTEBOOK_TESTS names cells the master lacks: {sorted(missing)}")
-    return tests
-
-
 def mistake(nb: Notebook, case: str):
     """The sample for mistake ``case`` on ``nb``, or None where the master has no such kernel/pattern."""
     (_, cell, desc, edit), = [m for m in MISTAKES if m[0] == case]
-    if cell not in nb.solutions or not kernel_tests(nb):
+    if cell not in nb.solutions or not nb.kernel_tests():
         return None
     new = edit(nb.solutions[cell])
     if new == nb.solutions[cell]:
         return None
-    return desc, set_answer(nb.full(), cell, new), nb.full_except(kernel_tests(nb))
+    return desc, set_answer(nb.full(), cell, new), nb.full_except(nb.kernel_tests())
 
 
 def bad_kernel(nb: Notebook, name: str):
     """The hand-in of autograder/samplekit/bad_kernels.py's entry ``name`` (on its own notebook), or None elsewhere."""
-    (entry,) = [e for e in BAD_KERNELS if e["name"] == name]
+    entry = by_name(name)
     if entry["notebook"] != nb.key:
         return None
     out = set_answer(nb.full(), entry["cell"], entry["source"])
     if entry["added_cell"]:
-        at = next(i for i, c in enumerate(out["cells"]) if nbcells.meta(c).get("grade_id") == entry["added_after"]) + 1
-        insert_cell(out, at, entry["added_cell"])
+        insert_cell(out, nb.index_of(entry["added_after"]) + 1, entry["added_cell"])
     return f"bad_kernels.{name} ({entry['kind']}): {entry['reason']}", out, nb.full_except(entry["tests_lost"])

@@ -25,22 +25,12 @@ import tempfile
 from pathlib import Path
 
 from autograder.course import Course, read_notebook
-from autograder.samplekit import expected as _expected
-from autograder.samplekit.expected import read_expected, read_review_contains  # noqa: F401
-from autograder.samplekit.hostile import SNOOP, TAMPER_CHECKER, TAMPER_COMPARE  # noqa: F401
+from autograder.samplekit.expected import write_cases
 from autograder.samplekit.model import Notebook
-from autograder.samplekit.plan import PLANS, legacy_plan
+from autograder.samplekit.plan import LEGACY_CASES, PLANS, legacy_plan
 
-CASES = ("full_marks", "blank", "all_wrong", "other_formats", "raises", "infinite_loop", "big_output", "sys_exit",
-         "memory_hog", "deleted_test", "edited_locked", "os_exit", "kernel_crash", "tamper_checker",
-         "tamper_compare", "snoop")
 # a lean set (grading time): scores, formats, one cell that raises, one tampering that must be flagged
 LEAN_CASES = ("full_marks", "blank", "all_wrong", "other_formats", "raises", "tamper_checker")
-
-
-def fresh_release(course: Course, assignment: str, scratch: Path) -> Course:
-    """Release ``assignment`` from source/ in a scratch course (the real release/ and gradebook untouched)."""
-    return course.scratch(scratch, [assignment], released=True)
 
 
 def make_samples(course: Course, assignment: str, out: Path, notebooks: list[str] | None = None,
@@ -49,12 +39,13 @@ def make_samples(course: Course, assignment: str, out: Path, notebooks: list[str
     """Write the samples; ``from_source``: release the masters afresh instead of reading release/;
     ``plan``: a name in ``PLANS`` (default: the assignment's own plan, else the legacy plan with
     ``hostile``/``full_all``/``cases``)."""
-    unknown = sorted(set(cases or ()) - set(CASES))
+    unknown = sorted(set(cases or ()) - set(LEGACY_CASES))
     if unknown:
-        raise ValueError(f"unknown sample cases {unknown}; known: {', '.join(CASES)}")
-    if from_source:
+        raise ValueError(f"unknown sample cases {unknown}; known: {', '.join(LEGACY_CASES)}")
+    if from_source:  # a scratch course: the real release/ and gradebook untouched
         with tempfile.TemporaryDirectory(prefix="samples-", dir=course.root) as tmp:
-            return make_samples(fresh_release(course, assignment, Path(tmp) / "c"), assignment, out, notebooks,
+            scratch = course.scratch(Path(tmp) / "c", [assignment], released=True)
+            return make_samples(scratch, assignment, out, notebooks,
                                 hostile=hostile, full_all=full_all, cases=cases, plan=plan)
     names = notebooks or course.notebooks(assignment, "release")
     if not names:
@@ -77,7 +68,7 @@ def write_samples(nbs: list[Notebook], out: Path, hostile: str | None = None, fu
     for nb in nbs:
         nb.assignment = nb.assignment or (assignment or "")
     chosen = PLANS[plan] if plan else legacy_plan([nb.name for nb in nbs], hostile, full_all, cases)
-    out = _expected.write_samples(nbs, out, chosen)
+    out = write_cases(nbs, out, chosen)
     options = {"plan": plan, "assignment": assignment, "hostile": None if plan else (hostile or nbs[0].name),
                "full_all": full_all, "cases": list(cases) if cases else None}
     (out / "options.json").write_text(json.dumps(options, indent=1) + "\n", encoding="utf-8")

@@ -1,9 +1,10 @@
-"""A release notebook with its master's solutions at hand, and the cell helpers the cases use."""
+"""A release notebook with its master's solutions at hand, and the cell and kernel helpers the cases use."""
 
 from __future__ import annotations
 
 import ast
 import copy
+import functools
 import re
 
 from autograder import cells as nbcells
@@ -19,11 +20,11 @@ def strip_solution_markers(text: str) -> str:
                      if line.strip() not in (SOLUTION_BEGIN, SOLUTION_END)).strip("\n")
 
 
-def _code(src: str) -> dict:
+def code_cell(src: str) -> dict:
     return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": src}
 
 
-def _assigned_names(src: str) -> tuple[list[str], list[str]]:
+def assigned_names(src: str) -> tuple[list[str], list[str]]:
     """Top-level names assigned (variables) and defined (functions/classes) by a solution."""
     try:
         tree = ast.parse(src)
@@ -50,6 +51,23 @@ def mentions(src: str, name: str) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", src) is not None
 
 
+def kernel_def(src: str) -> ast.FunctionDef | None:
+    """The (last) ``@triton.jit`` function of a cell."""
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return None
+    found = None
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and any("jit" in ast.unparse(d) for d in node.decorator_list):
+            found = node
+    return found
+
+
+def function_def(tree: ast.Module, name: str) -> ast.FunctionDef:
+    return next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
+
+
 class Notebook:
     """A release notebook with the master's solutions at hand (matched by grade_id)."""
 
@@ -62,8 +80,19 @@ class Notebook:
 
     @property
     def key(self) -> str:
-        """``assignment/notebook`` (as autograder/samplekit/bad_kernels.py names notebooks)."""
+        """``assignment/notebook``, as an exercise record names its notebook."""
         return f"{self.assignment}/{self.name}"
+
+    def kernel_tests(self) -> list[str]:
+        """Grade ids of the test cells of the kernel exercise this notebook holds ([] where it holds none)."""
+        ex = exercise_of(self.key)
+        return list(ex.tests()) if ex else []
+
+    def kernel_cell(self) -> tuple[str, str, ast.FunctionDef] | None:
+        """(exercise, grade_id of the kernel answer cell, the master's jit def) of the notebook's graded kernel."""
+        ex = exercise_of(self.key)
+        fn = kernel_def(self.solutions.get(ex.solution_cell, "")) if ex and self.kernel_tests() else None
+        return None if fn is None else (ex.name, ex.solution_cell, fn)
 
     def copy(self) -> dict:
         return copy.deepcopy(self.release)
@@ -113,8 +142,24 @@ class Notebook:
                 return tests
         raise ValueError(f"{self.key}: no answer cell {answer_gid!r}")
 
+    def tests_reading(self, answer_gid: str, name: str) -> list[str]:
+        """The auto tests after the answer cell ``answer_gid`` whose source names ``name``."""
+        return [t for t in self.group_of(answer_gid) if mentions(self.test_source(t), name)]
+
+    def literal_answers(self) -> list[tuple[str, str, ast.expr]]:
+        """(answer grade_id, name, value) of every ``name = <expression>`` statement of the masters' answers."""
+        found = []
+        for gid in self.answer_cells():
+            try:
+                body = ast.parse(self.solutions[gid]).body
+            except SyntaxError:
+                continue
+            found += [(gid, n.targets[0].id, n.value) for n in body if isinstance(n, ast.Assign)
+                      and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)]
+        return found
+
     def test_source(self, gid: str) -> str:
-        return next(nbcells.source(c) for c in self.release["cells"] if nbcells.meta(c).get("grade_id") == gid)
+        return nbcells.source(cell_of(self.release, gid))
 
     def index_of(self, gid: str) -> int:
         return next(i for i, c in enumerate(self.release["cells"]) if nbcells.meta(c).get("grade_id") == gid)
@@ -140,14 +185,48 @@ class Notebook:
 
 
 def insert_cell(nb: dict, index: int, src: str) -> dict:
-    nb["cells"].insert(index, _code(src))
+    nb["cells"].insert(index, code_cell(src))
     return nb
+
+
+def cell_of(nb: dict, gid: str) -> dict:
+    """The cell of notebook json ``nb`` whose grade_id is ``gid``."""
+    for cell in nb["cells"]:
+        if nbcells.meta(cell).get("grade_id") == gid:
+            return cell
+    raise ValueError(f"no cell {gid!r}")
 
 
 def set_answer(nb: dict, gid: str, src: str) -> dict:
     """Replace the source of the cell ``gid``."""
-    for cell in nb["cells"]:
-        if nbcells.meta(cell).get("grade_id") == gid:
-            cell["source"] = src
-            return nb
-    raise ValueError(f"no cell {gid!r}")
+    cell_of(nb, gid)["source"] = src
+    return nb
+
+
+def on_kernel(*skip: str):
+    """Decorator: a case built on the notebook's graded kernel, ``build(nb, exercise, grade_id, jit def)``; the
+    case is None where the notebook has no graded kernel or its exercise is one of ``skip``."""
+    def wrap(build):
+        @functools.wraps(build)
+        def case(nb: Notebook):
+            found = nb.kernel_cell()
+            return None if found is None or found[0] in skip else build(nb, *found)
+        return case
+    return wrap
+
+
+def helper_cell(module: str, code: str, after: str, files: dict | None = None) -> str:
+    """A cell that writes ``code`` (and ``files``: {file name: text}) to disk, imports it and runs ``after``."""
+    lines = ["# 노트북 도우미: 파일로 저장해 import"]
+    for name, text in {**(files or {}), f"{module}.py": code}.items():
+        var = "_" + re.sub(r"\W", "_", name)
+        lines += [f"{var} = {text!r}", f"with open({name!r}, 'w', encoding='utf-8') as _f:", f"    _f.write({var})"]
+    lines += [f"import {module}", after]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def exercise_of(key: str):
+    """The kernel exercise record of the notebook ``assignment/notebook``, or None."""
+    from gemm_lab.grading.exercises import for_notebook
+
+    return for_notebook(key)

@@ -7,43 +7,36 @@ the rest where they teach something, chosen to keep ``make demo`` within its tim
 
 from __future__ import annotations
 
-from autograder.samplekit.bad_kernels import BAD_KERNELS
+import functools
 
-from . import attacks_gate, generic, honest_variants, hostile, kernels
+from . import attacks_gate, attacks_inprocess, attacks_sandbox, attacks_worker, honest, kernels
+from .bad_kernels import BAD_KERNELS
 
 ALL = "*"
-BAD_PREFIX = "bad_"
+# Every case by name: f(Notebook) -> (description, notebook json, expected points) | None.
+CASES = {**honest.CASES, **attacks_sandbox.CASES, **attacks_inprocess.CASES, **attacks_worker.CASES,
+         **attacks_gate.CASES, **{m: functools.partial(kernels.mistake, case=m) for m in kernels.MISTAKE_NAMES},
+         **{f"bad_{e['name']}": functools.partial(kernels.bad_kernel, name=e["name"]) for e in BAD_KERNELS}}
+# Which cases must be flagged for review, and what their review column must hold.
+REVIEW = {*attacks_sandbox.REVIEW, *attacks_inprocess.REVIEW, *attacks_worker.REVIEW, *attacks_gate.REVIEW}
+REVIEW_CONTAINS = attacks_sandbox.REVIEW_CONTAINS
 
 
 def case_function(case: str):
-    """The function building ``case`` for one notebook: f(Notebook) -> (desc, json, expected) | None."""
-    if case in generic.CASES:
-        return generic.CASES[case]
-    if case in hostile.CASES:
-        return hostile.CASES[case]
-    for module in (attacks_gate, honest_variants):
-        if case in module.CASES:
-            return module.CASES[case]
-    if case in kernels.MISTAKE_NAMES:
-        return lambda nb: kernels.mistake(nb, case)
-    if case.startswith(BAD_PREFIX) and case[len(BAD_PREFIX):] in {e["name"] for e in BAD_KERNELS}:
-        return lambda nb: kernels.bad_kernel(nb, case[len(BAD_PREFIX):])
-    raise ValueError(f"unknown sample case {case!r}; known: {', '.join(known_cases())}")
-
-
-def known_cases() -> list[str]:
-    return [*generic.CASES, *hostile.CASES, *attacks_gate.CASES, *honest_variants.CASES, *kernels.MISTAKE_NAMES,
-            *(BAD_PREFIX + e["name"] for e in BAD_KERNELS)]
+    """The function building ``case`` for one notebook."""
+    if case not in CASES:
+        raise ValueError(f"unknown sample case {case!r}; known: {', '.join(CASES)}")
+    return CASES[case]
 
 
 W7 = ("01_pointer_blocks", "02_program_order_l2", "03_tile_configs_roofline", "04_compile_pipeline",
       "05_artifacts_benchmarks", "06_persistent_loop")
 W6 = ("01_block_model", "02_fusion_softmax", "03_check_benchmark")
 
-# The attacks on an in-process grader, on these notebooks: week 6's 01 and week 7's 01, 03
-# and 06 (the kernel attacks where there is a graded kernel: 03 has none).
-_V2_ANSWERS = ("import_hook", "lookalike_package", "frame_walk", "patched_timers", "forged_handout")
-_V2_KERNELS = ("kernel_calls_python", "forged_compile", "special_shapes")
+# The attacks on an in-process grader (samplekit.attacks_inprocess), on these notebooks: week 6's 01 and week
+# 7's 01, 03 and 06 (the kernel attacks where there is a graded kernel: 03 has none).
+_INPROCESS_ANSWERS = ("import_hook", "lookalike_package", "frame_walk", "patched_timers", "forged_handout")
+_INPROCESS_KERNELS = ("kernel_calls_python", "forged_compile", "special_shapes")
 # The attacks on the grader's kernel workers (samplekit.attacks_worker), each where its kernel is.
 _WORKER = {"week07": {"worker_forged_compile": [W7[0]], "worker_forged_outputs": [W7[5]],
                       "self_reported_ownership": [W7[5]], "cross_notebook": [W7[0], W7[5]],
@@ -53,7 +46,7 @@ _WORKER = {"week07": {"worker_forged_compile": [W7[0]], "worker_forged_outputs":
 # The gate: Python hidden outside a kernel's body (every place, on every graded kernel in the -all plans) and
 # honest kernels and answers written differently from the master.
 _GATE = tuple(attacks_gate.CASES)
-_HONEST_KERNEL = tuple(honest_variants.KERNEL_VARIANTS)
+_HONEST_KERNEL = tuple(honest.KERNEL_VARIANTS)
 
 FULL_PLANS = {
     "week07": {
@@ -70,7 +63,7 @@ FULL_PLANS = {
                                 "kernel_crash", "tamper_checker", "tamper_compare", "snoop")},
         "deleted_test_after_locked": [W7[5]], "hidden_literal": [W7[2]], "duplicated_test": [W7[3]],
         "changed_grade_id": [W7[4]], "long_lines": [W7[3]], "history_snoop": [W7[4]],
-        **{h: [W7[0], W7[2], W7[5]] for h in _V2_ANSWERS}, **{h: [W7[0], W7[5]] for h in _V2_KERNELS},
+        **{h: [W7[0], W7[2], W7[5]] for h in _INPROCESS_ANSWERS}, **{h: [W7[0], W7[5]] for h in _INPROCESS_KERNELS},
         **{h: [W7[0], W7[5]] for h in _GATE + _HONEST_KERNEL}, "iterable_answers": [W7[2], W7[3], W7[4]],
         **_WORKER["week07"],
     },
@@ -82,7 +75,7 @@ FULL_PLANS = {
         "bad_vector_add_passes_launcher": [W6[0]], "bad_softmax_lambda": [W6[1]],
         "raises": [W6[0]], "tamper_checker": [W6[0]], "hidden_literal": [W6[1]], "duplicated_test": [W6[2]],
         "history_snoop": [W6[2]],
-        **{h: [W6[0]] for h in (*_V2_ANSWERS, *_V2_KERNELS)},
+        **{h: [W6[0]] for h in (*_INPROCESS_ANSWERS, *_INPROCESS_KERNELS)},
         **{h: [W6[0], W6[1]] for h in _GATE + _HONEST_KERNEL}, "iterable_answers": [W6[0], W6[2]],
         **_WORKER["week06"],
     },
@@ -94,11 +87,11 @@ _CORE = {
     "week07": ["other_formats", "off_by_one", "kernel_no_k_mask", "kernel_no_store_mask", "kernel_loop_off_by_one",
                "kernel_acc_not_reset", "bad_matmul_block_k_8", "redefined_launcher", "raises", "fork_bomb", "tamper_checker", "snoop",
                "deleted_test_after_locked", "duplicated_test", "changed_grade_id", "history_snoop",
-               *_V2_ANSWERS, *_V2_KERNELS, *_WORKER["week07"]],
+               *_INPROCESS_ANSWERS, *_INPROCESS_KERNELS, *_WORKER["week07"]],
     "week06": ["off_by_one", "kernel_no_load_mask", "kernel_other_zero", "bad_softmax_lambda", "tamper_checker",
-               "hidden_literal", *_V2_ANSWERS, *_V2_KERNELS, *_WORKER["week06"]],
+               "hidden_literal", *_INPROCESS_ANSWERS, *_INPROCESS_KERNELS, *_WORKER["week06"]],
 }
-# The committed week-7 plan places each attack of hostile_v2 on one or two notebooks (together they cover
+# The committed week-7 plan places each attack of attacks_inprocess on one or two notebooks (together they cover
 # 01, 03 and 06) so that make demo and the sample test stay within their time; the -all plans keep every one.
 _GATE_W6 = ("gate_return_annotation", "gate_constant_annotation", "gate_decorator", "gate_default")
 _GATE_W7 = ("gate_arg_annotation", "gate_posonly_annotation", "gate_kwonly_annotation", "gate_jit_keyword",
@@ -119,11 +112,12 @@ PLANS = {a: {c: _NARROW[a].get(c, w) for c, w in plan.items() if c in ("full_mar
 PLANS.update({f"{a}-all": plan for a, plan in FULL_PLANS.items()})
 
 
+LEGACY_CASES = ("full_marks", "blank", "all_wrong", "other_formats", "raises", "infinite_loop", "big_output",
+                "sys_exit", "memory_hog", "deleted_test", "edited_locked", "os_exit", "kernel_crash", "tamper_checker",
+                "tamper_compare", "snoop")
+
+
 def legacy_plan(names: list[str], hostile_nb: str | None, full_all: bool, cases) -> dict:
     """The one-notebook plan of the first make_samples (the e2e fixture test uses it)."""
     first = hostile_nb or names[0]
-    old = ("full_marks", "blank", "all_wrong", "other_formats", "raises", "infinite_loop", "big_output",
-           "sys_exit", "memory_hog", "deleted_test", "edited_locked", "os_exit", "kernel_crash", "tamper_checker",
-           "tamper_compare", "snoop")
-    plan = {c: ([first] if c != "full_marks" or not full_all else ALL) for c in old}
-    return {c: v for c, v in plan.items() if not cases or c in cases}
+    return {c: ([first] if c != "full_marks" or not full_all else ALL) for c in LEGACY_CASES if not cases or c in cases}

@@ -2,7 +2,7 @@
 beside their code, built on any notebook from its release and its master.
 
 Every attack sits where a cell-source scan does not look: in a helper module the notebook writes to disk and
-imports (``_helper_cell``), so the old design (checks run in the student's kernel, a static scan of the cell
+imports (``model.helper_cell``), so the old design (checks run in the student's kernel, a static scan of the cell
 source zeroing what follows a finding) gave them points and no flag. The expected score is what the WORK
 deserves: the master's points on what the student answered honestly, 0 on the answers the student did not give
 (the attack was to make them pass anyway) and on the kernel cells of a kernel that works only through the
@@ -22,8 +22,8 @@ attack.
 * ``forged_compile`` — an interpreter-right kernel the compiler refuses (``autograder/samplekit/bad_kernels.py``), and a
   written module that fills the grader's in-process compile-verdict cache (``GRADER_RESULTS`` of
   ``gemm_lab.compile``, keyed as ``gemm_lab.grading.kernel_compile`` keys it) with "compiled" for that kernel.
-* ``special_shapes`` — the master's kernel body runs only at the shapes the release's test cells name (read from
-  ``gemm_lab.grading.kernel_cases`` and the visible test cells); at any other shape the kernel writes nothing.
+* ``special_shapes`` — the master's kernel body runs only at the shapes the release's test cells name (the exercise
+  record's visible cases and the visible test cells); at any other shape the kernel writes nothing.
 * ``patched_timers`` — a written module makes ``time.perf_counter``, ``triton.testing.do_bench``,
   ``gemm_lab.bench.do_bench_ms`` and ``torch.cuda.Event.elapsed_time`` report a tenth of the real time; the work
   is the master's. No graded check times anything, so the patch earns nothing and must cost nothing: full points.
@@ -40,15 +40,19 @@ import re
 import textwrap
 
 from autograder import cells as nbcells
-from autograder.samplekit.bad_kernels import BAD_KERNELS, NOTEBOOK_TESTS
+from autograder.cells import is_solution
 
-from .generic import _wrong_source, literal_answers
+from .bad_kernels import compile_refused
+from .honest import make_wrong, number_answers
 from .model import (
     Notebook,
-    _assigned_names,
+    assigned_names,
+    cell_of,
+    exercise_of,
+    helper_cell,
     insert_cell,
-    is_solution,
     mentions,
+    on_kernel,
     set_answer,
 )
 
@@ -447,51 +451,7 @@ _get_ipython().events.register("post_run_cell", _forge)
 '''
 
 
-def _helper_cell(module: str, code: str, after: str, files: dict | None = None) -> str:
-    """A cell that writes ``code`` (and ``files``: {file name: text}) to disk, imports it and runs ``after``."""
-    lines = ["# 노트북 도우미: 파일로 저장해 import"]
-    for name, text in {**(files or {}), f"{module}.py": code}.items():
-        var = "_" + re.sub(r"\W", "_", name)
-        lines += [f"{var} = {text!r}", f"with open({name!r}, 'w', encoding='utf-8') as _f:", f"    _f.write({var})"]
-    lines += [f"import {module}", after]
-    return "\n".join(lines).rstrip() + "\n"
-
-
 # --------------------------------------------------------------------------- notebook structure
-
-
-_EXERCISE = {nb: ex for ex, nb in (("vector_add", "week06/01_block_model"), ("softmax", "week06/02_fusion_softmax"),
-                                   ("matmul", "week07/01_pointer_blocks"),
-                                   ("persistent", "week07/06_persistent_loop"))}
-
-
-def _kernel_def(src: str) -> ast.FunctionDef | None:
-    """The (last) ``@triton.jit`` function of a cell."""
-    try:
-        tree = ast.parse(src)
-    except SyntaxError:
-        return None
-    found = None
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and any("jit" in ast.unparse(d) for d in node.decorator_list):
-            found = node
-    return found
-
-
-def kernel_cell(nb: Notebook) -> tuple[str, str, ast.FunctionDef] | None:
-    """(exercise, grade_id of the kernel answer cell, the master's jit def) of a notebook's graded kernel."""
-    ex = _EXERCISE.get(nb.key)
-    if ex is None or not NOTEBOOK_TESTS.get(nb.key):
-        return None
-    for gid in nb.answer_cells():
-        fn = _kernel_def(nb.solutions[gid])
-        if fn is not None:
-            return ex, gid, fn
-    return None
-
-
-def _kernel_tests(nb: Notebook) -> list[str]:
-    return list(NOTEBOOK_TESTS.get(nb.key, {}))
 
 
 def _params(fn: ast.FunctionDef) -> list[str]:
@@ -506,31 +466,14 @@ def _first_group_end(nb: Notebook) -> tuple[int, list[str], str]:
     return max(nb.index_of(t) for t in tests) + 1, tests, nbcells.meta(nb.release["cells"][idx])["grade_id"]
 
 
-def _wrong_after(out: dict, nb: Notebook, keep: str) -> None:
-    for cell in out["cells"]:
-        gid = nbcells.meta(cell).get("grade_id")
-        if cell["cell_type"] == "code" and is_solution(cell) and gid != keep and gid in nb.solutions:
-            cell["source"] = _wrong_source(nb.solutions[gid])
-
-
 def _stand_in(module: str, code: str, desc: str, files=None):
     """First answer group honest; a helper module installs the always-pass grader after it; later answers wrong."""
     def case(nb: Notebook):
         cut, kept, first = _first_group_end(nb)
-        out = nb.full()
-        _wrong_after(out, nb, first)
-        insert_cell(out, cut, _helper_cell(module, code, "", files))
+        out = make_wrong(nb.full(), nb, first)
+        insert_cell(out, cut, helper_cell(module, code, "", files))
         return desc, out, {g: (p if g in kept else 0.0) for g, p in nb.full_points().items()}
     return case
-
-
-def _replace_kernel(nb: Notebook, source: str, helper: str | None = None) -> dict:
-    """The master hand-in with the kernel cell's source replaced (``helper``: a cell put right before it)."""
-    ex, gid, _ = kernel_cell(nb)
-    out = set_answer(nb.full(), gid, source)
-    if helper:
-        insert_cell(out, nb.index_of(gid), helper)
-    return out
 
 
 def _call_kernel(fn: ast.FunctionDef, helper: str, args: list[str]) -> str:
@@ -550,16 +493,13 @@ lookalike_package = _stand_in("nb_reload", LOOKALIKE, "a written helper module d
                               files={"course_grading_cache.py": FAKE_GRADING})
 
 
-def kernel_calls_python(nb: Notebook):
-    found = kernel_cell(nb)
-    if found is None or found[0] == "softmax":
-        return None
-    ex, _, fn = found
+@on_kernel("softmax")
+def kernel_calls_python(nb: Notebook, ex, gid, fn):
     helper = {"vector_add": "vector_add_tile", "matmul": "matmul_tile", "persistent": "persistent_tile"}[ex]
-    cell = _helper_cell("nb_tile_ops", NUMPY_KERNELS, f"from nb_tile_ops import {helper}")
-    src = _call_kernel(fn, helper, _params(fn))
+    out = set_answer(nb.full(), gid, _call_kernel(fn, helper, _params(fn)))
+    insert_cell(out, nb.index_of(gid), helper_cell("nb_tile_ops", NUMPY_KERNELS, f"from nb_tile_ops import {helper}"))
     return ("the kernel calls a Python function marked __triton_builtin__: numpy through the raw pointers in the "
-            "interpreter, nothing under the compiler", _replace_kernel(nb, src, cell), nb.full_except(_kernel_tests(nb)))
+            "interpreter, nothing under the compiler", out, nb.full_except(nb.kernel_tests()))
 
 
 def frame_walk(nb: Notebook):
@@ -567,15 +507,14 @@ def frame_walk(nb: Notebook):
     out = nb.full()
     lost: set[str] = set()
     walked = []
-    for gid, name, _ in literal_answers(nb):
-        tests = [t for t in nb.group_of(gid) if mentions(nb.test_source(t), name)]
+    for gid, name, _ in number_answers(nb):
+        tests = nb.tests_reading(gid, name)
         if not tests:
             continue
-        src = next(nbcells.source(c) for c in out["cells"] if nbcells.meta(c).get("grade_id") == gid)
-        set_answer(out, gid, src + f"\n{name} = nb_exact.exact()")
+        set_answer(out, gid, nbcells.source(cell_of(out, gid)) + f"\n{name} = nb_exact.exact()")
         lost.update(tests)
         walked.append(name)
-    found = kernel_cell(nb)
+    found = nb.kernel_cell()
     if found is not None and found[0] != "softmax":
         ex, gid, fn = found
         p = _params(fn)
@@ -586,45 +525,31 @@ def frame_walk(nb: Notebook):
             call = _call_kernel(fn, "copy_tile", p)
         helper = "from nb_exact import copy_tile, copy_tile_recorded"
         set_answer(out, gid, helper + "\n\n\n" + call)
-        lost.update(_kernel_tests(nb))
+        lost.update(nb.kernel_tests())
         walked.append(fn.name)
     if not walked:
         return None
     first = next(i for i, c in enumerate(out["cells"]) if is_solution(c) and c["cell_type"] == "code")
-    insert_cell(out, first, _helper_cell("nb_exact", FRAME_WALK, ""))
+    insert_cell(out, first, helper_cell("nb_exact", FRAME_WALK, ""))
     return (f"{', '.join(walked)}: objects/helpers (in a written module) that walk the stack to the checker's frame "
             "and copy the expected value", out, nb.full_except(lost))
 
 
-def _only_jit(source: str) -> bool:
-    tree = ast.parse(source)
-    return all(any("jit" in ast.unparse(d) for d in n.decorator_list) for n in tree.body if isinstance(n, ast.FunctionDef))
-
-
-def _compile_refused(exercise: str) -> dict | None:
-    """A kernel of ``exercise`` that is right in the interpreter and made of Triton only, which the compiler refuses."""
-    return next((e for e in BAD_KERNELS if e["exercise"] == exercise and e["kind"] == "compile"
-                 and e["interpreter_ok"] and not e["compiler_hangs"] and not e["added_cell"]
-                 and _only_jit(e["source"])), None)
-
-
-def forged_compile(nb: Notebook):
-    found = kernel_cell(nb)
-    entry = _compile_refused(found[0]) if found else None
+@on_kernel()
+def forged_compile(nb: Notebook, ex, _gid, _fn):
+    entry = compile_refused(ex)
     if entry is None:
         return None
     out = set_answer(nb.full(), entry["cell"], entry["source"])
     at = nb.index_of(entry["cell"]) + 1
-    insert_cell(out, at, _helper_cell("nb_warm", FORGE_COMPILE, "nb_warm.warm(globals())"))
+    insert_cell(out, at, helper_cell("nb_warm", FORGE_COMPILE, "nb_warm.warm(globals())"))
     return (f"bad_kernels.{entry['name']} (the compiler refuses it) and a written module that writes 'compiled' "
             "into the grader's in-process compile-verdict cache", out, nb.full_except(entry["tests_lost"]))
 
 
 def _visible_shapes(nb: Notebook, exercise: str) -> list[tuple]:
     """The shapes the release's kernel test cells run: the visible cases plus any ``shapes=``/``sizes=`` literal."""
-    from gemm_lab.grading import kernel_cases
-
-    cases = getattr(kernel_cases, f"{exercise}_cases")(False)
+    cases = exercise_of(nb.key).cases(False)
     shapes = []
     for case in cases:
         ins = case["inputs"]
@@ -632,7 +557,7 @@ def _visible_shapes(nb: Notebook, exercise: str) -> list[tuple]:
             shapes.append((ins[0].shape[0],))
         else:
             shapes.append((ins[0].shape[0], ins[1].shape[1], ins[0].shape[1]))
-    for gid in _kernel_tests(nb):
+    for gid in nb.kernel_tests():
         for node in ast.walk(ast.parse(nb.test_source(gid))):
             if isinstance(node, ast.keyword) and node.arg in ("shapes", "sizes"):
                 try:
@@ -643,11 +568,8 @@ def _visible_shapes(nb: Notebook, exercise: str) -> list[tuple]:
     return sorted(set(shapes))
 
 
-def special_shapes(nb: Notebook):
-    found = kernel_cell(nb)
-    if found is None or found[0] == "softmax":
-        return None
-    ex, gid, fn = found
+@on_kernel("softmax")
+def special_shapes(nb: Notebook, ex, gid, fn):
     src = nb.solutions[gid]
     names = ["n_elements"] if ex == "vector_add" else ["M", "N", "K"]
     shapes = _visible_shapes(nb, ex)
@@ -663,11 +585,11 @@ def special_shapes(nb: Notebook):
     new = "\n".join(lines[:start] + [f"{indent}# 공개 테스트의 크기에서만 계산한다", f"{indent}if {cond}:", block]
                     + lines[end:])
     return (f"the master's kernel, run only at the {len(shapes)} shapes the visible tests use (elsewhere it writes "
-            "nothing)", set_answer(nb.full(), gid, new), nb.full_except(_kernel_tests(nb)))
+            "nothing)", set_answer(nb.full(), gid, new), nb.full_except(nb.kernel_tests()))
 
 
 def patched_timers(nb: Notebook):
-    out = insert_cell(nb.full(), nb.first_answer_index(), _helper_cell("nb_timing", TIMERS, ""))
+    out = insert_cell(nb.full(), nb.first_answer_index(), helper_cell("nb_timing", TIMERS, ""))
     return ("a written module patches time.perf_counter, triton.testing.do_bench, bench.do_bench_ms and "
             "torch.cuda.Event to report a tenth of the time; the work is the master's (nothing graded is timed)",
             out, nb.full_points())
@@ -675,7 +597,7 @@ def patched_timers(nb: Notebook):
 
 def forged_handout(nb: Notebook):
     """Answers computed privately and only claimed through forged hand-out outputs; the kernel is the master's."""
-    found = kernel_cell(nb)
+    found = nb.kernel_cell()
     kernel_gid = found[1] if found else None
     out = nb.full()
     lost: set[str] = set()
@@ -683,7 +605,7 @@ def forged_handout(nb: Notebook):
     for gid in nb.answer_cells():
         if gid == kernel_gid:
             continue
-        names, funcs = _assigned_names(nb.solutions[gid])
+        names, funcs = assigned_names(nb.solutions[gid])
         if funcs:  # a function answer is graded from its source: claiming it cannot replace writing it
             lost.update(t for t in nb.group_of(gid) if any(mentions(nb.test_source(t), f) for f in funcs))
         if not names:
@@ -720,4 +642,4 @@ REVIEW = set(CASES)
 NOTEBOOKS = ("week06/01_block_model", "week07/01_pointer_blocks", "week07/03_tile_configs_roofline",
              "week07/06_persistent_loop")
 
-__all__ = ["CASES", "REVIEW", "NOTEBOOKS", "FAKE_GRADING", "FRAME_WALK", "kernel_cell"]
+__all__ = ["CASES", "REVIEW", "NOTEBOOKS", "FAKE_GRADING", "FRAME_WALK"]

@@ -1,6 +1,6 @@
 """How long `make report` takes for a big class: a synthetic graded class, then the report command, timed.
 
-    python -m autograder.bench.report [-n 500] [--pad-kb 150] [--repeat 3] [--keep | --reuse DIR]
+    python -m autograder.bench.report_timing [-n 500] [--pad-kb 150] [--repeat 3] [--keep | --reuse DIR]
 
 Builds (untimed) a class of N students in a scratch course under autograder/work/ with a week-7-sized
 assignment (6 notebooks, 54 graded cells, a kernel cell and a manual cell in each, planted wrong answers;

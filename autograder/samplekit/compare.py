@@ -28,8 +28,8 @@ def score_mismatches(course: Course, expected: dict, label=lambda a, s, nb, gid:
 
 def compare_with_expected(course: Course, assignment: str, samples: Path) -> list[str]:
     """Per-cell comparison of the gradebook with samples/expected.csv (and the review flags)."""
-    from autograder.reporting.report import review_flags
-    from autograder.samplekit.make_samples import read_expected
+    from autograder.reporting.grade_table import review_flags
+    from autograder.samplekit.expected import read_expected, read_review_contains
 
     expected, review = read_expected(samples)
     flags = review_flags(course)
@@ -43,9 +43,7 @@ def compare_with_expected(course: Course, assignment: str, samples: Path) -> lis
                                                                                         "findings" in f)]
         if mine and not want:  # honest work never reads as tampering
             bad.append(f"{student}: a review flag where none is expected: {mine[0][:200]}")
-    from autograder.samplekit.make_samples import (
-        read_review_contains,  # sandbox limits / repairs the review column must name
-    )
+    # the sandbox limits / repairs the review column must name
     bad += [f"{s}: review column lacks {w!r}" for s, w in read_review_contains(samples).items()
             if not any(w in f for f in flags.get(s, []))]
     return bad

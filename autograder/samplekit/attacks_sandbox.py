@@ -1,21 +1,21 @@
-"""Hostile hand-ins: sandbox probes, tampering, one sample per sandbox limit, and the edited-notebook and
-feedback-leak cases, and (``hostile_v2``) the attacks on a grader that runs in the student's
-process. Each case function returns (description, notebook json, expected points) or
-None where the notebook has no place for it; ``REVIEW`` says which must be flagged for review (tampering or
-findings) and ``REVIEW_CONTAINS`` the text the review column must hold (a sandbox limit or a repair).
+"""Hostile hand-ins against the sandbox and the notebook: probes, tampering in the kernel, one sample per
+sandbox limit, edited notebooks and feedback leaks. Each case function returns (description, notebook json,
+expected points) or None where the notebook has no place for it; ``REVIEW`` says which must be flagged for
+review (tampering or findings) and ``REVIEW_CONTAINS`` the text the review column must hold (a sandbox limit
+or a repair).
 """
 
 from __future__ import annotations
 
+import ast
 import copy
 
 from autograder import cells as nbcells
-from autograder.cells import is_autograded_test, is_locked_only, is_solution
+from autograder.cells import is_autograded_test, is_locked_only
 from gemm_lab.grading.handout import read_names
 
-from . import attacks_worker, hostile_v2
-from .generic import _wrong_source
-from .model import HIDDEN_MARK, Notebook, insert_cell
+from .honest import make_wrong
+from .model import HIDDEN_MARK, Notebook, cell_of, insert_cell
 
 SNOOP = r'''# sample: tries to reach what a hand-in must never see
 import json, os, socket
@@ -185,13 +185,9 @@ def launch(a, b, c, *args, **kwargs):
 '''
 
 
-def _at_first_answer(nb: Notebook) -> int:
-    return nb.first_answer_index() + 1
-
-
 def extra_cell(code: str, desc: str):
     def case(nb: Notebook):
-        return desc, insert_cell(nb.full(), _at_first_answer(nb), code), nb.full_points()
+        return desc, insert_cell(nb.full(), nb.first_answer_index() + 1, code), nb.full_points()
     return case
 
 
@@ -206,8 +202,6 @@ def after_first_test(code: str, desc: str):
 
 def _assigned(cell) -> set[str]:
     """Names a cell binds at top level."""
-    import ast
-
     try:
         tree = ast.parse(nbcells.source(cell))
     except SyntaxError:
@@ -219,15 +213,11 @@ def tamper(code: str, desc: str):
     """Tampering after the first test; the later answers wrong (the tampering is what would earn them)."""
     def case(nb: Notebook):
         cut, first_test = nb.after_first_test()
-        out = nb.full()
-        keep = nbcells.meta(out["cells"][nb.first_answer_index()]).get("grade_id")
-        for cell in out["cells"]:
-            gid = nbcells.meta(cell).get("grade_id")
-            if cell["cell_type"] == "code" and is_solution(cell) and gid != keep and gid in nb.solutions:
-                cell["source"] = _wrong_source(nb.solutions[gid])
+        keep = nbcells.meta(nb.release["cells"][nb.first_answer_index()]).get("grade_id")
+        out = make_wrong(nb.full(), nb, keep)
         # the grade is the grader's, computed outside the kernel: a test cell whose answers all come from the
         # kept (right) answer cell earns its points whatever the tampering does; the rest were made wrong
-        kept = _assigned(next(c for c in out["cells"] if nbcells.meta(c).get("grade_id") == keep)) if keep else set()
+        kept = _assigned(cell_of(out, keep)) if keep else set()
         right = {nbcells.meta(c)["grade_id"] for c in out["cells"] if is_autograded_test(c)
                  and set(read_names(nbcells.source(c))) and set(read_names(nbcells.source(c))) <= kept}
         expected = {g: (p if g == first_test or g in right else 0.0) for g, p in nb.full_points().items()}
@@ -286,7 +276,7 @@ def hidden_literal(nb: Notebook):
     """A student's own cell holds the literal hidden-test marker (feedback must treat it as data)."""
     out = nb.full()
     code = f'# 메모: "### {HIDDEN_MARK}" 가 무슨 뜻인지 궁금합니다\nnote = "### {HIDDEN_MARK} ... END"\nprint(note)'
-    return "a student cell holds the literal hidden-test marker", insert_cell(out, _at_first_answer(nb), code), \
+    return "a student cell holds the literal hidden-test marker", insert_cell(out, nb.first_answer_index() + 1, code), \
         nb.full_points()
 
 
@@ -299,19 +289,14 @@ def history_snoop(nb: Notebook):
 
 def redefined_launcher(nb: Notebook):
     """Blank kernel; a cell after the locked launcher rebinds ``launch`` to torch: the kernel tests stay 0."""
-    from .kernels import kernel_tests
-
-    cells = nb.release["cells"]
-    if not any(nbcells.meta(c).get("grade_id") == "given_launcher" for c in cells) or not kernel_tests(nb):
+    ids = {nbcells.meta(c).get("grade_id") for c in nb.release["cells"]}
+    if "given_launcher" not in ids or not nb.kernel_tests():
         return None
     out = nb.full()
-    for cell in out["cells"]:
-        if nbcells.meta(cell).get("grade_id") == "student_kernel":
-            cell["source"] = next(c for c in nb.release["cells"]
-                                  if nbcells.meta(c).get("grade_id") == "student_kernel")["source"]
-    at = next(i for i, c in enumerate(out["cells"]) if nbcells.meta(c).get("grade_id") == "given_launcher") + 1
-    return "blank kernel; an added cell redefines the given launch() with torch", insert_cell(out, at, FAKE_LAUNCH), \
-        nb.full_except(kernel_tests(nb))
+    if "student_kernel" in ids:
+        cell_of(out, "student_kernel")["source"] = cell_of(nb.release, "student_kernel")["source"]
+    return "blank kernel; an added cell redefines the given launch() with torch", \
+        insert_cell(out, nb.index_of("given_launcher") + 1, FAKE_LAUNCH), nb.full_except(nb.kernel_tests())
 
 
 CASES = {
@@ -342,13 +327,11 @@ CASES = {
                              "first test cell; later answers wrong; later tests zeroed pending review"),
     "snoop": extra_cell(SNOOP, "reads masters/gradebook/other hand-ins, writes the gradebook, opens sockets"),
 }
-CASES.update(hostile_v2.CASES)  # attacks on an in-process grader, hidden where a cell scan does not look
-CASES.update(attacks_worker.CASES)  # attacks on the grader's kernel workers
 # redefined_launcher and history_snoop are not flagged: the grader launches its own copy of the given launcher,
 # and hidden tests never run in the student's kernel, so neither is anything but the student's own business.
 # The sandbox probes are flagged too: the scan names what they do (exit, fork, subprocess, files outside, ctypes).
 REVIEW = {"tamper_checker", "tamper_compare", "snoop", "sys_exit", "os_exit", "fork_bomb", "memory_fill", "disk_fill",
-          "kernel_crash", *hostile_v2.REVIEW, *attacks_worker.REVIEW}
+          "kernel_crash"}
 REVIEW_CONTAINS = {"fork_bomb": "LIMIT_PROCESSES", "memory_fill": "LIMIT_MEMORY", "disk_fill": "LIMIT_DISK",
                    "infinite_loop": "cell time limit", "deleted_test": "repaired before grading",
                    "deleted_test_after_locked": "repaired before grading",

@@ -1,10 +1,10 @@
 """Demo hand-ins for the leaderboard (what produced ``results/leaderboard_week07_demo.csv`` on an H200).
 
-    python -m autograder.reporting.leaderboard_demo [OUT]        # default autograder/work/leaderboard_demo
+    python -m autograder.samplekit.leaderboard_demo [OUT]        # default autograder/work/leaderboard_demo
     python -m autograder leaderboard --hand-ins autograder/work/leaderboard_demo --out results
 
 Each ``OUT/<name>/01_pointer_blocks.ipynb`` is the release notebook with its ``student_kernel`` cell
-replaced: the master's solution, two edits of it (FP16 accumulator; row/column masks instead of ``% M``,
+replaced: the master's solution (without its solution markers), two edits of it (FP16 accumulator; row/column masks instead of ``% M``,
 ``% N``), two interpreter-only kernels of ``autograder/samplekit/bad_kernels.py`` and the untouched release stub.
 
 The committed CSV (H200, 2026-12-03, with the stricter correctness check of ``autograder/reporting/leaderboard.py``):
@@ -17,25 +17,22 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 import sys
 from pathlib import Path
 
+from autograder.course import REPO_ROOT as ROOT
+from autograder.course import read_notebook
 from autograder.samplekit import bad_kernels
+from autograder.samplekit.model import Notebook, set_answer
+from gemm_lab.grading.exercises import EXERCISES
 
-ROOT = Path(__file__).resolve().parents[2]
-MASTER = ROOT / "source" / "week07" / "01_pointer_blocks.py"
-RELEASE = ROOT / "release" / "week07" / "01_pointer_blocks.ipynb"
+MATMUL = EXERCISES["matmul"]
 
 
-def master_kernel() -> str:
-    text = MASTER.read_text(encoding="utf-8")
-    heads = re.findall(r"^# %%.*$", text, flags=re.M)
-    bodies = re.split(r"^# %%.*$", text, flags=re.M)[1:]
-    for head, body in zip(heads, bodies, strict=True):
-        if '"grade_id": "student_kernel"' in head:
-            return body.strip("\n") + "\n"
-    raise KeyError("student_kernel")
+def _notebook() -> Notebook:
+    a, name = MATMUL.notebook.split("/")
+    return Notebook(name, read_notebook(ROOT / "release" / a / f"{name}.ipynb"),
+                    read_notebook(ROOT / "source" / a / f"{name}.ipynb"), a)
 
 
 def _edit(src: str, *pairs) -> str:
@@ -48,7 +45,7 @@ def _edit(src: str, *pairs) -> str:
 
 def variants() -> dict[str, str | None]:
     """name -> kernel cell source (None: the release stub as it is)."""
-    m = master_kernel()
+    m = _notebook().solutions[MATMUL.solution_cell] + "\n"
     return {
         "master_solution": m,
         "masked_rows_no_modulo": _edit(
@@ -69,17 +66,13 @@ def variants() -> dict[str, str | None]:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     out = Path(argv[0]) if argv else ROOT / "autograder" / "work" / "leaderboard_demo"
-    release = json.loads(RELEASE.read_text(encoding="utf-8"))
+    book = _notebook()
     for name, src in variants().items():
-        nb = copy.deepcopy(release)
+        nb = copy.deepcopy(book.release)
         if src is not None:
-            cells = [c for c in nb["cells"]
-                     if (c.get("metadata", {}).get("nbgrader", {}) or {}).get("grade_id") == "student_kernel"]
-            if len(cells) != 1:
-                raise ValueError("the release notebook must have exactly one student_kernel cell")
-            cells[0]["source"] = src
+            set_answer(nb, MATMUL.solution_cell, src)
         (out / name).mkdir(parents=True, exist_ok=True)
-        (out / name / "01_pointer_blocks.ipynb").write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
+        (out / name / f"{book.name}.ipynb").write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
     print(f"wrote {len(variants())} hand-ins under {out}")
     return 0
 
