@@ -399,6 +399,13 @@ g.check_pairs("mask_10", mask_10, [[bool(m) for m in row] for row in _expected["
 # **점수 조건:** 커널 테스트(3점 + 3점)는 (1) 해석기 실행 결과가 맞고 (2) 커널이 sm_75/sm_80/sm_90용으로 **실제 컴파일**되며
 # (3) `tl.load`·`tl.store`가 마스크를 쓸 때만 점수를 받습니다. 해석기에서만 돌고 컴파일러가 거부하는 코드는 0점입니다.
 #
+# **허용되는 변형:** 커널을 다른 이름으로 정의한 뒤 `add_kernel = my_kernel`처럼 묶어도, `tl.constexpr` 기본값을
+# 모듈 상수(`BLOCK = 16` … `BLOCK_SIZE: tl.constexpr = BLOCK`)에서 가져와도, `import triton.language as tl2`처럼
+# 다른 이름으로 가져와도 같은 점수를 받습니다. `@triton.autotune`·`@triton.heuristics`를 붙이면 채점기는 그 내용을
+# 확인한 뒤 떼어 내고 주어진 `launch`가 넘기는 블록 크기로 실행합니다(튜닝 결과는 점수와 무관). 다만 주어진 `launch`는
+# 블록 크기를 직접 넘기므로, 튜닝하는 인자와 겹치면 여러분의 노트북에서는 Triton이 오류를 냅니다 — 이 과제에는
+# 붙이지 않는 편이 낫습니다. 커널 안에서는 `tl.*`와 다른 `@triton.jit` 함수만 부를 수 있습니다.
+#
 # * TODO 1: `pid = tl.program_id(axis=0)`
 # * TODO 2: `offsets` — 이 프로그램이 맡는 `BLOCK_SIZE`개의 오프셋
 # * TODO 3: `mask` — 범위 안의 레인만 `True`

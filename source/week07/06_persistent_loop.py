@@ -159,11 +159,19 @@ def record_tile(tile_id, visits_ptr, owner_ptr):
 # 채점은 아래의 `launch(a, b, c, num_programs=...)`와 같은 실행기로 커널을 실제로 실행해 torch와 비교합니다.
 # 프로그램 수는 1개(프로그램 하나가 모든 타일을 계산), 3개(타일이 고르게 나뉘지 않음), 타일 수보다 많은 경우까지
 # 바꿔 가며, 크기는 타일의 배수가 아니고, 입력·출력은 독 값으로 채운 버퍼 속의 뷰입니다. 그리고 **모든 타일이
-# 정확히 한 번씩**, 올바른 프로그램에 의해 계산되었는지도 봅니다(`record_tile`의 기록).
+# 정확히 한 번씩**, 올바른 프로그램에 의해 계산되었는지도 봅니다: 채점기가 해석기에서 어느 프로그램이 어느 원소를
+# 썼는지 직접 관찰합니다(`record_tile`의 기록은 여러분이 확인하는 도구일 뿐, 채점에는 쓰이지 않습니다).
 #
 # **점수 조건:** 커널 테스트(3점 + 3점 + 2점)는 (1) 해석기 실행 결과가 맞고 (2) 커널이 sm_75/sm_80/sm_90용으로
 # **실제 컴파일**될 때만 점수를 받습니다. 채점기는 `student_persistent_kernel`을 자기 사본의 실행기(아래 `launch`와
-# 같은 코드)와 자기 사본의 `record_tile`로 실행하므로, `launch`나 `record_tile`을 고쳐도 채점에는 영향이 없습니다.
+# 같은 코드)로 실행하므로, `launch`나 `record_tile`을 고쳐도 채점에는 영향이 없습니다.
+#
+# **허용되는 변형:** 커널을 다른 이름으로 정의한 뒤 `student_persistent_kernel = my_kernel`처럼 묶어도, `tl.constexpr` 기본값을
+# 모듈 상수(`BLOCK = 16` … `BLOCK_SIZE: tl.constexpr = BLOCK`)에서 가져와도, `import triton.language as tl2`처럼
+# 다른 이름으로 가져와도 같은 점수를 받습니다. `@triton.autotune`·`@triton.heuristics`를 붙이면 채점기는 그 내용을
+# 확인한 뒤 떼어 내고 주어진 `launch`가 넘기는 블록 크기로 실행합니다(튜닝 결과는 점수와 무관). 다만 주어진 `launch`는
+# 블록 크기를 직접 넘기므로, 튜닝하는 인자와 겹치면 여러분의 노트북에서는 Triton이 오류를 냅니다 — 이 과제에는
+# 붙이지 않는 편이 낫습니다. 커널 안에서는 `tl.*`와 다른 `@triton.jit` 함수만 부를 수 있습니다.
 
 # %% nbgrader={"grade": false, "grade_id": "student_kernel", "locked": false, "schema_version": 3, "solution": true, "task": false}
 @triton.jit
