@@ -29,7 +29,7 @@ from autograder.grade.autograde import autograde
 def kind_of(cmdline: list[str]) -> str:
     """The kind of a grading process, from its command line."""
     line = " ".join(cmdline)
-    if "gemm_lab.grading.worker" in line:
+    if "gemm_lab.grading.judge.worker" in line:
         return "worker"
     if line.startswith(("bwrap", "/usr/bin/bwrap")):
         return "bwrap"

@@ -21,7 +21,7 @@ attack.
   the compiler it returns at once, so an empty kernel "compiles".
 * ``forged_compile`` — an interpreter-right kernel the compiler refuses (``autograder/samplekit/bad_kernels.py``), and a
   written module that fills the grader's in-process compile-verdict cache (``GRADER_RESULTS`` of
-  ``gemm_lab.compile``, keyed as ``gemm_lab.grading.kernel_compile`` keys it) with "compiled" for that kernel.
+  ``gemm_lab.compile``, keyed as ``gemm_lab.grading.kernels.compiler`` keys it) with "compiled" for that kernel.
 * ``special_shapes`` — the master's kernel body runs only at the shapes the release's test cells name (the exercise
   record's visible cases and the visible test cells); at any other shape the kernel writes nothing.
 * ``patched_timers`` — a written module makes ``time.perf_counter``, ``triton.testing.do_bench``,

@@ -12,7 +12,7 @@ import copy
 
 from autograder import cells as nbcells
 from autograder.cells import is_autograded_test, is_locked_only
-from gemm_lab.grading.handout import read_names
+from gemm_lab.grading.judge.handout import read_names
 
 from .honest import make_wrong
 from .model import HIDDEN_MARK, Notebook, cell_of, insert_cell

@@ -17,7 +17,7 @@ solution cell ``cell`` of ``notebook`` (the kernel keeps the exercise's name and
   without a working kernel.
 
 The notebook, its kernel cell and its test cells come from the exercise record
-(``gemm_lab.grading.exercises``). ``message`` is a fragment of the Korean feedback the check gives;
+(``gemm_lab.grading.kernels.exercises``). ``message`` is a fragment of the Korean feedback the check gives;
 ``tests_lost`` are the test cells (grade ids) that must score 0 in the sample, every other test cell of the
 notebook keeps its points.
 ``tests/test_grading_kernels.py`` proves, for every entry, that the interpreter part holds and that the
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import ast
 
-from gemm_lab.grading.exercises import EXERCISES
+from gemm_lab.grading.kernels.exercises import EXERCISES
 
 __all__ = ["BAD_KERNELS", "by_name", "compile_refused"]
 

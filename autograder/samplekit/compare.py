@@ -36,11 +36,10 @@ def compare_with_expected(course: Course, assignment: str, samples: Path) -> lis
     bad = score_mismatches(course, {(assignment, s, nb, gid): exp for (s, nb, gid), exp in expected.items()},
                            label=lambda a, s, nb, gid: f"{s}/{nb}/{gid}")
     for student, want in review.items():
-        zeroed_or_found = any("tampering" in f or "findings" in f for f in flags.get(student, []))
-        if want and not zeroed_or_found:
+        found = [f for f in flags.get(student, []) if "tampering" in f or "findings" in f]
+        if want and not found:
             bad.append(f"{student}: expected a review flag, none")
-        mine = [f for f in flags.get(student, []) if f.startswith(f"{assignment}/") and ("tampering" in f or
-                                                                                        "findings" in f)]
+        mine = [f for f in found if f.startswith(f"{assignment}/")]
         if mine and not want:  # honest work never reads as tampering
             bad.append(f"{student}: a review flag where none is expected: {mine[0][:200]}")
     # the sandbox limits / repairs the review column must name

@@ -13,6 +13,8 @@ import json
 import shutil
 from pathlib import Path
 
+from autograder import cells as nbcells
+
 from .model import Notebook
 from .plan import ALL, REVIEW, REVIEW_CONTAINS, case_function
 
@@ -44,15 +46,14 @@ def build_cases(notebooks: list[Notebook], plan: dict):
 def refuses_a_kernel(nb_json: dict) -> bool:
     """True when the gate will refuse a kernel a test cell names for using something that is not Triton:
     the autograder flags every such refusal for the instructor (a missing kernel is not flagged)."""
-    from gemm_lab.grading import gate, handout
+    from gemm_lab.grading.judge import gate, handout
 
     sources = []
     for cell in nb_json.get("cells", []):
         if cell.get("cell_type") != "code":
             continue
-        src = "".join(cell["source"]) if isinstance(cell.get("source"), list) else cell.get("source", "")
-        meta = cell.get("metadata", {}).get("nbgrader") or {}
-        if meta.get("grade") and not meta.get("solution"):
+        src = nbcells.source(cell)
+        if nbcells.is_grade(cell) and not nbcells.is_solution(cell):
             for name in set(handout.read_names(src)) & gate.jit_names(sources):
                 try:
                     gate.module_for(sources, name)
@@ -80,35 +81,32 @@ def write_cases(nbs: list[Notebook], out: Path, plan: dict) -> Path:
             for gid, exp in expected[nb_name].items():
                 rows.append([student, nb_name, gid, _num(points[gid]), _num(exp)])
         case_rows.append([student, desc, "yes" if review else "no", contains])
-    with (out / "expected.csv").open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["student", "notebook", "grade_id", "max_points", "expected_points"])
-        w.writerows(rows)
-    with (out / "cases.csv").open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["student", "case", "review_expected", "review_contains"])
-        w.writerows(case_rows)
+    _write_csv(out / "expected.csv", ["student", "notebook", "grade_id", "max_points", "expected_points"], rows)
+    _write_csv(out / "cases.csv", ["student", "case", "review_expected", "review_contains"], case_rows)
     return out
+
+
+def _write_csv(path: Path, header: list[str], rows: list[list]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows([header, *rows])
 
 
 def _num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else str(x)
 
 
+def _read_csv(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
 def read_expected(folder: Path) -> tuple[dict, dict]:
     """({(student, notebook, grade_id): expected_points}, {student: review_expected})."""
-    exp = {}
-    with (Path(folder) / "expected.csv").open(encoding="utf-8") as f:
-        for row in csv.DictReader(f):
-            exp[(row["student"], row["notebook"], row["grade_id"])] = float(row["expected_points"])
-    review = {}
-    with (Path(folder) / "cases.csv").open(encoding="utf-8") as f:
-        for row in csv.DictReader(f):
-            review[row["student"]] = row["review_expected"] == "yes"
-    return exp, review
+    exp = {(r["student"], r["notebook"], r["grade_id"]): float(r["expected_points"])
+           for r in _read_csv(Path(folder) / "expected.csv")}
+    return exp, {r["student"]: r["review_expected"] == "yes" for r in _read_csv(Path(folder) / "cases.csv")}
 
 
 def read_review_contains(folder: Path) -> dict[str, str]:
     """{student: text its review column must contain} (sandbox limits, repairs); students without one left out."""
-    with (Path(folder) / "cases.csv").open(encoding="utf-8") as f:
-        return {r["student"]: r["review_contains"] for r in csv.DictReader(f) if r.get("review_contains")}
+    return {r["student"]: r["review_contains"] for r in _read_csv(Path(folder) / "cases.csv") if r.get("review_contains")}

@@ -24,7 +24,7 @@ from autograder.course import REPO_ROOT as ROOT
 from autograder.course import read_notebook
 from autograder.samplekit import bad_kernels
 from autograder.samplekit.model import Notebook, set_answer
-from gemm_lab.grading.exercises import EXERCISES
+from gemm_lab.grading.kernels.exercises import EXERCISES
 
 MATMUL = EXERCISES["matmul"]
 

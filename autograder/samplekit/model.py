@@ -227,6 +227,6 @@ def helper_cell(module: str, code: str, after: str, files: dict | None = None) -
 
 def exercise_of(key: str):
     """The kernel exercise record of the notebook ``assignment/notebook``, or None."""
-    from gemm_lab.grading.exercises import for_notebook
+    from gemm_lab.grading.kernels.exercises import for_notebook
 
     return for_notebook(key)
