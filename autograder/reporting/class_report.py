@@ -293,7 +293,7 @@ def _canon(v, depth: int = 0):
     if isinstance(v, list):
         return [_canon(x, depth + 1) for x in v]
     if isinstance(v, dict) and len(v) == 1 and next(iter(v)) in ("__set__", "__tuple__", "__dict__", "__float__"):
-        from gemm_lab.grading.handout import decode
+        from gemm_lab.grading.codec import decode
 
         d = decode(v)  # the hand-out's JSON, shown as a student writes the value
         if isinstance(d, (set, tuple)):
@@ -309,12 +309,12 @@ def _canon(v, depth: int = 0):
 def _review_notes(course: Course, assignment: str) -> tuple[dict, list]:
     """({student: [review note of this assignment]}, [(student, why)] of students with no readable hand-in).
 
-    The notes of grades.csv's review column (report.review_flags) for one assignment, from collect's log
+    The notes of grades.csv's review column (grade_table.review_flags) for one assignment, from collect's log
     and logs/review.json only: manual grading still to do is the report's own section, from its own query
     (review_flags reads the whole gradebook object by object, seconds for a big class).
     """
     from autograder.collect.summary import load, report_path
-    from autograder.reporting.grade_table import _findings_note, _incident_tag
+    from autograder.reporting.grade_table import grader_notes
 
     notes: dict[str, list[str]] = defaultdict(list)
     collected = (load(report_path(course, assignment)) or {"students": {}})["students"]
@@ -324,23 +324,8 @@ def _review_notes(course: Course, assignment: str) -> tuple[dict, list]:
         if items and not e.get("collected"):
             unreadable.append((s, "; ".join(items)))
         notes[s] += [f"{assignment}: {n}" for n in items]
-    try:
-        entries = json.loads(course.review_json.read_text(encoding="utf-8")).get(assignment, {})
-    except (OSError, ValueError, AttributeError):
-        entries = {}
-    for s, entry in sorted(entries.items() if isinstance(entries, dict) else []):
-        if not isinstance(entry, dict):
-            continue
-        if not entry.get("ok", True):
-            notes[s].append(f"{assignment}: grader error")
-        for nb, items in sorted(entry.get("findings", {}).items()):
-            if items:  # review only: scores never depend on a finding
-                notes[s].append(f"{assignment}/{nb}: {_findings_note(items)}")
-        for nb, items in sorted(entry.get("incidents", {}).items()):
-            notes[s].append(f"{assignment}/{nb}: {', '.join(sorted({_incident_tag(str(i)) for i in items}))}")
-        for key, label in (("repairs", "repaired before grading"), ("redacted", "hidden-test text redacted")):
-            notes[s] += [f"{assignment}/{nb}: {label}: {'; '.join(map(str, v))}"
-                         for nb, v in sorted(entry.get(key, {}).items())]
+    for s, items in grader_notes(course, [assignment]).items():
+        notes[s] += items
     return {s: v for s, v in notes.items() if v}, unreadable
 
 

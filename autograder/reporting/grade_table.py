@@ -56,23 +56,35 @@ def review_flags(course: Course) -> dict[str, list[str]]:
             if cells:
                 out.setdefault(student, []).append(
                     f"{ag.name}: {_fmt(ag.pending[student])} pts await manual grading (formgrader), not counted")
-    if not course.review_json.exists():
-        return {k: v for k, v in out.items() if v}
-    data = json.loads(course.review_json.read_text())
-    for assignment, students in sorted(data.items()):
-        for student, entry in sorted(students.items()):
-            notes = out.setdefault(student, [])
-            if not entry.get("ok", True):
-                notes.append(f"{assignment}: grader error")
-            for nb, items in sorted(entry.get("findings", {}).items()):
-                if items:
-                    notes.append(f"{assignment}/{nb}: {_findings_note(items)} (review; scores are the grader's)")
-            for nb, items in sorted(entry.get("incidents", {}).items()):
-                tags = sorted({_incident_tag(i) for i in items})
-                notes.append(f"{assignment}/{nb}: {', '.join(tags)}")
-            for key, label in (("repairs", "repaired before grading"), ("redacted", "hidden-test text redacted")):
-                notes += [f"{assignment}/{nb}: {label}: {'; '.join(v)}" for nb, v in sorted(entry.get(key, {}).items())]
+    for student, notes in grader_notes(course, findings_note=" (review; scores are the grader's)").items():
+        out.setdefault(student, []).extend(notes)
     return {k: v for k, v in out.items() if v}
+
+
+def grader_notes(course: Course, assignments: list[str] | None = None, findings_note: str = "") -> dict:
+    """{student: notes} from autograde's logs/review.json: grader errors, findings (review only: scores never
+    depend on one), incidents, repairs and redactions; ``findings_note`` follows each findings note."""
+    try:
+        data = json.loads(course.review_json.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    notes: dict[str, list[str]] = {}
+    for a, entries in sorted(data.items()) if isinstance(data, dict) else []:
+        if (assignments is not None and a not in assignments) or not isinstance(entries, dict):
+            continue
+        for s, entry in sorted(entries.items()):
+            if not isinstance(entry, dict):
+                continue
+            out = notes.setdefault(s, [])
+            if not entry.get("ok", True):
+                out.append(f"{a}: grader error")
+            out += [f"{a}/{nb}: {_findings_note(items)}{findings_note}"
+                    for nb, items in sorted(entry.get("findings", {}).items()) if items]
+            out += [f"{a}/{nb}: {', '.join(sorted({_incident_tag(str(i)) for i in items}))}"
+                    for nb, items in sorted(entry.get("incidents", {}).items())]
+            for key, label in (("repairs", "repaired before grading"), ("redacted", "hidden-test text redacted")):
+                out += [f"{a}/{nb}: {label}: {'; '.join(map(str, v))}" for nb, v in sorted(entry.get(key, {}).items())]
+    return {s: v for s, v in notes.items() if v}
 
 
 def _findings_note(items) -> str:
