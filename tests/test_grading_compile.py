@@ -11,7 +11,7 @@ from gemm_lab import runtime  # noqa: F401  (before triton)
 triton = pytest.importorskip("triton")
 
 from gemm_lab import compile as gcompile  # noqa: E402
-from gemm_lab.grading import kernel_compile, kernel_static, launchers  # noqa: E402
+from gemm_lab.grading.kernels import compiler, launchers, static  # noqa: E402
 
 HEADER = "import triton\nimport triton.language as tl\n\n"
 ADD = '''@triton.jit
@@ -67,8 +67,8 @@ def test_resource_usage_reads_registers_from_the_cubin(tmp_path):
 
 def _compile_check(mod, fingerprint):
     py = launchers.genuine(mod.add_kernel, "vector_add", "t")
-    found = kernel_compile.results(fingerprint, lambda: launchers.rebuild(py, "compile"), SIG, {"BLOCK_SIZE": 128})
-    return kernel_compile.judge("vector_add", found)
+    found = compiler.results(fingerprint, lambda: launchers.rebuild(py, "compile"), SIG, {"BLOCK_SIZE": 128})
+    return compiler.judge("vector_add", found)
 
 
 def test_cache_memory_and_disk(tmp_path, monkeypatch):
@@ -100,7 +100,7 @@ def test_cache_read_only_or_off(tmp_path, monkeypatch):
     monkeypatch.setattr(gcompile, "GRADER_RESULTS", {})
     assert _compile_check(mod, f"ro-{time.time_ns()}").startswith("컴파일 ")
     monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", "off")
-    assert kernel_compile.cache_dir() is None
+    assert compiler.cache_dir() is None
     assert _compile_check(mod, f"off-{time.time_ns()}").startswith("컴파일 ")
 
 
@@ -109,7 +109,7 @@ def test_corrupt_disk_entry_is_ignored(tmp_path, monkeypatch):
     monkeypatch.setattr(gcompile, "GRADER_RESULTS", {})
     mod = load(tmp_path, ADD)
     fp = f"corrupt-{time.time_ns()}"
-    key = kernel_compile._key(fp, SIG, {"BLOCK_SIZE": 128}, "sm_75")
+    key = compiler._key(fp, SIG, {"BLOCK_SIZE": 128}, "sm_75")
     (tmp_path / f"{key}.json").write_text('{"ok": true}')  # lacks the fields: not trusted, recompiled
     assert "sm_75(T4)" in _compile_check(mod, fp)
 
@@ -141,7 +141,7 @@ def test_shared_memory_over_the_t4_limit_fails(monkeypatch):
     monkeypatch.setattr(gcompile, "GRADER_RESULTS", {})
     monkeypatch.setattr(gcompile, "compile_jit", lambda *a, **k: Fake())
     with pytest.raises(AssertionError, match=r"sm_75\(T4\)에서 공유 메모리 80 KiB가 한도 64 KiB를 넘습니다"):
-        kernel_compile.judge("matmul", kernel_compile.results(f"fp-{time.time_ns()}", lambda: None, {}, {}))
+        compiler.judge("matmul", compiler.results(f"fp-{time.time_ns()}", lambda: None, {}, {}))
 
 
 # --------------------------------------------------------------------------- static: unmasked loads
@@ -160,7 +160,7 @@ def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     }
     for name, src in styles.items():
         mod = load(tmp_path, src, name)
-        assert kernel_static.unmasked_loads(functions(mod, "add_kernel")) == [], name
+        assert static.unmasked_loads(functions(mod, "add_kernel")) == [], name
 
 
 def test_unmasked_styles_are_found(tmp_path):
@@ -195,9 +195,9 @@ def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     }
     for name, src in styles.items():
         mod = load(tmp_path, src, name)
-        found = kernel_static.unmasked_loads(functions(mod, "add_kernel"))
+        found = static.unmasked_loads(functions(mod, "add_kernel"))
         assert found, name
-    text = kernel_static.describe(found, "add_kernel")
+    text = static.describe(found, "add_kernel")
     assert "@triton.jit 함수 read" in text and "tl.load(ptrs)" in text
 
 
@@ -220,5 +220,5 @@ def test_missing_compiler_tools_are_a_grader_problem_not_cached(monkeypatch):
     monkeypatch.setattr(gcompile, "GRADER_RESULTS", {})
     monkeypatch.setattr(gcompile, "compile_jit", no_ptxas)
     with pytest.raises(AssertionError, match="채점 환경 문제로 sm_75\\(T4\\) 컴파일러를 실행하지 못했습니다"):
-        kernel_compile.judge("matmul", kernel_compile.results(f"env-{time.time_ns()}", lambda: None, {}, {}))
+        compiler.judge("matmul", compiler.results(f"env-{time.time_ns()}", lambda: None, {}, {}))
     assert gcompile.GRADER_RESULTS == {}

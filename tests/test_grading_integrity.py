@@ -38,7 +38,7 @@ def test_hostile_kernels_are_refused_from_their_source():
 
     import hostile_kernels as hostile  # tests/ is on sys.path (pytest prepend import mode)
 
-    from gemm_lab.grading import gate
+    from gemm_lab.grading.judge import gate
 
     cells = ["import builtins\nimport os\nimport triton\nimport triton.language as tl\n"]
     for kernel in (hostile.copies_x_and_rebinds_len, hostile.exits):

@@ -24,20 +24,13 @@ from gemm_lab.grading import (  # noqa: E402
     check_persistent,
     check_softmax,
     check_vector_add,
-    gate,
-    kernel_cases,
-    kernel_compile,
-    launchers,
 )
+from gemm_lab.grading.judge import gate  # noqa: E402
+from gemm_lab.grading.kernels import cases, compiler, launchers  # noqa: E402
+from gemm_lab.grading.kernels.exercises import EXERCISES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 HEADER = "import torch\nimport triton\nimport triton.language as tl\n\n"
-MASTERS = {
-    "vector_add": ("source/week06/01_block_model.py", "ex4_add_kernel", "add_kernel"),
-    "softmax": ("source/week06/02_fusion_softmax.py", "ex4_softmax_kernel", "softmax_kernel"),
-    "matmul": ("source/week07/01_pointer_blocks.py", "student_kernel", "student_matmul_kernel"),
-    "persistent": ("source/week07/06_persistent_loop.py", "student_kernel", "student_persistent_kernel"),
-}
 CHECKS = {"vector_add": check_vector_add, "softmax": check_softmax, "matmul": check_matmul,
           "persistent": check_persistent}
 
@@ -69,17 +62,17 @@ def load(tmp_path: Path, *cells: str):
 
 
 def master_source(exercise: str) -> str:
-    path, gid, _ = MASTERS[exercise]
-    return master_cell(path, gid)
+    ex = EXERCISES[exercise]
+    return master_cell(f"source/{ex.notebook}.py", ex.solution_cell)
 
 
 def given(exercise: str) -> list[str]:
-    return [master_cell(MASTERS["persistent"][0], "given_record_tile")] if exercise == "persistent" else []
+    return [master_cell(f"source/{EXERCISES['persistent'].notebook}.py", "given_record_tile")] if exercise == "persistent" else []
 
 
 def kernel(tmp_path, exercise: str, source: str | None = None, *extra_cells: str):
     mod = load(tmp_path, *given(exercise), source if source is not None else master_source(exercise), *extra_cells)
-    return getattr(mod, MASTERS[exercise][2])
+    return getattr(mod, EXERCISES[exercise].kernel)
 
 
 def edited(exercise: str, *pairs) -> str:
@@ -109,7 +102,7 @@ def _cache(tmp_path_factory, monkeypatch):
 # --------------------------------------------------------------------------- the masters pass
 
 
-@pytest.mark.parametrize("exercise", sorted(MASTERS))
+@pytest.mark.parametrize("exercise", sorted(EXERCISES))
 def test_masters_kernels_pass_visible_and_hidden(tmp_path, capsys, exercise):
     k = kernel(tmp_path, exercise)
     kw = {"num_programs": [1, 3, 40]} if exercise == "persistent" else {}
@@ -134,7 +127,7 @@ def test_persistent_ownership_and_hidden(tmp_path, capsys):
 
 def test_the_given_helper_only_records():
     # the student writes the tile body (the blog's TODO 4): the given helper only records, it computes nothing
-    master = master_cell(MASTERS["persistent"][0], "given_record_tile")
+    master = master_cell(f"source/{EXERCISES['persistent'].notebook}.py", "given_record_tile")
     assert "tl.dot" not in master and "tl.zeros" not in master
     for part in ("tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)", "tl.dot(", "tl.store(c_ptr", "record_tile("):
         assert part in master_source("persistent"), part
@@ -150,7 +143,7 @@ def test_trusted_launchers_match_the_locked_cells():
     for exercise, (path, gid, text) in cells.items():
         assert text in master_cell(path, gid), exercise
         src = master_cell(path, gid)
-        kname = launchers.EXERCISES[exercise]["kernel"]
+        kname = EXERCISES[exercise].kernel
         assert f"{kname}[" in src
 
 
@@ -326,7 +319,8 @@ def test_persistent_ownership_on_a_gpu_host(tmp_path):
     bad = load(tmp_path, *given("persistent"), edited("persistent", _PROGRAM_0_COMPUTES_ALL)).__file__
     code = f"""import importlib.util, torch
 from gemm_lab import runtime
-from gemm_lab.grading import check_persistent, launchers
+from gemm_lab.grading import check_persistent
+from gemm_lab.grading.kernels import launchers
 from triton.runtime.interpreter import InterpretedFunction
 from triton.runtime.jit import JITFunction
 {_INDEX_AS_TRITON_36}
@@ -335,7 +329,7 @@ runtime.device = lambda: "cpu:0"
 torch.cuda.synchronize = lambda: None
 JITFunction.__call__ = lambda self, *a, **k: InterpretedFunction(self.fn)(*a, **k)
 _rebuild = launchers.rebuild
-launchers.rebuild = lambda py, ex, mode, _memo=None: _rebuild(py, ex, "interpret" if mode == "run" else mode, _memo)
+launchers.rebuild = lambda py, mode, _memo=None: _rebuild(py, "interpret" if mode == "run" else mode, _memo)
 def kernel(path):
     spec = importlib.util.spec_from_file_location("hand_in_" + str(abs(hash(path))), path)
     mod = importlib.util.module_from_spec(spec)
@@ -406,7 +400,7 @@ def test_redefined_launch_gains_nothing(tmp_path):
 def _interpreter_answer_is_right(exercise, k) -> bool:
     """Run the raw kernel through the trusted launcher's copy on plain tensors and compare with torch."""
     gen = torch.Generator().manual_seed(0)
-    launch = launchers.EXERCISES[exercise]["launch"]
+    launch = EXERCISES[exercise].launch
     if exercise == "vector_add":
         x, y = torch.randn(1000, generator=gen), torch.randn(1000, generator=gen)
         out = torch.zeros(1000)
@@ -434,14 +428,15 @@ def test_bad_kernels_table_is_complete():
     assert len(compile_only) >= 6
     reasons = {e["message"] for e in compile_only}
     assert len(reasons) >= 4 and "K >= 16" in reasons
-    assert {e["exercise"] for e in compile_only} == set(MASTERS)
+    assert {e["exercise"] for e in compile_only} == set(EXERCISES)
     assert any(e["kind"] == "unmasked" for e in entries) and any(e["kind"] == "fake" for e in entries)
     for e in entries:
-        assert e["notebook"] in bad_kernels.NOTEBOOK_TESTS
-        assert set(e["tests_lost"]) <= set(bad_kernels.NOTEBOOK_TESTS[e["notebook"]])
-        assert master_cell(MASTERS[e["exercise"]][0], e["cell"])  # the cell it replaces exists
+        tests = EXERCISES[e["exercise"]].tests()
+        assert e["notebook"] == EXERCISES[e["exercise"]].notebook and tests
+        assert set(e["tests_lost"]) <= set(tests)
+        assert master_cell(f"source/{EXERCISES[e['exercise']].notebook}.py", e["cell"])  # the cell it replaces exists
         if e["added_after"]:
-            assert master_cell(MASTERS[e["exercise"]][0], e["added_after"])
+            assert master_cell(f"source/{EXERCISES[e['exercise']].notebook}.py", e["added_after"])
 
 
 @pytest.mark.parametrize("name", [e["name"] for e in bad_kernels.BAD_KERNELS])
@@ -449,7 +444,7 @@ def test_bad_kernel_is_rejected_with_its_message(tmp_path, name):
     e = bad_kernels.by_name(name)
     cells = [e["source"]] + ([e["added_cell"]] if e["added_cell"] else [])
     mod = load(tmp_path, *given(e["exercise"]), *cells)
-    k = getattr(mod, MASTERS[e["exercise"]][2])
+    k = getattr(mod, EXERCISES[e["exercise"]].kernel)
     if e["interpreter_ok"] and runtime.INTERPRET:  # what the CPU grader used to see: a right answer
         assert _interpreter_answer_is_right(e["exercise"], k), name
     if e["kind"] == "compile" and not e["compiler_hangs"]:  # what triton's compiler says, straight (no cache)
@@ -457,14 +452,14 @@ def test_bad_kernel_is_rejected_with_its_message(tmp_path, name):
         ex = e["exercise"]
         dtype = "float16" if ex in ("matmul", "persistent") else "float32"
         sig = launchers.signature(ex, launchers.check_arguments(py, ex, name), dtype)
-        cases = getattr(kernel_cases, f"{ex}_cases")(False)
-        results = [kernel_compile.compile_one(lambda: launchers.rebuild(py, ex, "compile"), sig, consts, "sm_80")
-                   for consts in launchers.EXERCISES[ex]["constexprs"](cases, [3])]
+        built = EXERCISES[ex].cases(False)
+        results = [compiler.compile_one(lambda: launchers.rebuild(py, "compile"), sig, consts, "sm_80")
+                   for consts in EXERCISES[ex].constexprs(built, [3])]
         assert any(not r["ok"] and e["message"] in r["message"] for r in results), results
     kw = {"num_programs": [1, 3, 40], "ownership": True} if e["exercise"] == "persistent" else {}
     msg = rejects(CHECKS[e["exercise"]], k, hidden=True, **kw)
     try:  # a jit kernel the gate refuses gets the gate's message, in the notebook as in the grader
-        gate.module_for([HEADER, *given(e["exercise"]), *cells], MASTERS[e["exercise"]][2])
+        gate.module_for([HEADER, *given(e["exercise"]), *cells], EXERCISES[e["exercise"]].kernel)
     except gate.Refused as exc:
         if str(exc) in msg:
             return
@@ -481,7 +476,7 @@ def test_missing_constexpr_annotation_is_compiled_as_a_runtime_int(tmp_path):
 
 
 def test_aligned_views_for_tma_kernels(tmp_path):
-    for case in kernel_cases.matmul_cases(hidden=True, noncontiguous=True, aligned=True):
+    for case in cases.matmul_cases(hidden=True, noncontiguous=True, aligned=True):
         for v in case["inputs"] + [case["output"]]:
             assert v.layout == "aligned" and v.strides[0] % 8 == 0 and v.offset % 8 == 0, v.where()
     check_matmul(kernel(tmp_path, "matmul"), aligned=True)

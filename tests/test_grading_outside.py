@@ -6,7 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from gemm_lab.grading import gate, handout, remote, replay
+from gemm_lab.grading import codec
+from gemm_lab.grading.judge import gate, handout, remote, replay
 
 ADD_KERNEL = '''
 @triton.jit
@@ -37,7 +38,7 @@ class _Evil:
 def _round_trip(value):
     import json
 
-    return handout.decode(json.loads(json.dumps(handout.encode(value))))
+    return codec.decode(json.loads(json.dumps(codec.encode(value))))
 
 
 def test_plain_values_survive_the_hand_out():
@@ -71,10 +72,10 @@ def test_objects_are_named_not_run():
     def f(x):
         return x
 
-    assert handout.encode(k, name="k") == {"__kernel__": "k"}
-    assert handout.encode(f, name="f") == {"__function__": "f"}
+    assert codec.encode(k, name="k") == {"__kernel__": "k"}
+    assert codec.encode(f, name="f") == {"__function__": "f"}
     odd = _round_trip(_Evil())
-    assert isinstance(odd, handout.Unsupported) and odd.type_name == "_Evil" and odd != 1
+    assert isinstance(odd, codec.Unsupported) and odd.type_name == "_Evil" and odd != 1
 
 
 def test_oversized_claims_are_refused_as_data():
@@ -84,7 +85,7 @@ def test_oversized_claims_are_refused_as_data():
     real = IPython.display.display
     IPython.display.display = lambda obj, raw=False: out.append(obj)
     try:
-        handout.emit({"big": list(range(handout.MAX_ITEMS + 1)), "ok": 3}, ["big", "ok", "gone"])
+        handout.emit({"big": list(range(codec.MAX_ITEMS + 1)), "ok": 3}, ["big", "ok", "gone"])
     finally:
         IPython.display.display = real
     payload = out[0][handout.MIME]
@@ -253,7 +254,7 @@ def test_names_the_given_cells_import_come_from_the_grader_not_the_hand_out():
     given = ["from gemm_lab.grading import fresh\nimport torch\nprint('not run')\n"]
     _outs, v = replay.grade_cell(src, forged, ["def fresh():\n    return None\n"], given_sources=given)
     assert v["status"] == "pass", v["message"]
-    assert replay.given_imports(given)["fresh"].__module__ == "gemm_lab.grading.integrity"
+    assert replay.given_imports(given)["fresh"].__module__ == "gemm_lab.grading"
 
 
 def test_function_module_takes_only_what_the_function_names():
@@ -290,7 +291,7 @@ def test_the_workers_interpreter_runs_without_the_overflow_sanitizer():
     import subprocess
     import sys
 
-    code = ("from gemm_lab.grading import worker\nworker._interpreter_without_overflow_sanitizer()\n"
+    code = ("from gemm_lab.grading.judge import worker\nworker._interpreter_without_overflow_sanitizer()\n"
             "from triton.runtime import interpreter\nprint(interpreter.interpreter_builder.options.sanitize_overflow)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          env={**__import__("os").environ, "TRITON_INTERPRET": "1"})

@@ -98,7 +98,7 @@ def _emulate(a, b, block_k, acc_dtype, truncate_bits=0):
 def test_bound_is_at_least_as_strict_as_the_graded_check():
     """The relative term is the graded fp16 tolerance; on the graded shapes and inputs (K <= 130, values
     k/16 in [-2, 2]) the accumulation term stays below the graded absolute tolerance 2^-10."""
-    from gemm_lab.grading.kernel_cases import TOLERANCES, matmul_cases
+    from gemm_lab.grading.kernels.cases import TOLERANCES, matmul_cases
 
     rel, abs_tol = TOLERANCES["float16"]
     assert leaderboard.REL_TOL <= rel

@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from gemm_lab.grading import gate, kernel_compile, remote, replay
+from gemm_lab.grading.judge import gate, remote, replay
+from gemm_lab.grading.kernels import compiler
 
 pytest.importorskip("torch")
 
@@ -99,7 +100,7 @@ def test_a_forged_compile_verdict_stays_with_its_own_source(interp, monkeypatch,
         if job["op"] != "compile":
             return None
         entry = ok if "print(" in job["module"] else bad
-        return {"per_set": [[dict(entry, constexprs=c, target=t[0]) for t in kernel_compile.TARGETS]
+        return {"per_set": [[dict(entry, constexprs=c, target=t[0]) for t in compiler.TARGETS]
                             for c in job["constexpr_sets"]]}
 
     others = [ADD_KERNEL, REFUSED.replace("x_ptr", "xp"), ADD_KERNEL.replace("x + y", "y + x")]
@@ -231,7 +232,7 @@ def test_the_sandboxed_worker_writes_nothing_on_the_host_past_the_kernels_caps(t
     no file and no process the first one left; the folder goes when the runner is closed."""
     from autograder.sandbox.bwrap import SANDBOX_CWD
     from autograder.sandbox.worker import SandboxRunner
-    from gemm_lab.grading.handout import decode
+    from gemm_lab.grading.codec import decode
 
     runtime = tmp_path / "glrt-test"
     runtime.mkdir()

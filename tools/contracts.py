@@ -39,9 +39,9 @@ SECTIONS = [
         "gemm_lab.viz.live", "gemm_lab.viz.fonts",
     ]),
     ("Grading (what test cells call, and how the autograder judges)", [
-        "gemm_lab.grading", "gemm_lab.grading.integrity", "gemm_lab.grading.findings", "gemm_lab.grading.handout",
-        "gemm_lab.grading.replay", "gemm_lab.grading.gate", "gemm_lab.grading.remote",
-        "gemm_lab.grading.record",
+        "gemm_lab.grading", "gemm_lab.grading.codec", "gemm_lab.grading.record", "gemm_lab.grading.audit.findings",
+        "gemm_lab.grading.kernels.exercises", "gemm_lab.grading.judge.handout", "gemm_lab.grading.judge.replay",
+        "gemm_lab.grading.judge.gate", "gemm_lab.grading.judge.remote",
     ]),
 ]
 

@@ -11,8 +11,8 @@ nbgrader_config.py). Differences from nbgrader's Execute:
   is reported as "killed by signal N" and the notebook is flagged for manual grading by autograde.py; a
   kernel that exited by itself (the student's ``os._exit``) is reported with its exit code;
 * a test cell (nbgrader ``grade: true`` code cell) is not judged in the student's kernel: the kernel runs
-  its hand-out (``gemm_lab.grading.handout``: the values the cell reads, as data), then the cell's own
-  source runs here, in the grader's process (``gemm_lab.grading.replay``), with kernels and function
+  its hand-out (``gemm_lab.grading.judge.handout``: the values the cell reads, as data), then the cell's own
+  source runs here, in the grader's process (``gemm_lab.grading.judge.replay``), with kernels and function
   answers taken from the notebook's source and run in sandboxed workers of this notebook alone
   (``autograder/sandbox/worker.py``; closed at its end, bounded by its deadline); the cell's outputs become
   the grader's ✅/❌ lines and its metadata ``gemm_lab.verdict`` records the verdict;
@@ -50,7 +50,7 @@ from autograder.grade.output_limits import (
 )
 from autograder.grade.shared_kernel import BASELINE_SOURCE, RESET_SOURCE, SharedKernel
 from autograder.sandbox.kernel import ENV_SPEC, SANDBOX_CWD, PlainIpcKernelManager, SandboxKernelManager
-from gemm_lab.grading import handout, remote, replay
+from gemm_lab.grading.judge import handout, remote, replay
 
 STOP_ENAME = "GraderStop"
 GUARD_MARK = "gemm-lab GuardedExecute"

@@ -1,8 +1,8 @@
 """The grader's workers run in the same sandbox as a student's kernel.
 
-``SandboxRunner.start()`` is what ``gemm_lab.grading.remote`` calls for a worker (a notebook's kernel checks,
+``SandboxRunner.start()`` is what ``gemm_lab.grading.judge.remote`` calls for a worker (a notebook's kernel checks,
 a compile, or its function answers): a fork of the runner's fork server for its kind (``python -m
-gemm_lab.grading.worker --fork-server KIND``), which runs under bwrap with the same limits, seccomp filter, cgroup and NVIDIA nodes as the
+gemm_lab.grading.judge.worker --fork-server KIND``), which runs under bwrap with the same limits, seccomp filter, cgroup and NVIDIA nodes as the
 notebook's kernel (``bwrap.make_plan``), in an empty working folder (nothing of the hand-in but the source each
 job carries). Jobs and answers travel on its stdin/stdout; between workers the server kills every other
 process of the sandbox and empties every folder a worker could write (the sized tmpfs mounts, the working
@@ -23,7 +23,7 @@ from pathlib import Path
 from autograder.sandbox import bwrap, host
 from autograder.sandbox import cgroup as cg_mod
 from autograder.sandbox import limits as lim
-from gemm_lab.grading import remote
+from gemm_lab.grading.judge import remote
 
 
 class SandboxRunner(remote.ForkingRunner):
@@ -47,6 +47,6 @@ class SandboxRunner(remote.ForkingRunner):
             host.remove_tree(folder)
 
         wipe = [*limits.mounts(), bwrap.SANDBOX_CWD, sockets]
-        argv = bwrap.supervisor_argv(plan) + [sys.executable, "-m", "gemm_lab.grading.worker", "--fork-server",
+        argv = bwrap.supervisor_argv(plan) + [sys.executable, "-m", "gemm_lab.grading.judge.worker", "--fork-server",
                                               kind, "--sandboxed", *wipe]
         return remote.Worker(argv, self.timeout, on_close=cleanup)

@@ -462,7 +462,7 @@ def compile_jit(fn, signature: dict, constexprs: dict | None = None, target=None
 
 
 _JIT_CACHE: dict = {}
-# The grader's compile results in this process (gemm_lab.grading.kernel_compile reads and fills it):
+# The grader's compile results in this process (gemm_lab.grading.kernels.compiler reads and fills it):
 # key -> plain dict.
 GRADER_RESULTS: dict = {}
 

@@ -44,7 +44,7 @@ def finish(ok: bool, message: str) -> None:
 
 
 def _data(value):
-    from .handout import encode
+    from .codec import encode
 
     try:
         return encode(value)

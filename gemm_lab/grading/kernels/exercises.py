@@ -16,11 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import kernel_cases as cases
+from . import cases
 
 __all__ = ["Exercise", "EXERCISES", "for_notebook"]
 
-_ROOT = Path(__file__).resolve().parents[2]  # the course repository: source/ holds the masters
+_ROOT = Path(__file__).resolve().parents[3]  # the course repository: source/ holds the masters
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -58,7 +58,7 @@ class Exercise:
 
     def problems(self, root=None) -> list[str]:
         """Where the master and this record disagree, each line naming the record ([] when they agree)."""
-        me = f"EXERCISES[{self.name!r}] (gemm_lab/grading/exercises.py) vs {self.master(root)}"
+        me = f"EXERCISES[{self.name!r}] (gemm_lab/grading/kernels/exercises.py) vs {self.master(root)}"
         try:
             cells = self._cells(root)
         except (OSError, ValueError, KeyError) as exc:

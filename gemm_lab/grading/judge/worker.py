@@ -1,6 +1,6 @@
 """The grader's worker: a fresh process that holds the course's given code and one hand-in's kernel or
 function source, nothing else of the hand-in. Each is a fork of a fork server (``python -m
-gemm_lab.grading.worker --fork-server KIND``, :func:`fork_server`) that imported the course's code once and
+gemm_lab.grading.judge.worker --fork-server KIND``, :func:`fork_server`) that imported the course's code once and
 never runs a job; a worker reads one JSON job per line from a pipe of its own and answers each with one
 result line on another, which the server frames for the grader; everything a job prints goes to stderr.
 Jobs (``remote`` writes them):
@@ -103,13 +103,13 @@ def _arg(value, arrays):
         return t.to(getattr(torch, dtype.replace("torch.", ""))) if dtype else t
     if isinstance(value, list):
         return [_arg(v, arrays) for v in value]
-    from gemm_lab.grading.handout import decode
+    from gemm_lab.grading.codec import decode
 
     return decode(value)
 
 
 def _calls(job: dict, arrays: dict) -> dict:
-    from gemm_lab.grading.handout import encode
+    from gemm_lab.grading.codec import encode
 
     mod = _load(job["module"])
     fn = getattr(mod, job["function"])
@@ -344,7 +344,7 @@ def _preload(kind: str) -> None:
         import torch  # noqa: F401
     if os.environ.get("TRITON_INTERPRET", "").strip():
         from gemm_lab import runtime  # noqa: F401
-        from gemm_lab.grading import handout, kernels  # noqa: F401
+        from gemm_lab.grading import codec, kernels  # noqa: F401
 
 
 def _not_dumpable() -> None:
@@ -359,6 +359,6 @@ def _not_dumpable() -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] != ["--fork-server"] or len(sys.argv) < 3:
-        sys.exit("usage: python -m gemm_lab.grading.worker --fork-server KIND [--sandboxed] [FOLDER ...]")
+        sys.exit("usage: python -m gemm_lab.grading.judge.worker --fork-server KIND [--sandboxed] [FOLDER ...]")
     rest = sys.argv[3:]
     sys.exit(fork_server(sys.argv[2], [a for a in rest if a != "--sandboxed"], "--sandboxed" in rest))

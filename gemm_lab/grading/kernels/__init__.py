@@ -5,14 +5,14 @@ and explain what went wrong, in Korean.
 ``check_persistent(student_persistent_kernel, num_programs=[1, 3, 40])`` take the kernel itself. Each check,
 in this order (the first failure fails the test cell, so the cell's points need all of them):
 
-1. the object is a genuine Triton kernel (``launchers.genuine``): not a launcher, not an object whose
+1. the object is a genuine Triton kernel (``launchers.genuine``, against the exercise record ``exercises``): not a launcher, not an object whose
    ``[grid](...)`` computes with torch; its arguments are those the notebook's locked launcher passes;
-2. the source has no unmasked block loads (``kernel_static``) and is not the release stub;
-3. it cross-compiles for sm_75, sm_80 and sm_90 (``kernel_compile``: the interpreter runs kernels the real
+2. the source has no unmasked block loads (``static``) and is not the release stub;
+3. it cross-compiles for sm_75, sm_80 and sm_90 (``compiler``: the interpreter runs kernels the real
    compiler refuses; cached per kernel source); for a kernel held as source (``remote.KernelSource``) the
    compile runs in a process of its own and the grader judges its raw results;
 4. it gives the right answer when the grader's copy of the locked launcher runs it (``launchers``) on the
-   cases of ``kernel_cases``: poisoned input margins (NaN), a sentinel-filled output buffer, hidden shapes,
+   cases of ``cases``: poisoned input margins (NaN), a sentinel-filled output buffer, hidden shapes,
    non-contiguous views. Under ``TRITON_INTERPRET=1`` it runs in the interpreter; on a GPU it runs compiled.
    Where it runs hands back raw buffers only; ``_judge`` decides here. Ownership (``check_persistent(...,
    ownership=True)``) is observed: which program changed which element, watched in the interpreter
@@ -27,9 +27,21 @@ from __future__ import annotations
 
 import contextlib
 
-from . import kernel_cases, kernel_compile, kernel_static, launchers, record
+from .. import record
+from . import compiler, launchers, static
+from .cases import (
+    SENTINEL,
+    TOLERANCES,
+    _fmt,
+    _idx,
+    _Rand,
+    _same_list,
+    matmul_cases,
+    persistent_cases,
+    softmax_cases,
+    vector_add_cases,
+)
 from .exercises import EXERCISES
-from .kernel_cases import SENTINEL, TOLERANCES, _fmt, _idx, _Rand, _same_list
 
 __all__ = ["check_vector_add", "check_softmax", "check_matmul", "check_persistent", "TOLERANCES", "SENTINEL",
            "compile_results", "run_kernel"]
@@ -218,14 +230,14 @@ def _static(exercise, kernel_obj, name):
         raise AssertionError(
             f"❌ {name}: 커널의 소스 코드를 읽을 수 없습니다. 노트북 셀에서 @triton.jit으로 정의한 커널을 "
             "넘기세요.") from None
-    found = kernel_static.unmasked_loads(functions)
+    found = static.unmasked_loads(functions)
     if found:
-        raise AssertionError(f"❌ {name}: {kernel_static.describe(found, py.__name__)}")
+        raise AssertionError(f"❌ {name}: {static.describe(found, py.__name__)}")
     return py, arg_names
 
 
 def compile_results(exercise, kernel_obj, dtype, name, constexprs) -> list:
-    """Static checks, then the compiler's raw results (``kernel_compile.results``) for one constexpr set of
+    """Static checks, then the compiler's raw results (``compiler.results``) for one constexpr set of
     the launcher. Runs where the kernel's source lives (the student's process, or the grader's compile
     process, which never launches it); raises AssertionError (Korean) when the kernel is refused."""
     py, arg_names = _static(exercise, kernel_obj, name)
@@ -233,7 +245,7 @@ def compile_results(exercise, kernel_obj, dtype, name, constexprs) -> list:
     if runtime_ints:  # compiled as Triton compiles them on a GPU: plain i32 arguments
         constexprs = {k: v for k, v in constexprs.items() if k not in runtime_ints}
     sig = launchers.signature(exercise, arg_names, dtype, runtime_ints)
-    return kernel_compile.results(launchers.fingerprint(py),
+    return compiler.results(launchers.fingerprint(py),
                                   lambda: launchers.rebuild(py, "compile"), sig, [constexprs])
 
 
@@ -404,7 +416,7 @@ def _kinds(case) -> list[str]:
 
 def _check(exercise, kernel_obj, cases, extra_for, seed, dtype, name, hint, ownership=False):
     """Prepare the runs, have them run where the kernel lives, judge them here; ✅ line or AssertionError."""
-    from . import remote
+    from ..judge import remote
 
     if dtype not in TOLERANCES:
         raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
@@ -422,7 +434,7 @@ def _check(exercise, kernel_obj, cases, extra_for, seed, dtype, name, hint, owne
             found = kernel_obj.compile(exercise, dtype, name, sets)
         else:
             found = [r for c in sets for r in compile_results(exercise, kernel_obj, dtype, name, c)]
-        compiled = kernel_compile.judge(name, found)
+        compiled = compiler.judge(name, found)
         if held:
             outcome = kernel_obj.run(exercise, payload, dtype, name, ownership=exercise == "persistent")
         else:
@@ -518,7 +530,7 @@ def _error_map(exercise, case, run, result, message, case_entry, ownership) -> N
 def _graded_extra(kernel, kind: str, seed: int):
     """Shapes a grader adds to every check of a kernel held as source: drawn per run, so a kernel written
     for the shapes a test cell names fails them."""
-    from . import remote
+    from ..judge import remote
 
     if not isinstance(kernel, remote.KernelSource):
         return (), seed
@@ -548,8 +560,8 @@ def check_matmul(kernel, *, hidden=False, noncontiguous=True, dtype="float16", s
     ``aligned=True``: only views whose row strides and offsets are multiples of 16 bytes, no transposed views.
     """
     more, seed = _graded_extra(kernel, "matmul", seed)
-    cases = kernel_cases.matmul_cases(hidden, noncontiguous, tuple(shapes) + more, aligned)
-    _mark_drawn(cases, len(more), hidden, len(kernel_cases.matmul_cases(False, noncontiguous, (), aligned)))
+    cases = matmul_cases(hidden, noncontiguous, tuple(shapes) + more, aligned)
+    _mark_drawn(cases, len(more), hidden, len(matmul_cases(False, noncontiguous, (), aligned)))
     return _check("matmul", kernel, cases, lambda case: [()], seed, dtype, name, hint)
 
 
@@ -567,8 +579,8 @@ def check_persistent(kernel, *, hidden=False, noncontiguous=True, dtype="float16
         if type(p) is not int or p < 1:
             raise ValueError(f"num_programs must be positive ints, got {p!r}")
     more, seed = _graded_extra(kernel, "matmul", seed)
-    cases = kernel_cases.persistent_cases(hidden, noncontiguous, aligned, extra_shapes=more)
-    _mark_drawn(cases, len(more), hidden, len(kernel_cases.persistent_cases(False, noncontiguous, aligned)))
+    cases = persistent_cases(hidden, noncontiguous, aligned, extra_shapes=more)
+    _mark_drawn(cases, len(more), hidden, len(persistent_cases(False, noncontiguous, aligned)))
 
     def extra_for(case):  # a drawn shape runs at one uneven program count: the shape is what it tests
         return [(counts[min(1, len(counts) - 1)],)] if case.get("drawn") else [(p,) for p in counts]
@@ -579,8 +591,8 @@ def check_persistent(kernel, *, hidden=False, noncontiguous=True, dtype="float16
 def check_vector_add(kernel, *, hidden=False, dtype="float32", sizes=(), seed=0, name="vector_add", hint=None):
     """Check week 6's ``add_kernel`` (out = x + y) through the locked launcher's copy (BLOCK_SIZE=128)."""
     more, seed = _graded_extra(kernel, "vector", seed)
-    cases = kernel_cases.vector_add_cases(hidden, tuple(sizes) + more)
-    _mark_drawn(cases, len(more), hidden, len(kernel_cases.vector_add_cases(False)))
+    cases = vector_add_cases(hidden, tuple(sizes) + more)
+    _mark_drawn(cases, len(more), hidden, len(vector_add_cases(False)))
     return _check("vector_add", kernel, cases, lambda case: [()], seed, dtype, name, hint)
 
 
@@ -588,6 +600,6 @@ def check_softmax(kernel, *, hidden=False, dtype="float32", shapes=(), seed=0, n
     """Check week 6's ``softmax_kernel`` (row-wise softmax) through the locked launcher's copy (one program
     per row, BLOCK_SIZE = next_power_of_2(n_cols)). Rows are padded in memory (row stride > n_cols)."""
     more, seed = _graded_extra(kernel, "softmax", seed)
-    cases = kernel_cases.softmax_cases(hidden, tuple(shapes) + more)
-    _mark_drawn(cases, len(more), hidden, len(kernel_cases.softmax_cases(False)))
+    cases = softmax_cases(hidden, tuple(shapes) + more)
+    _mark_drawn(cases, len(more), hidden, len(softmax_cases(False)))
     return _check("softmax", kernel, cases, lambda case: [()], seed, dtype, name, hint)

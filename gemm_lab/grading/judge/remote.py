@@ -1,7 +1,7 @@
 """The grader's side of a worker: kernels and functions held as source, run in a fresh process.
 
 ``KernelSource(name, module, run_seed)`` stands for a hand-in's ``@triton.jit`` kernel in the grader: the
-kernel checks see it and send their prepared runs to a worker (``gemm_lab.grading.worker``) instead of
+kernel checks see it and send their prepared runs to a worker (``gemm_lab.grading.judge.worker``) instead of
 launching in-process; the outputs come back as data and are judged in the grader. ``FunctionSource`` does
 the same for a plain Python function answer: calls are collected and run in one worker.
 
@@ -221,7 +221,7 @@ class SubprocessRunner(ForkingRunner):
 
             shutil.rmtree(folder, ignore_errors=True)
 
-        return Worker([sys.executable, "-m", "gemm_lab.grading.worker", "--fork-server", kind, folder], self.timeout,
+        return Worker([sys.executable, "-m", "gemm_lab.grading.judge.worker", "--fork-server", kind, folder], self.timeout,
                       cwd=folder, env=dict(os.environ, PYTHONSAFEPATH="1", TMPDIR=folder), on_close=cleanup)
 
 
@@ -278,10 +278,11 @@ def _compile_key(job: dict, constexprs: dict) -> str:
     compiles it and Triton."""
     import hashlib
     from importlib.metadata import version
+    from importlib.util import find_spec
 
-    here = Path(__file__).resolve().parent
-    code = [hashlib.sha256((here / f).read_bytes()).hexdigest() for f in ("kernel_compile.py", "kernels.py",
-                                                                           "launchers.py", "worker.py")]
+    # the files by module name (found, not imported here: the kernel checks import this module)
+    code = [hashlib.sha256(Path(find_spec(f"gemm_lab.grading.{m}").origin).read_bytes()).hexdigest()
+            for m in ("kernels.compiler", "kernels", "kernels.launchers", "judge.worker")]
     blob = json.dumps([job["module"], job["kernel"], job["exercise"], job["dtype"], version("triton"), code,
                        sorted((k, repr(v)) for k, v in constexprs.items())])
     return hashlib.sha256(blob.encode()).hexdigest()
@@ -345,7 +346,7 @@ class KernelSource:
                     **more)
 
     def compile(self, exercise, dtype, name, constexpr_sets) -> list:
-        """The compiler's raw results for every constexpr set (``kernel_compile.results`` entries): from the
+        """The compiler's raw results for every constexpr set (``kernels.compiler.results`` entries): from the
         grader's cache, else from a fresh compile process. Raises AssertionError when the kernel is refused."""
         job = self._job("compile", exercise, dtype, name)
         keys = [_compile_key(job, c) for c in constexpr_sets]
@@ -409,7 +410,7 @@ class FunctionSource:
             key = f"a{len(self.arrays)}"
             self.arrays[key] = value
             return {"__npz__": key, "dtype": ""}
-        from .handout import encode
+        from ..codec import encode
 
         return encode(value)
 
@@ -423,7 +424,7 @@ class FunctionSource:
         self.position += 1
         if "error" in result:
             raise _StudentError(result["error"])
-        from .handout import decode
+        from ..codec import decode
 
         return decode(result.get("value"))
 

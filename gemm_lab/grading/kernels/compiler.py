@@ -19,8 +19,10 @@ read-only or missing directory is fine: the cache is then only read, or not used
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import os
+import sys
 
 __all__ = ["TARGETS", "results", "judge", "cache_dir", "compile_one", "report_line"]
 
@@ -44,10 +46,12 @@ def cache_dir() -> str | None:
 def _code() -> str:
     """The grading code that decides what is compiled: a fix there never meets a verdict cached before it."""
     if not _CODE:
-        here = os.path.dirname(os.path.abspath(__file__))
+        from ..judge import gate
+        from . import launchers
+
         h = hashlib.sha256()
-        for name in ("kernel_compile.py", "launchers.py", "gate.py"):
-            with open(os.path.join(here, name), "rb") as f:
+        for module in (sys.modules[__name__], launchers, gate):
+            with open(inspect.getsourcefile(module), "rb") as f:
                 h.update(f.read())
         _CODE.append(h.hexdigest())
     return _CODE[0]

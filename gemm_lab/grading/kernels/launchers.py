@@ -95,7 +95,7 @@ def genuine(obj, exercise: str, name: str):
     if _is_jit(obj):
         py = obj.fn
         if type(py) is types.FunctionType:
-            from . import gate
+            from ..judge import gate
 
             return gate.notebook_kernel(py, name)
     elif type(obj) is types.FunctionType:

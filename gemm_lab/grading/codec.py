@@ -1,36 +1,26 @@
-"""Answers leave the student's kernel as plain data: the hand-out of a test cell in grading mode.
+"""Plain data across a process boundary: what a student's value becomes as JSON, and back, nothing executed.
 
-While the autograder runs a notebook, a test cell does not run its checks in the student's kernel. The
-grader sends :func:`handout_source` instead: it encodes the values of the notebook names the test cell
-reads (:func:`read_names`) as JSON and displays them with the mime type :data:`MIME`. What comes out is
-a *claim*: the grader decodes it (:func:`decode`, plain JSON, nothing executed) and runs the test cell's
-own source in its own process (``gemm_lab.grading.replay``). Forging the hand-out only claims an
-answer, which is what answering is. Any mapping is handed out as a dict, any other iterable as a list (a set
-when it is set-like), so ``range(1, 3)``, a pandas ``Index`` or an ``OrderedDict`` reach the grader as the
-notebook's own check reads them (``answers.convert._plain``).
-
-A ``@triton.jit`` kernel or a Python function is handed out as a reference by name (``{"__kernel__":
-name}``); the grader takes its source from the notebook file, never from the kernel process.
+``encode(value)`` (in the process that holds the value: the student's kernel, a worker) gives JSON-able data
+of bounded size and depth: numbers (``nan``/``inf`` tagged), strings, lists, and tagged tuples, sets, dicts,
+numpy arrays and tensors, pandas tables and series; a ``@triton.jit`` kernel or a Python function becomes a
+reference by name (``{"__kernel__": name}``), anything else ``{"__unsupported__": type name}``. Any mapping
+is encoded as a dict, any other iterable as a list (a set when it is set-like). ``decode(data)`` (the
+grader) gives plain Python values back; what it cannot read is an :class:`Unsupported`, a wrong answer,
+never a crash. The hand-out of a test cell (``judge.handout``), the check record (``record``) and the
+workers' answers (``judge.remote``, ``judge.worker``) all use it.
 """
 
 from __future__ import annotations
 
-import ast
-import builtins
 import itertools
-import json
 import math
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 
-__all__ = ["MIME", "read_names", "encode", "decode", "emit", "handout_source", "claims_from_outputs",
-           "Unsupported", "MAX_BYTES"]
+__all__ = ["encode", "decode", "Unsupported", "TooBig", "MAX_ITEMS", "MAX_DEPTH"]
 
-MIME = "application/vnd.gemm-lab.claims+json"
-MAX_BYTES = 512 * 1024  # per test cell: answers are numbers, short lists and small tables
 MAX_ITEMS = 20_000  # elements of one array, table or list
 MAX_DEPTH = 8
-_BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 class Unsupported:
@@ -48,40 +38,8 @@ class Unsupported:
     __hash__ = None
 
 
-# --------------------------------------------------------------------------- which names a test cell reads
-
-
-def _bound(tree: ast.AST) -> set[str]:
-    out: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            out.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(node.name)
-        elif isinstance(node, ast.arg):
-            out.add(node.arg)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            out.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            out.add(node.name)
-    return out
-
-
-def read_names(source: str) -> list[str]:
-    """Notebook names a test cell reads: loaded somewhere in it, bound nowhere in it, not builtins."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return []
-    loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    return sorted(loaded - _bound(tree) - _BUILTIN_NAMES)
-
-
-# --------------------------------------------------------------------------- encoding (in the student's kernel)
-
-
-class _TooBig(ValueError):
-    pass
+class TooBig(ValueError):
+    """A value past ``MAX_ITEMS``: too large to carry."""
 
 
 def _float(x: float):
@@ -126,7 +84,7 @@ def encode(value, depth: int = 0, name: str = ""):
             for s in tuple(value.shape):
                 n *= int(s)
             if n > MAX_ITEMS:
-                raise _TooBig(f"array of {n} elements")
+                raise TooBig(f"array of {n} elements")
             data = value.detach().cpu().tolist() if tname in ("Tensor", "Parameter") else value.tolist()
             if not tuple(value.shape):  # a scalar array/tensor or a numpy scalar: its number
                 return encode(data, depth + 1)
@@ -134,12 +92,12 @@ def encode(value, depth: int = 0, name: str = ""):
     if mod.startswith("pandas"):
         if tname == "DataFrame":
             if value.size > MAX_ITEMS:
-                raise _TooBig(f"table of {value.size} cells")
+                raise TooBig(f"table of {value.size} cells")
             split = value.to_dict(orient="split")
             return {"__dataframe__": {k: encode(split[k], depth + 1) for k in ("index", "columns", "data")}}
         if tname == "Series":
             if value.size > MAX_ITEMS:
-                raise _TooBig(f"series of {value.size} items")
+                raise TooBig(f"series of {value.size} items")
             return {"__series__": {"index": encode(list(value.index), depth + 1),
                                    "data": encode(list(value.tolist()), depth + 1),
                                    "name": encode(value.name, depth + 1)}}
@@ -160,40 +118,8 @@ def encode(value, depth: int = 0, name: str = ""):
 def _bounded(iterable) -> list:
     items = list(itertools.islice(iterable, MAX_ITEMS + 1))
     if len(items) > MAX_ITEMS:
-        raise _TooBig(f"more than {MAX_ITEMS} items")
+        raise TooBig(f"more than {MAX_ITEMS} items")
     return items
-
-
-def emit(namespace: dict, names) -> None:
-    """Display the claims: ``{name: encoded value}`` (a name not defined is left out)."""
-    claims, missing, notes = {}, [], {}
-    for n in names:
-        if n not in namespace:
-            missing.append(n)
-            continue
-        try:
-            claims[n] = encode(namespace[n], name=n)
-        except _TooBig as exc:
-            notes[n] = f"too large to grade ({exc})"
-        except Exception as exc:  # noqa: BLE001 - the student's object broke its own hand-out
-            notes[n] = f"could not be read ({type(exc).__name__})"
-    payload = {"claims": claims, "missing": missing, "notes": notes}
-    text = json.dumps(payload, ensure_ascii=False)
-    if len(text.encode()) > MAX_BYTES:
-        payload = {"claims": {}, "missing": [], "notes": {n: "answers too large to grade" for n in names}}
-    from IPython.display import display
-
-    display({MIME: payload, "text/plain": "(채점기에 답을 넘겼습니다)"}, raw=True)
-
-
-def handout_source(names) -> str:
-    """The code sent to the kernel in place of a test cell."""
-    return ("from gemm_lab.grading.handout import emit as _gemm_lab_emit\n"
-            f"_gemm_lab_emit(globals(), {list(names)!r})\n"
-            "del _gemm_lab_emit\n")
-
-
-# --------------------------------------------------------------------------- decoding (in the grader)
 
 
 def decode(obj, depth: int = 0):
@@ -265,20 +191,3 @@ _NUMPY_DTYPES = {"float16", "float32", "float64", "int8", "int16", "int32", "int
 
 def _list(x) -> list:
     return x if isinstance(x, list) else []
-
-
-def claims_from_outputs(outputs) -> dict | None:
-    """The last hand-out payload among a cell's outputs, or None when the cell handed nothing out."""
-    found = None
-    for out in outputs or []:
-        data = out.get("data") if isinstance(out, dict) else None
-        if isinstance(data, dict) and MIME in data:
-            payload = data[MIME]
-            if isinstance(payload, str):
-                try:
-                    payload = json.loads(payload)
-                except ValueError:
-                    continue
-            if isinstance(payload, dict) and isinstance(payload.get("claims"), dict):
-                found = payload
-    return found

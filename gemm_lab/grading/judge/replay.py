@@ -13,7 +13,9 @@ import builtins
 import contextlib
 import io
 
-from . import gate, handout, record, remote
+from .. import record
+from ..codec import decode
+from . import gate, remote
 
 __all__ = ["grade_cell"]
 
@@ -43,7 +45,7 @@ def _bind(payload: dict, sources_before, run_seed: int) -> tuple[dict, list]:
             names[name] = fn
             functions.append(fn)
         else:
-            names[name] = handout.decode(enc)
+            names[name] = decode(enc)
     return names, functions
 
 
