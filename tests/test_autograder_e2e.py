@@ -26,9 +26,9 @@ from autograder.grade import autograde as grade_mod
 from autograder.grade.autograde import GradeSettings
 from autograder.reporting.feedback_build import build_feedback
 from autograder.reporting.grade_table import write_grades_csv
+from autograder.samplekit.attacks_sandbox import SNOOP
 from autograder.samplekit.compare import compare_with_expected
 from autograder.samplekit.fixture import ASSIGNMENT, make_course
-from autograder.samplekit.attacks_sandbox import SNOOP
 from autograder.samplekit.make_samples import make_samples
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -204,7 +204,7 @@ def test_committed_samples_are_current(assignment, tmp_path):
     folder = ROOT / "autograder" / "samples" / assignment
     opts = _committed_options(folder)
     masters = sorted((ROOT / "source" / assignment).glob("*.ipynb"))
-    nbs = [Notebook(p.stem, read_notebook(p), read_notebook(p)) for p in masters]
+    nbs = [Notebook.load(ROOT, f"{assignment}/{p.stem}", release="source") for p in masters]
     fresh = write_samples(nbs, tmp_path / "s", **opts)
     want_exp, want_review = read_expected(fresh)
     got_exp, got_review = read_expected(folder)

@@ -14,11 +14,9 @@ import pytest
 
 from autograder import cells as nbcells
 from autograder.cells import is_autograded_test
-from autograder.course import read_notebook
 from autograder.samplekit import attacks_sandbox, kernels
 from autograder.samplekit.bad_kernels import BAD_KERNELS
-from autograder.samplekit.expected import build_cases
-from autograder.samplekit.expected import read_expected, read_review_contains
+from autograder.samplekit.expected import build_cases, read_expected, read_review_contains
 from autograder.samplekit.make_samples import write_samples
 from autograder.samplekit.model import HIDDEN_MARK, Notebook
 from autograder.samplekit.plan import ALL, CASES, PLANS, case_function
@@ -30,7 +28,7 @@ def masters(assignment: str) -> list[Notebook]:
     paths = sorted((ROOT / "source" / assignment).glob("*.ipynb"))
     if not paths:
         pytest.skip(f"no source/{assignment}")
-    return [Notebook(p.stem, read_notebook(p), read_notebook(p), assignment) for p in paths]
+    return [Notebook.load(ROOT, f"{assignment}/{p.stem}", release="source") for p in paths]
 
 
 @pytest.fixture(scope="module", params=sorted(PLANS))

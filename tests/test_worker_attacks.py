@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course import Course, read_notebook
+from autograder.course import Course
 from autograder.samplekit import attacks_worker
 from autograder.samplekit.expected import write_cases
 from autograder.samplekit.model import Notebook
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _masters(assignment: str) -> list[Notebook]:
-    return [Notebook(p.stem, read_notebook(p), read_notebook(p), assignment)
+    return [Notebook.load(ROOT, f"{assignment}/{p.stem}", release="source")
             for p in sorted((ROOT / "source" / assignment).glob("*.ipynb"))]
 
 

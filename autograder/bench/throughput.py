@@ -31,7 +31,7 @@ from pathlib import Path
 
 import psutil
 
-from autograder.course import Course, read_notebook, release
+from autograder.course import Course, release
 from autograder.course_lock import stage_dir
 from autograder.grade import dispatch, triton_cache
 from autograder.grade.autograde import autograde, default_jobs, prepare_gradebook
@@ -98,14 +98,12 @@ def build(scratch: Path, assignment: str | None, notebooks: list[str] | None, n:
             if nb.stem not in notebooks:
                 nb.unlink()
     release(course, assignment)
-    full = {}
-    for rel in sorted((course.release / assignment).glob("*.ipynb")):
-        full[rel.name] = Notebook(rel.stem, read_notebook(rel), read_notebook(src / rel.name)).full()
+    full = {nb: Notebook.load(course.root, f"{assignment}/{nb}").full() for nb in course.notebooks(assignment)}
     for i in range(n + 1):
         d = course.submitted / f"s{i:03d}" / assignment
         d.mkdir(parents=True)
         for name, nb in full.items():
-            (d / name).write_text(json.dumps(nb))
+            (d / f"{name}.ipynb").write_text(json.dumps(nb))
     return course, assignment
 
 

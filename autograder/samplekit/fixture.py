@@ -11,7 +11,7 @@ import json
 import shutil
 from pathlib import Path
 
-from autograder.course import REPO_ROOT, read_notebook
+from autograder.course import REPO_ROOT
 from autograder.samplekit.model import Notebook
 
 ASSIGNMENT = "demo01"
@@ -96,9 +96,7 @@ def make_course(root: Path, assignment: str = ASSIGNMENT) -> Path:
 
 def solved(course_root: Path, name: str, assignment: str = ASSIGNMENT) -> dict:
     """A full-marks hand-in: the released notebook with every answer cell taken from the master."""
-    root = Path(course_root)
-    return Notebook(name, read_notebook(root / "release" / assignment / f"{name}.ipynb"),
-                    read_notebook(root / "source" / assignment / f"{name}.ipynb")).full()
+    return Notebook.load(course_root, f"{assignment}/{name}").full()
 
 
 def hand_in(course_root: Path, student: str, notebooks: dict, assignment: str = ASSIGNMENT) -> Path:

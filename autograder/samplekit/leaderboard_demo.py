@@ -21,18 +21,11 @@ import sys
 from pathlib import Path
 
 from autograder.course import REPO_ROOT as ROOT
-from autograder.course import read_notebook
 from autograder.samplekit import bad_kernels
 from autograder.samplekit.model import Notebook, set_answer
 from gemm_lab.grading.kernels.exercises import EXERCISES
 
 MATMUL = EXERCISES["matmul"]
-
-
-def _notebook() -> Notebook:
-    a, name = MATMUL.notebook.split("/")
-    return Notebook(name, read_notebook(ROOT / "release" / a / f"{name}.ipynb"),
-                    read_notebook(ROOT / "source" / a / f"{name}.ipynb"), a)
 
 
 def _edit(src: str, *pairs) -> str:
@@ -45,7 +38,7 @@ def _edit(src: str, *pairs) -> str:
 
 def variants() -> dict[str, str | None]:
     """name -> kernel cell source (None: the release stub as it is)."""
-    m = _notebook().solutions[MATMUL.solution_cell] + "\n"
+    m = Notebook.load(ROOT, MATMUL.notebook).solutions[MATMUL.solution_cell] + "\n"
     return {
         "master_solution": m,
         "masked_rows_no_modulo": _edit(
@@ -66,7 +59,7 @@ def variants() -> dict[str, str | None]:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     out = Path(argv[0]) if argv else ROOT / "autograder" / "work" / "leaderboard_demo"
-    book = _notebook()
+    book = Notebook.load(ROOT, MATMUL.notebook)
     for name, src in variants().items():
         nb = copy.deepcopy(book.release)
         if src is not None:

@@ -24,7 +24,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from autograder.course import Course, read_notebook
+from autograder.course import Course
 from autograder.samplekit.expected import write_cases
 from autograder.samplekit.model import Notebook
 from autograder.samplekit.plan import LEGACY_CASES, PLANS, legacy_plan
@@ -51,8 +51,7 @@ def make_samples(course: Course, assignment: str, out: Path, notebooks: list[str
     if not names:
         raise FileNotFoundError(f"no release notebooks for {assignment} in {course.release}: "
                                 "run `python -m autograder release` (or pass --from-source)")
-    nbs = [Notebook(name, read_notebook(course.release / assignment / f"{name}.ipynb"),
-                    read_notebook(course.source / assignment / f"{name}.ipynb"), assignment) for name in names]
+    nbs = [Notebook.load(course.root, f"{assignment}/{name}") for name in names]
     if plan is None and assignment in PLANS and not (hostile or full_all or cases):
         plan = assignment
     return write_samples(nbs, out, hostile=hostile, full_all=full_all, cases=cases, plan=plan, assignment=assignment)

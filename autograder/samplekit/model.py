@@ -6,9 +6,11 @@ import ast
 import copy
 import functools
 import re
+from pathlib import Path
 
 from autograder import cells as nbcells
 from autograder.cells import is_autograded_test, is_grade, is_solution
+from autograder.course import read_notebook
 
 SOLUTION_BEGIN = "### BEGIN SOLUTION"
 SOLUTION_END = "### END SOLUTION"
@@ -77,6 +79,15 @@ class Notebook:
         self.release = release
         self.solutions = {nbcells.meta(c)["grade_id"]: strip_solution_markers(nbcells.source(c)) for c in master["cells"]
                           if nbcells.meta(c).get("grade_id") and is_solution(c)}
+
+    @classmethod
+    def load(cls, root, key: str, release: str = "release") -> Notebook:
+        """``root/<release>/<key>.ipynb`` with its master ``root/source/<key>.ipynb`` (key: assignment/notebook);
+        ``release="source"``: the master stands in for its release (the same graded cells, in the same order)."""
+        assignment, name = key.split("/")
+        master = read_notebook(Path(root) / "source" / f"{key}.ipynb")
+        handed = master if release == "source" else read_notebook(Path(root) / release / f"{key}.ipynb")
+        return cls(name, handed, master, assignment)
 
     @property
     def key(self) -> str:
