@@ -1,13 +1,13 @@
-"""How the autograder uses gemm_lab.grading.integrity.scan_source: a review aid, never a defence.
+"""How the autograder uses gemm_lab.grading.audit.scan.scan_source: a review aid, never a defence.
 
 Scores do not depend on what a hand-in does in its kernel: test cells are judged in the grader's
 process on handed-out values, kernels and function answers from their source in a fresh worker
-(gemm_lab.grading.integrity says how). The scan still reads the code the student wrote (answer cells and
+(gemm_lab.grading.judge says how). The scan still reads the code the student wrote (answer cells and
 added cells of the *autograded* notebook, after nbgrader restored the locked and test cells) and lists every
 construct that tries to subvert a checker in the student's own process (builtins, import hooks, frames,
 ``exec``, written modules, ...) in the review
-column, so the instructor knows who tried. It changes no score (the codes, their Korean text and policy:
-gemm_lab/grading/findings.py).
+column, so the instructor knows who tried. It changes no score (the codes and their Korean text:
+gemm_lab/grading/audit/findings.py).
 """
 
 from __future__ import annotations
