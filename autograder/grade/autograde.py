@@ -21,7 +21,7 @@ Design (why the gradebook stays consistent and the secrets stay secret):
 5. When a scratch run ends, this process copies its autograded notebooks into autograder/autograded/
    (scrubbed: autograder/grade/safe_feedback.py) and its scores into the main gradebook (one transaction per
    hand-in, with the 'graded' mark of autograder/grade/resume.py), scans the student's code for tampering
-   (gemm_lab.grading.integrity) and writes the hand-in's review notes (autograder/grade/merge.py).
+   (gemm_lab.grading.audit.scan) and writes the hand-in's review notes (autograder/grade/merge.py).
 6. Crash safety (autograder/course_lock.py): one run per course (a lock whose process is gone is taken over);
    the scratch a killed run left is removed; hand-ins already graded are skipped unless ``regrade``.
    A notebook whose kernel a signal killed (OOM killer, an admin) is graded once more in a fresh kernel;
