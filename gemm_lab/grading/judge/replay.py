@@ -36,7 +36,6 @@ def _bind(payload: dict, sources_before, run_seed: int) -> tuple[dict, list]:
             except gate.Refused as exc:
                 names[name] = remote.KernelSource(name, None, run_seed, refused=str(exc))
                 names[name].not_triton = exc.not_triton  # only a refusal of non-Triton code is a review finding
-                names[name].not_triton = exc.not_triton
         elif isinstance(enc, dict) and "__function__" in enc:
             try:
                 fn = remote.FunctionSource(name, gate.function_module(sources_before, name))
