@@ -10,18 +10,17 @@ from gemm_lab import runtime  # noqa: F401  (before triton: kernels run in the C
 
 pytest.importorskip("triton")
 
-from test_grading_kernels import CHECKS, MASTERS, kernel, master_source, rejects  # noqa: E402
+from test_grading_kernels import CHECKS, kernel, master_source, rejects  # noqa: E402
 
 from autograder.samplekit.kernels import MISTAKES  # noqa: E402
+from gemm_lab.grading.kernels.exercises import EXERCISES  # noqa: E402
 
-EXERCISE = {"01_pointer_blocks": "matmul", "06_persistent_loop": "persistent", "01_block_model": "vector_add",
-            "02_fusion_softmax": "softmax"}
 # the feedback each mistake gets (fp16 accumulation: the T4 compile step refuses tl.dot's fp16 accumulator
 # before the precision check sees it, so only the failure itself is asserted)
 WHY = {"kernel_no_k_mask": "마스크 없는 로드", "kernel_k_wrap": "마스크 없는 로드", "kernel_no_load_mask": "마스크 없는 로드",
        "kernel_no_store_mask": "여백", "kernel_other_one": "값이 다릅니다", "kernel_other_zero": "값이 다릅니다",
        "kernel_loop_off_by_one": "persistent_matmul"}
-CELL = {ex: gid for ex, (_, gid, _) in MASTERS.items()}
+CELL = {ex: e.solution_cell for ex, e in EXERCISES.items()}
 
 
 def _applicable():
