@@ -20,8 +20,9 @@ from pathlib import Path
 import pytest
 
 from autograder.collect import handins as col
+from autograder.collect import lms
 from autograder.collect.archive import ZipLimits
-from autograder.collect.names import LMS_REGEXP, parse_lms_name, sanitize_student_id
+from autograder.collect.names import LMS_REGEXP, sanitize_student_id
 from autograder.collect.summary import report_path
 from autograder.course import Course
 from autograder.reporting.grade_table import grade_table, review_flags, write_grades_csv
@@ -66,12 +67,12 @@ LMS_IDS = ["kim_cs", "lee_cs", "park-2", "o_3_x", "2024123", "김_철수", "a_at
 
 @pytest.mark.parametrize("prefix", [ASSIGNMENT, "hw"])
 def test_lms_ids_are_everything_between_prefix_and_attempt(prefix):
+    ctx = lms.Context(ASSIGNMENT, {NB1.lower()})
     for raw in LMS_IDS:
-        got = parse_lms_name(f"{prefix}_{raw}_attempt_2026-12-01-10-00-00_{NB1}.ipynb", ASSIGNMENT)
-        assert got is not None and got.student == raw and got.prefix == prefix
-        assert got.file_id == f"{NB1}.ipynb" and got.timestamp == (2026, 12, 1, 10, 0, 0)
-    assert parse_lms_name("hw_kim_attempt_notadate_x.ipynb", ASSIGNMENT) is None
-    assert parse_lms_name("kim.ipynb", ASSIGNMENT) is None
+        got = lms.read_name((f"{prefix}_{raw}_attempt_2026-12-01-10-00-00_{NB1}.ipynb",), "", ctx)
+        assert got.fmt == "blackboard" and got.lms_id == raw and got.stem == NB1
+        assert got.when == (2026, 12, 1, 10, 0, 0, 0.0)
+    assert "malformed time" in lms.read_name(("hw_kim_attempt_notadate_x.ipynb",), "", ctx)
 
 
 def test_nbgrader_named_regexp_agrees_with_collect():
@@ -84,7 +85,8 @@ def test_nbgrader_named_regexp_agrees_with_collect():
     assert regexp == LMS_REGEXP
     for raw in LMS_IDS:
         name = f"hw_{raw}_attempt_2026-12-01-10-00-00_Copy of {NB1}.ipynb"
-        assert re.match(regexp, name)["student_id"] == parse_lms_name(name, "week99").student == raw
+        got = lms.read_name((name,), "", lms.Context("week99", {NB1.lower()}))
+        assert re.match(regexp, name)["student_id"] == got.lms_id == raw
 
 
 def test_lms_zip_keeps_ids_with_underscores_apart(course, tmp_path):

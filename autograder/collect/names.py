@@ -1,10 +1,7 @@
-"""Names of hand-ins: student ids (sanitized, collision-free), LMS download names, Colab copy names.
+"""Names of hand-ins: student ids (sanitized, collision-free), LMS times, Colab copy names.
 
-An LMS download (Blackboard style, as ``nbgrader zip_collect`` expects it) names each file
-``<prefix>_<student>_attempt_<timestamp>_<file>.ipynb``. The student id is everything between the
-prefix and ``_attempt_`` (it may hold ``_``, ``-``, digits, Hangul). The prefix is the assignment name
-(``week06_``) when the file starts with it, otherwise the first ``_``-separated word (the LMS's own
-assignment title, e.g. ``hw``). ``LMS_REGEXP`` is the same rule for nbgrader's ``named_regexp``
+``LMS_REGEXP`` is collect's rule for a Blackboard-style name (``<prefix>_<student>_attempt_<timestamp>_<file>``,
+autograder/collect/lms.py) written as nbgrader's ``named_regexp``, for a manual ``nbgrader zip_collect``
 (nbgrader_config.py; tests/test_collect.py checks that both agree).
 """
 
@@ -13,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from dataclasses import dataclass
 
 MAX_ID_LEN = 64
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -21,7 +17,6 @@ _HASH_LEN = 8
 
 LMS_REGEXP = (r"^(?P<prefix>[^_]*)_(?P<student_id>.+?)_attempt_(?P<timestamp>[0-9][0-9\-]*)"
               r"_(?P<file_id>.+\.ipynb)$")
-_LMS_TAIL = re.compile(r"^(?P<head>.+?)_attempt_(?P<timestamp>[0-9][0-9\-]*)_(?P<file_id>.+)$")
 
 
 def _digest(text: str, n: int = _HASH_LEN) -> str:
@@ -48,16 +43,6 @@ def sanitize_student_id(raw: str, hash_len: int = _HASH_LEN) -> str:
     return f"{base}_{_digest(raw, hash_len)}"
 
 
-@dataclass(frozen=True)
-class LmsName:
-    """The parts of an LMS file name: ``prefix``, raw ``student`` id, ``timestamp`` (ints), ``file_id``."""
-
-    prefix: str
-    student: str
-    timestamp: tuple
-    file_id: str
-
-
 def parse_timestamp(text: str) -> tuple | None:
     """``2026-12-01-10-00-00`` -> (2026, 12, 1, 10, 0, 0); None when it is not a date."""
     parts = [p for p in text.split("-") if p]
@@ -67,26 +52,6 @@ def parse_timestamp(text: str) -> tuple | None:
     if not (1 <= nums[1] <= 12 and 1 <= nums[2] <= 31):
         return None
     return nums + (0,) * (6 - len(nums))
-
-
-def parse_lms_name(name: str, assignment: str) -> LmsName | None:
-    """Split an LMS file name (see the module docstring); None when ``name`` is not one."""
-    m = _LMS_TAIL.match(name)
-    if not m or not name.endswith(".ipynb"):
-        return None
-    stamp = parse_timestamp(m["timestamp"])
-    if stamp is None:
-        return None
-    head = m["head"]
-    if assignment and head.startswith(assignment + "_") and len(head) > len(assignment) + 1:
-        prefix, student = assignment, head[len(assignment) + 1:]
-    elif "_" in head:
-        prefix, student = head.split("_", 1)
-    else:
-        return None
-    if not student.strip():
-        return None
-    return LmsName(prefix, student, stamp, m["file_id"])
 
 
 _COPY_NOISE = [re.compile(p) for p in (r"^copy of ", r"^copy_of_", r"^사본 - ", r"\.ipynb의 사본$", r"의 사본$",
