@@ -144,11 +144,6 @@ class SandboxKernelManager(_IpcKernelManager):
         """One English line naming every limit hit by this kernel ('' when none)."""
         return lim.limit_reason(self.sandbox_outcome())
 
-    def limit_message_ko(self) -> str:
-        """The same for a student: Korean, one sentence per limit hit ('' when none)."""
-        outcome = self.sandbox_outcome()
-        return " ".join(h.message_ko for h in outcome.hits) if outcome else ""
-
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
         self._finish_sandbox()
         await super()._async_cleanup_resources(restart=restart)
