@@ -84,3 +84,32 @@ def test_expander_declines_launchers_it_does_not_know():
     assert lc._descriptor_expander(types.SimpleNamespace(run=run)) is None
     plain = types.SimpleNamespace(launch=print, global_scratch_size=0, profile_scratch_size=0)
     assert lc._descriptor_expander(types.SimpleNamespace(run=plain)) is None  # no descriptors: a C launcher
+
+
+def test_keyed_launch_builds_arguments_once_per_key(monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch._C, "_cuda_getCurrentRawStream", lambda device: 7, raising=False)
+    monkeypatch.setattr(torch._C, "_cuda_getDevice", lambda: 0, raising=False)
+    from triton import knobs
+
+    monkeypatch.setattr(knobs.runtime, "launch_enter_hook", None)  # Triton 3.6's default: no hook set
+    monkeypatch.setattr(knobs.runtime, "launch_exit_hook", None)
+    calls = []
+    run = FakeLauncher(calls)
+    compiled = types.SimpleNamespace(run=run, function="fn", packed_metadata="meta")
+    fast = lc._direct(compiled, (3, 1, 1), (64,), lambda *a: calls.append(("runner", a)), lc._descriptor_expander(compiled))
+    built = []
+
+    def make(pa, pb):
+        built.append((pa, pb))
+        return desc(pa), desc(pb, (200, 50), (64, 1)), 100
+
+    for pa, pb in ((4096, 8192), (4096, 8192), (4096, 16384), (4096, 8192)):
+        ENCODED.clear()
+        fast.keyed((pa, pb), lambda pa=pa, pb=pb: make(pa, pb))
+        got = calls.pop()
+        run.launch(3, 1, 1, 7, "fn", False, False, None, None, "meta", None, None, None, *make(pa, pb), 64)
+        built.pop()
+        assert got == calls.pop()  # what Triton's own launcher would have been given
+    assert built == [(4096, 8192), (4096, 16384)]

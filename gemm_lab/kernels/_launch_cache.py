@@ -24,6 +24,17 @@ class Launch:
         self.options = options
         self._fast = None
 
+    def keyed(self, key, make_args) -> None:
+        """Launch with the runtime arguments ``make_args()`` builds; for a kernel with host tensor
+        descriptors, the launcher's expanded arguments (encoded tensor maps included) are kept per ``key``
+        and ``make_args`` is not called again for it. ``key`` must fix every argument for this launch's
+        kernel (the base addresses behind the descriptors, where shapes and strides are fixed by the caller)."""
+        fast = self._fast
+        if fast is not None and hasattr(fast, "keyed"):
+            fast.keyed(key, make_args)
+        else:
+            self(*make_args())
+
     def __call__(self, *args) -> None:
         fast = self._fast
         if fast is not None:
@@ -75,6 +86,7 @@ def _direct(compiled, grid, tail, runner, expander=None):
     device = getattr(torch._C, "_cuda_getDevice", torch.cuda.current_device)
     if expander is not None:
         raw, coop, pdl, expand = expander
+        by_key: dict = {}
 
         def fast_desc(*a):
             if rt.launch_enter_hook is None and rt.launch_exit_hook is None:
@@ -83,6 +95,18 @@ def _direct(compiled, grid, tail, runner, expander=None):
             else:
                 runner(*a, *tail)
 
+        def keyed(key, make_args):
+            if rt.launch_enter_hook is not None or rt.launch_exit_hook is not None:
+                runner(*make_args(), *tail)
+                return
+            e = by_key.get(key)
+            if e is None:
+                if len(by_key) >= _DESC_CACHE_MAX:
+                    by_key.clear()
+                e = by_key[key] = tuple(expand(tuple(make_args()) + tail))
+            raw(g0, g1, g2, stream_of(device()), fn, coop, pdl, None, None, meta, None, None, None, *e)
+
+        fast_desc.keyed = keyed
         return fast_desc
 
     def fast(*a):
