@@ -31,7 +31,7 @@ def interp(monkeypatch, tmp_path):
     remote.set_runner(remote.SubprocessRunner(timeout=240))
     remote.take_incidents()
     yield tmp_path / "worker-compile"
-    remote.close_workers()
+    remote.set_runner(remote.SubprocessRunner())  # closes the test's fork server
     remote.set_deadline(None)
     remote._COMPILED.clear()
 
@@ -47,7 +47,7 @@ class _Forging:
     def __init__(self, answer):
         self.answer, self.jobs, self.real = answer, [], remote.SubprocessRunner(timeout=240)
 
-    def start(self, kind="run"):
+    def start(self):
         outer = self
 
         class W:
@@ -59,7 +59,7 @@ class _Forging:
                 forged = outer.answer(job)
                 if forged is not None:
                     return forged
-                self.inner = self.inner or outer.real.start(kind)
+                self.inner = self.inner or outer.real.start()
                 return self.inner.run(job, arrays)
 
             def alive(self):
@@ -169,8 +169,8 @@ def test_a_real_kill_is_retried(interp):
     killed = []
 
     class Killing(remote.SubprocessRunner):
-        def start(self, kind="run"):
-            w = super().start(kind)
+        def start(self):
+            w = super().start()
             real = w.run
 
             def run(job, arrays=None):
@@ -187,13 +187,21 @@ def test_a_real_kill_is_retried(interp):
     assert killed and v["status"] == "pass" and len(v["incidents"]) == 1, (v["message"], v.get("incidents"))
 
 
-def test_each_notebook_gets_fresh_workers(interp):
+def test_each_job_gets_a_fresh_worker_of_one_server(interp):
+    """Every job runs in a new fork of the same server (which is imported once and runs no job itself)."""
+    seen = []
+
+    class Noting(remote.SubprocessRunner):
+        def start(self):
+            w = super().start()
+            seen.append((self.server.proc.pid, w.pid))
+            return w
+
+    remote.set_runner(Noting(timeout=240))
     assert _grade(ADD_KERNEL)["status"] == "pass"
-    first = remote.worker("run")
     assert _grade(ADD_KERNEL.replace("x + y", "y + x"))["status"] == "pass"
-    assert remote.worker("run") is first  # the cells of one notebook share it
-    remote.close_workers()  # the notebook ended (nbexec)
-    assert not first.alive() and remote.worker("run") is not first
+    servers, workers = {s for s, _w in seen}, [w for _s, w in seen]
+    assert len(seen) >= 4 and len(servers) == 1 and len(set(workers)) == len(workers), seen
 
 
 def test_the_notebook_deadline_bounds_a_running_check(interp):
@@ -240,7 +248,7 @@ def test_the_sandboxed_worker_writes_nothing_on_the_host_past_the_kernels_caps(t
     spec = tmp_path / "spec.json"
     spec.write_text("{}")
     runner = SandboxRunner(str(spec), 120)
-    w = runner.start("function")
+    w = runner.start()
     (folder,) = runtime.glob("glw-*")
     probe = ("import os, subprocess\ndef f(top, more):\n    out = {}\n"
              "    subprocess.Popen(['sleep', '600'], start_new_session=True)\n"
@@ -255,7 +263,7 @@ def test_the_sandboxed_worker_writes_nothing_on_the_host_past_the_kernels_caps(t
         got = w.run({"op": "calls", "module": probe, "function": "f",
                      "calls": [{"args": [str(folder), writable]}]})
         w.close()
-        after = runner.start("function").run({"op": "calls", "module": look, "function": "g",
+        after = runner.start().run({"op": "calls", "module": look, "function": "g",
                                                "calls": [{"args": [[str(folder), *writable]]}]})
     finally:
         runner.close()

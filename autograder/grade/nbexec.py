@@ -120,8 +120,7 @@ class GuardedExecute(Execute):
         remote.set_deadline(self._deadline)
         try:
             nb, resources = super().preprocess(nb, resources, km=km)
-        finally:  # nothing a check did reaches the next notebook
-            remote.close_workers()
+        finally:
             remote.set_deadline(None)
         resources.setdefault("gemm_lab", {})["stop_reason"] = self._stop_reason
         return nb, resources

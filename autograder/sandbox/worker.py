@@ -1,15 +1,15 @@
 """The grader's workers run in the same sandbox as a student's kernel.
 
-``SandboxRunner.start()`` is what ``gemm_lab.grading.judge.remote`` calls for a worker (a notebook's kernel checks,
-a compile, or its function answers): a fork of the runner's fork server for its kind (``python -m
-gemm_lab.grading.judge.worker --fork-server KIND``), which runs under bwrap with the same limits, seccomp filter, cgroup and NVIDIA nodes as the
-notebook's kernel (``bwrap.make_plan``), in an empty working folder (nothing of the hand-in but the source each
-job carries). Jobs and answers travel on its stdin/stdout; between workers the server kills every other
-process of the sandbox and empties every folder a worker could write (the sized tmpfs mounts, the working
-folder, the socket folder), so each worker starts as the first one did. The server's host folder sits in the
-hand-in's runtime folder (``glrt-*``, swept after a killed run) and is read-only inside, but for the socket
-folder the kernel gets too (``bwrap.socket_dir``: a 1 MiB tmpfs where it can be mounted): its disk has the
-notebook kernel's caps.
+``SandboxRunner.start()`` is what ``gemm_lab.grading.judge.remote`` calls for a worker (one job: a compile, a
+check's kernel runs, a cell's function calls): a fork of the runner's fork server (``python -m
+gemm_lab.grading.judge.worker --fork-server``, one per hand-in), which runs under bwrap with the same limits,
+seccomp filter, cgroup and NVIDIA nodes as the notebook's kernel (``bwrap.make_plan``), in an empty working
+folder (nothing of the hand-in but the source each job carries). Jobs and answers travel on its
+stdin/stdout; between workers the server kills every other process of the sandbox and empties every folder a
+worker could write (the sized tmpfs mounts, the working folder, the socket folder), so each worker starts as
+the first one did. The server's host folder sits in the hand-in's runtime folder (``glrt-*``, swept after a
+killed run) and is read-only inside, but for the socket folder the kernel gets too (``bwrap.socket_dir``: a
+1 MiB tmpfs where it can be mounted): its disk has the notebook kernel's caps.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ class SandboxRunner(remote.ForkingRunner):
     def __init__(self, spec_path: str, timeout: float):
         self.spec_path, self.timeout = spec_path, timeout
 
-    def spawn(self, kind: str) -> remote.Worker:
+    def spawn(self) -> remote.Worker:
         spec = json.loads(Path(self.spec_path).read_text())
         spec = dict(spec, copy_back_to=None)
         spec.pop("report_dir", None)
@@ -48,5 +48,5 @@ class SandboxRunner(remote.ForkingRunner):
 
         wipe = [*limits.mounts(), bwrap.SANDBOX_CWD, sockets]
         argv = bwrap.supervisor_argv(plan) + [sys.executable, "-m", "gemm_lab.grading.judge.worker", "--fork-server",
-                                              kind, "--sandboxed", *wipe]
+                                              "--sandboxed", *wipe]
         return remote.Worker(argv, self.timeout, on_close=cleanup)

@@ -5,17 +5,16 @@ kernel checks see it and send their prepared runs to a worker (``gemm_lab.gradin
 launching in-process; the outputs come back as data and are judged in the grader. ``FunctionSource`` does
 the same for a plain Python function answer: calls are collected and run in one worker.
 
-How a worker is started is the runner's business: each worker is a fork of a fork server that imported the
-course's code once and never runs a job (:class:`ForkingRunner`; :class:`SubprocessRunner`, a plain child
-process, for tests and ``--allow-unsandboxed``; the autograder installs its sandboxed runner with
-:func:`set_runner`). Every process that runs hand-in source is the student's machine: it hands back raw
-data and the grader judges. A notebook's kernel runs share one worker and its function answers another
-(:func:`worker`; ``close_workers`` at the notebook's end, so nothing a check did reaches the next notebook:
-the server kills what a worker left running and empties the folders it could write); each compile runs in a
-worker of its own that never runs a check, and its result is cached here (and in
-``$GEMM_LAB_WORKER_COMPILE_CACHE``, a folder no sandbox sees) under a hash of everything it was given, so
-a hand-in's compile can only ever be read back for the same source. A worker that dies mid-job is started
-again once (an incident the verdict records); no job outlives the notebook's deadline (:func:`set_deadline`).
+Every job (a compile, a check's kernel runs, a cell's function calls) runs in a worker of its own: a fork of
+the runner's fork server, which imported the course's code once and never runs a job, and which between two
+workers kills whatever the last one left running and empties every folder it could write, so nothing one job
+did reaches another (:class:`ForkingRunner`; :class:`SubprocessRunner`, a plain child process, for tests and
+``--allow-unsandboxed``; the autograder installs its sandboxed runner, one server per hand-in, with
+:func:`set_runner`). Every process that runs hand-in source is the student's machine: it hands back raw data
+and the grader judges. Compile results are cached here (and in ``$GEMM_LAB_WORKER_COMPILE_CACHE``, a folder
+no sandbox sees) under a hash of everything the compile was given, so a hand-in's compile can only ever be
+read back for the same source. A worker that dies mid-job is started again once (an incident the verdict
+records); no job outlives the notebook's deadline (:func:`set_deadline`).
 """
 
 from __future__ import annotations
@@ -30,7 +29,7 @@ from pathlib import Path
 
 __all__ = ["KernelSource", "FunctionSource", "WorkerFailed", "Worker", "Forked", "ForkingRunner",
            "SubprocessRunner", "set_runner", "runner",
-           "worker", "close_workers", "set_deadline", "take_incidents"]
+           "set_deadline", "take_incidents"]
 
 
 class WorkerFailed(RuntimeError):
@@ -184,26 +183,26 @@ class Forked:
 
 
 class ForkingRunner:
-    """Starts workers as forks of a fork server, one server for each kind of worker ("run", "function",
-    "compile": a server has at most one worker at a time, and empties what it could write between two),
-    each started on first use and again after it ended (a time limit closes it with the job it was running).
-    Subclasses say how a server is started (``spawn``)."""
+    """Starts each worker as a fork of one fork server, started on first use and again after it ended (a time
+    limit closes it with the job it was running). The server has one worker at a time and, between two, kills
+    what the last one left running and empties what it could write. Subclasses say how it starts (``spawn``)."""
 
-    def start(self, kind: str = "run") -> Forked:
-        servers = self.__dict__.setdefault("servers", {})
-        server = servers.get(kind)
-        if server is None or not server.alive():
-            if server is not None:
-                server.close()
-            server = servers[kind] = self.spawn(kind)
-        return Forked(server)
+    server: Worker | None = None
 
-    def spawn(self, kind: str) -> Worker:
+    def start(self) -> Forked:
+        if self.server is None or not self.server.alive():
+            if self.server is not None:
+                self.server.close()
+            self.server = self.spawn()
+        return Forked(self.server)
+
+    def spawn(self) -> Worker:
         raise NotImplementedError
 
     def close(self) -> None:
-        for server in self.__dict__.pop("servers", {}).values():
-            server.close()
+        if self.server is not None:
+            self.server.close()
+            self.server = None
 
 
 class SubprocessRunner(ForkingRunner):
@@ -213,7 +212,7 @@ class SubprocessRunner(ForkingRunner):
     def __init__(self, timeout: float = 300.0):
         self.timeout = timeout
 
-    def spawn(self, kind: str) -> Worker:
+    def spawn(self) -> Worker:
         folder = tempfile.mkdtemp(prefix="gemm-lab-worker-")
 
         def cleanup():
@@ -221,18 +220,16 @@ class SubprocessRunner(ForkingRunner):
 
             shutil.rmtree(folder, ignore_errors=True)
 
-        return Worker([sys.executable, "-m", "gemm_lab.grading.judge.worker", "--fork-server", kind, folder], self.timeout,
+        return Worker([sys.executable, "-m", "gemm_lab.grading.judge.worker", "--fork-server", folder], self.timeout,
                       cwd=folder, env=dict(os.environ, PYTHONSAFEPATH="1", TMPDIR=folder), on_close=cleanup)
 
 
 _RUNNER = [SubprocessRunner()]
-_WORKERS: dict[str, Worker] = {}
 
 
 def set_runner(new) -> None:
     """Install how workers are started (an object with ``start()`` giving a worker: ``run``, ``alive``,
-    ``close``); running workers and the old runner's fork server are closed."""
-    close_workers()
+    ``close``); the old runner's fork server is closed."""
     old = _RUNNER[0]
     if old is not new and hasattr(old, "close"):
         old.close()
@@ -243,30 +240,7 @@ def runner():
     return _RUNNER[0]
 
 
-def worker(kind: str) -> Worker:
-    """The running worker for ``kind`` ("kernel": only Triton source ever runs there; "function": a hand-in's
-    Python functions), started on first use; one each per notebook (``close_workers`` at its end)."""
-    w = _WORKERS.get(kind)
-    if w is None or not w.alive():
-        if w is not None:
-            w.close()
-        w = _WORKERS[kind] = runner().start(kind)
-    return w
-
-
-def close_workers() -> None:
-    for w in _WORKERS.values():
-        w.close()
-    _WORKERS.clear()
-
-
-def _close_all() -> None:
-    close_workers()
-    if hasattr(_RUNNER[0], "close"):
-        _RUNNER[0].close()
-
-
-atexit.register(_close_all)
+atexit.register(lambda: hasattr(_RUNNER[0], "close") and _RUNNER[0].close())
 
 
 _COMPILED: dict[str, object] = {}
@@ -311,21 +285,18 @@ def _keep(key: str, value) -> None:
             pass
 
 
-def _run_job(kind: str | None, job: dict, arrays: dict | None = None) -> dict:
-    """``job`` in the notebook's worker of ``kind``, or (``kind`` None) in a process of its own; a worker
-    that dies without an answer is started again once."""
+def _run_job(job: dict, arrays: dict | None = None) -> dict:
+    """``job`` in a fresh worker; a worker that dies without an answer is started again once."""
     for attempt in (0, 1):
-        w = runner().start("compile") if kind is None else worker(kind)
+        w = runner().start()
         try:
             return w.run(job, arrays)
         except WorkerFailed as exc:
-            w.close()
             if not exc.died or attempt:
                 raise
             _INCIDENTS.append(f"grading worker died mid-check ({exc}); started again")
         finally:
-            if kind is None:
-                w.close()
+            w.close()
     raise AssertionError("unreachable")
 
 
@@ -352,7 +323,7 @@ class KernelSource:
         keys = [_compile_key(job, c) for c in constexpr_sets]
         missing = [c for c, k in zip(constexpr_sets, keys, strict=True) if _cached(k) is None]
         if missing:
-            result = _run_job(None, dict(job, constexpr_sets=missing))
+            result = _run_job(dict(job, constexpr_sets=missing))
             per_set = result.get("per_set")
             if "refused" in result:
                 per_set = [{"refused": str(result["refused"])}] * len(missing)
@@ -373,7 +344,7 @@ class KernelSource:
 
     def run(self, exercise, runs, dtype, name, ownership) -> dict:
         """Every prepared run launched in the notebook's kernel worker: raw buffers, judged by the grader."""
-        result = _run_job("run", self._job("run", exercise, dtype, name, runs=runs, ownership=ownership))
+        result = _run_job(self._job("run", exercise, dtype, name, runs=runs, ownership=ownership))
         if "refused" in result:  # a worker's refusal can only cost its own hand-in
             raise AssertionError(str(result["refused"]))
         if "crashed" in result:
@@ -433,7 +404,7 @@ class FunctionSource:
             self.results = [{"error": self.refused}] * len(self.calls)
             return
         job = {"op": "calls", "module": self.module, "function": self.__name__, "calls": self.calls}
-        result = _run_job("function", job, self.arrays)
+        result = _run_job(job, self.arrays)
         results = result.get("results")
         if not isinstance(results, list) or len(results) != len(self.calls):
             crashed = result.get("crashed", "결과가 온전하지 않습니다")

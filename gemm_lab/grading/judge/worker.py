@@ -1,13 +1,12 @@
 """The grader's worker: a fresh process that holds the course's given code and one hand-in's kernel or
 function source, nothing else of the hand-in. Each is a fork of a fork server (``python -m
-gemm_lab.grading.judge.worker --fork-server KIND``, :func:`fork_server`) that imported the course's code once and
+gemm_lab.grading.judge.worker --fork-server``, :func:`fork_server`) that imported the course's code once and
 never runs a job; a worker reads one JSON job per line from a pipe of its own and answers each with one
 result line on another, which the server frames for the grader; everything a job prints goes to stderr.
 Jobs (``remote`` writes them):
 
 * ``{"op": "compile", "module", "kernel", "exercise", "dtype", "name", "constexpr_sets"}``: static checks and
-  the cross-compile (``kernels.compile_results``); never launches the kernel. The grader starts a worker of
-  its own for each compile job, from a server that only ever forks compile workers.
+  the cross-compile (``kernels.compile_results``); never launches the kernel.
 * ``{"op": "run", "module", "kernel", "exercise", "dtype", "name", "runs", "ownership"}``: every run launched
   through the grader's launcher (``kernels.run``): the raw output buffers and, with ``ownership``, which
   program changed which element (observed in the interpreter). The grader judges all of it.
@@ -16,7 +15,6 @@ A kernel module (the gate's) is imported under ``from __future__ import annotati
 annotation is ever evaluated, whatever the module holds (Triton reads them as text).
 * ``{"op": "calls", "module": text, "function": name, "calls": [...]}``: a Python function answer is called
   with the grader's arguments (arrays sent as an ``.npz``); each result is encoded as plain data (a claim).
-  Function workers come from a server of their own: a kernel job never meets a process that ran one.
 """
 
 from __future__ import annotations
@@ -181,7 +179,7 @@ def _answers_apart():
 # --------------------------------------------------------------------------- the fork server
 
 
-def fork_server(kind: str, wipe: list[str], sandboxed: bool) -> int:
+def fork_server(wipe: list[str], sandboxed: bool) -> int:
     """Start each worker as a fork of this process, which imports the course's code once and never runs a
     job itself (``--fork-server``; ``remote`` talks to it).
 
@@ -193,7 +191,7 @@ def fork_server(kind: str, wipe: list[str], sandboxed: bool) -> int:
     this one) and the folders it could write (``wipe``) are emptied, so the next worker finds what the first
     one found. A worker that dies mid-job is answered ``{"ended": status}``.
     """
-    _preload(kind)
+    _preload()
     _not_dumpable()
     answers = _answers_apart()
     control = sys.stdin
@@ -332,16 +330,14 @@ def _kill_others() -> None:
         time.sleep(0.01)
 
 
-def _preload(kind: str) -> None:
-    """The modules the jobs of ``kind`` import, imported once here (the server runs no job): a compile needs
-    no torch. On a GPU host, CUDA is not touched before a fork: ``gemm_lab.runtime`` asks torch for a device
-    only where TRITON_INTERPRET is unset."""
+def _preload() -> None:
+    """The modules jobs import, imported once here (the server runs no job). On a GPU host, CUDA is not
+    touched before a fork: ``gemm_lab.runtime`` asks torch for a device only where TRITON_INTERPRET is unset."""
     import numpy  # noqa: F401
+    import torch  # noqa: F401
     import triton  # noqa: F401
     import triton.language  # noqa: F401
 
-    if kind != "compile":
-        import torch  # noqa: F401
     if os.environ.get("TRITON_INTERPRET", "").strip():
         from gemm_lab import runtime  # noqa: F401
         from gemm_lab.grading import codec, kernels  # noqa: F401
@@ -358,7 +354,7 @@ def _not_dumpable() -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] != ["--fork-server"] or len(sys.argv) < 3:
-        sys.exit("usage: python -m gemm_lab.grading.judge.worker --fork-server KIND [--sandboxed] [FOLDER ...]")
-    rest = sys.argv[3:]
-    sys.exit(fork_server(sys.argv[2], [a for a in rest if a != "--sandboxed"], "--sandboxed" in rest))
+    if sys.argv[1:2] != ["--fork-server"]:
+        sys.exit("usage: python -m gemm_lab.grading.judge.worker --fork-server [--sandboxed] [FOLDER ...]")
+    rest = sys.argv[2:]
+    sys.exit(fork_server([a for a in rest if a != "--sandboxed"], "--sandboxed" in rest))
