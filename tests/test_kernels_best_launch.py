@@ -113,3 +113,12 @@ def test_keyed_launch_builds_arguments_once_per_key(monkeypatch):
         built.pop()
         assert got == calls.pop()  # what Triton's own launcher would have been given
     assert built == [(4096, 8192), (4096, 16384)]
+
+
+def test_an_empty_hook_chain_counts_as_no_hook():
+    from triton import knobs
+
+    chain = type(knobs.runtime.launch_enter_hook)()  # Triton's HookChain, empty
+    assert lc._unset(None) and lc._unset(chain)
+    chain.add(print)
+    assert not lc._unset(chain) and not lc._unset(print)

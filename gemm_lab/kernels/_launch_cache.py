@@ -71,6 +71,12 @@ def _direct_launch_ok() -> bool:
         return False
 
 
+def _unset(hook) -> bool:
+    """No launch hook: None, or an empty hook chain (Triton 3.6 keeps a ``HookChain`` there, empty unless a
+    profiler added a hook; its runner then still passes the chains and builds launch metadata)."""
+    return not getattr(hook, "calls", hook)
+
+
 def _direct(compiled, grid, tail, runner, expander=None):
     """The runner's work without its per-call lookups (about 2 us of Python a launch): the launcher called
     with the current stream; while a launch hook (a profiler) is set, the runner itself. ``expander``
@@ -89,14 +95,14 @@ def _direct(compiled, grid, tail, runner, expander=None):
         by_key: dict = {}
 
         def fast_desc(*a):
-            if rt.launch_enter_hook is None and rt.launch_exit_hook is None:
+            if _unset(rt.launch_enter_hook) and _unset(rt.launch_exit_hook):
                 raw(g0, g1, g2, stream_of(device()), fn, coop, pdl, None, None, meta, None, None, None,
                     *expand(a + tail))
             else:
                 runner(*a, *tail)
 
         def keyed(key, make_args):
-            if rt.launch_enter_hook is not None or rt.launch_exit_hook is not None:
+            if not (_unset(rt.launch_enter_hook) and _unset(rt.launch_exit_hook)):
                 runner(*make_args(), *tail)
                 return
             e = by_key.get(key)
@@ -110,7 +116,7 @@ def _direct(compiled, grid, tail, runner, expander=None):
         return fast_desc
 
     def fast(*a):
-        if rt.launch_enter_hook is None and rt.launch_exit_hook is None:
+        if _unset(rt.launch_enter_hook) and _unset(rt.launch_exit_hook):
             launch(g0, g1, g2, stream_of(device()), fn, meta, None, None, None, *a, *tail)
         else:
             runner(*a, *tail)
