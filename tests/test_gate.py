@@ -1,4 +1,4 @@
-"""The gate (gemm_lab/grading/gate.py): the module a kernel worker imports is written by the grader from the
+"""The gate (gemm_lab/grading/judge/gate.py): the module a kernel worker imports is written by the grader from the
 checked syntax tree, the student's own check goes through the same gate, and honest variants grade as the
 notebook grades them.
 
@@ -18,14 +18,14 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course import read_notebook
 from autograder.grade.review import review_notebook
 from autograder.samplekit import attacks_gate, honest
 from autograder.samplekit.expected import refuses_a_kernel
 from autograder.samplekit.model import Notebook
 from gemm_lab import runtime  # noqa: F401  (before triton: kernels run in the CPU interpreter)
-from gemm_lab.grading import gate, handout
+from gemm_lab.grading import codec
 from gemm_lab.grading.answers import check_choice, check_value
+from gemm_lab.grading.judge import gate
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNEL_NOTEBOOKS = ("week06/01_block_model", "week06/02_fusion_softmax", "week07/01_pointer_blocks",
@@ -40,9 +40,7 @@ def _compile_cache(tmp_path_factory, monkeypatch):
 
 
 def _notebook(key: str) -> Notebook:
-    assignment, name = key.split("/")
-    master = read_notebook(ROOT / "source" / assignment / f"{name}.ipynb")
-    return Notebook(name, master, master, assignment)
+    return Notebook.load(ROOT, key, release="source")
 
 
 @pytest.fixture(scope="module")
@@ -206,7 +204,7 @@ def _student_check(tmp_path, cells: list[str], test_source: str) -> tuple[bool, 
 
 
 def _grader_check(cells: list[str], test_source: str, name: str) -> tuple[bool, str]:
-    from gemm_lab.grading import replay
+    from gemm_lab.grading.judge import replay
 
     claim = {"claims": {name: {"__kernel__": name}}}
     _outs, verdict = replay.grade_cell(test_source, claim, cells, run_seed=0)
@@ -268,7 +266,7 @@ def test_other_containers_pass_in_the_notebook_and_through_the_hand_out(kind, ex
     value = sorted(expected) if kind == "set" else expected
     for make in _forms(kind, value):
         check("q", make(), expected)  # the student's notebook: the live value
-        check("q", handout.decode(handout.encode(make())), expected)  # the grader: the hand-out's data
+        check("q", codec.decode(codec.encode(make())), expected)  # the grader: the hand-out's data
     assert capsys.readouterr().out.count("✅") == 2 * len(honest.VARIANT_FORMS[kind])
 
 
@@ -276,10 +274,10 @@ def test_more_containers_and_the_limits_of_the_hand_out():
     cases = [range(1, 4), (x for x in (1, 2, 3)), collections.deque([1, 2, 3]), {1: 0, 2: 0, 3: 0}.keys(),
              types.MappingProxyType({1: True, 2: True, 3: True})]
     for value in cases:
-        check_choice("q", handout.decode(handout.encode(value)), {1, 2, 3})
+        check_choice("q", codec.decode(codec.encode(value)), {1, 2, 3})
     with pytest.raises(ValueError, match="items"):  # an endless iterable is too large to grade, not a hang
-        handout.encode(itertools.count())
-    assert handout.decode(handout.encode(collections.OrderedDict(a=1))) == {"a": 1}
+        codec.encode(itertools.count())
+    assert codec.decode(codec.encode(collections.OrderedDict(a=1))) == {"a": 1}
 
 
 # --------------------------------------------------------------------------- the class report
@@ -290,7 +288,7 @@ def test_class_report_shows_refused_kernels_and_expected_values_as_written(tmp_p
     from autograder.reporting.class_report_model import show
     from autograder.samplekit.synthetic_class import make_class
 
-    shown = {show(_canon(handout.encode(v))) for v in ({3, 1, 2}, (1, 2.5), {"a": 1}, set(), (7,))}
+    shown = {show(_canon(codec.encode(v))) for v in ({3, 1, 2}, (1, 2.5), {"a": 1}, set(), (7,))}
     assert shown == {"{1, 2, 3}", "(1, 2.5)", '{"a": 1}', "set()", "(7,)"}
     report = analyze(make_class(tmp_path / "class", 20), "week07")
     kernel_cell = next(c for c in report.cells if c.kernel)
@@ -322,7 +320,7 @@ def test_in_a_notebook_the_check_reads_the_cells_that_ran(kernels, capsys):
 
 def test_findings_name_what_the_gate_refused_and_nothing_else(kernels):
     from autograder.grade.review import verdict_findings
-    from gemm_lab.grading import replay
+    from gemm_lab.grading.judge import replay
 
     nb, name, src, given = kernels[KERNEL_NOTEBOOKS[0]]
     test = _visible_test(nb, KERNEL_NOTEBOOKS[0])

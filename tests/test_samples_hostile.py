@@ -16,7 +16,6 @@ import pytest
 
 from autograder.cells import meta as _meta
 from autograder.cells import source as _src
-from autograder.course import read_notebook
 from autograder.grade.review import review_notebook
 from autograder.samplekit import attacks_inprocess, plan
 from autograder.samplekit.model import Notebook
@@ -28,9 +27,7 @@ KERNEL_CASES = ("kernel_calls_python", "forged_compile", "special_shapes")
 
 
 def _notebook(key: str) -> Notebook:
-    assignment, name = key.split("/")
-    master = read_notebook(ROOT / "source" / assignment / f"{name}.ipynb")
-    return Notebook(name, master, master, assignment)
+    return Notebook.load(ROOT, key, release="source")
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +90,7 @@ def test_the_review_scan_flags_the_written_modules_that_hold_the_attacks(built):
 
 
 def test_the_new_grader_refuses_the_kernels_that_call_python(built, notebooks):
-    gate = pytest.importorskip("gemm_lab.grading.gate")
+    gate = pytest.importorskip("gemm_lab.grading.judge.gate")
     for case in ("kernel_calls_python", "frame_walk"):
         for key, nb in notebooks.items():
             found = nb.kernel_cell()
