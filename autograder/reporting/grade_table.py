@@ -13,6 +13,8 @@ from pathlib import Path
 
 from autograder.collect.summary import review_notes
 from autograder.course import Course
+from autograder.reporting.gradebook_export import each_assignment, read_gradebook
+from autograder.reporting.gradebook_export import fmt_points as _fmt
 
 
 def scores(course: Course, assignments: list[str] | None = None) -> tuple[list[str], dict, dict]:
@@ -29,8 +31,6 @@ def scores(course: Course, assignments: list[str] | None = None) -> tuple[list[s
             table.setdefault(student, {})
     if not course.gradebook.exists():
         return columns, table, maxima
-    from autograder.reporting.gradebook_export import each_assignment
-
     with Gradebook(course.db_url, "gemm-lab") as gb:
         for assignment in each_assignment(gb, assignments):
             a_name = assignment.name
@@ -49,8 +49,6 @@ def scores(course: Course, assignments: list[str] | None = None) -> tuple[list[s
 def review_flags(course: Course) -> dict[str, list[str]]:
     """student -> short review notes (collect's notes, tampering findings, grader incidents)."""
     out: dict[str, list[str]] = review_notes(course)[0]
-    from autograder.reporting.gradebook_export import read_gradebook
-
     for ag in read_gradebook(course):  # written answers nobody graded yet: say so, never a silent 0
         for student, cells in sorted(ag.pending_cells.items()):
             if cells:
@@ -122,11 +120,6 @@ def write_grades_csv(course: Course, path: Path | None = None, assignments: list
             w.writerow([student, *[_fmt(v) for v in vals], _fmt(sum(vals)), "; ".join(flags.get(student, []))])
         w.writerow(["max", *[_fmt(maxima[c]) for c in columns], _fmt(sum(maxima.values())), ""])
     return path
-
-
-def _fmt(v) -> str:
-    v = float(v or 0.0)
-    return str(int(v)) if v == int(v) else f"{v:.2f}"
 
 
 def grade_table(course: Course, assignments: list[str] | None = None,
