@@ -45,6 +45,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from autograder import cells as nbcells
+
 NOTEBOOK = "01_pointer_blocks"
 CELL = "student_kernel"
 KERNEL = "student_matmul_kernel"
@@ -96,13 +98,8 @@ def launch(kernel, a, b, c, config) -> None:
 
 def kernel_cell(path: Path) -> str | None:
     """The source of the hand-in's kernel cell (grade_id ``student_kernel``), or None."""
-    nb = json.loads(path.read_text(encoding="utf-8"))
-    for cell in nb.get("cells", []):
-        meta = cell.get("metadata", {}).get("nbgrader", {}) or {}
-        if meta.get("grade_id") == CELL:
-            src = cell.get("source", "")
-            return "".join(src) if isinstance(src, list) else src
-    return None
+    cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+    return next((nbcells.source(c) for c in cells if nbcells.grade_id(c) == CELL), None)
 
 
 def _is_jit_decorator(node) -> bool:
