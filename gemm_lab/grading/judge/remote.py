@@ -351,7 +351,28 @@ class KernelSource:
             raise AssertionError(f"❌ {name}: 커널을 불러오지 못했습니다 ({result['crashed']}).")
         if not isinstance(result.get("results"), list) or len(result["results"]) != len(runs):
             raise WorkerFailed("커널 실행 결과가 온전하지 않습니다.")
+        for r in result["results"]:
+            if isinstance(r, dict) and "out" in r:
+                r["out"] = _floats(r["out"])
+                r["inputs_after"] = [_floats(b) for b in r.get("inputs_after") or []]
         return result
+
+
+def _floats(packed) -> list | None:
+    """A buffer as the worker packed it (float32 bytes), as a list; None when it is not one (judged as no
+    buffer)."""
+    import array
+    import base64
+    import binascii
+
+    if not (isinstance(packed, dict) and isinstance(packed.get("f32"), str)):
+        return None
+    values = array.array("f")
+    try:
+        values.frombytes(base64.b64decode(packed["f32"], validate=True))
+    except (ValueError, binascii.Error):
+        return None
+    return values.tolist()
 
 
 class FunctionSource:

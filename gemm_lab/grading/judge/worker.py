@@ -60,7 +60,16 @@ def _kernel(job: dict) -> dict:
         results = kernels.run_kernel(job["exercise"], obj, job["runs"], job["name"], job["ownership"])
     except AssertionError as exc:
         return {"refused": str(exc)}
+    for r in results:  # buffers as float32 bytes: a JSON list of floats costs the grader seconds to read
+        r["out"] = _packed(r["out"])
+        r["inputs_after"] = [_packed(b) for b in r["inputs_after"]]
     return {"results": results, "device": _device_name()}
+
+
+def _packed(values: list) -> dict:
+    import array
+
+    return {"f32": base64.b64encode(array.array("f", values).tobytes()).decode()}
 
 
 def _as_text(module: str) -> str:
