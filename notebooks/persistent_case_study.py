@@ -878,7 +878,7 @@ else:
 # 기록된 seed로 모양을 무작위로 뽑아(`gemm_lab.bench.random_shapes.draw_shapes`) 같은 실행 안에서 세 가지를 잽니다:
 # `torch.matmul`(cuBLAS), `torch.compile(mode="max-autotune-no-cudagraphs")`(Inductor: 어색한 operand를
 # padding하고 자기 Triton 템플릿과 cuBLAS를 autotune), 그리고 `best_matmul`. 비율은 상대의 시간 / `best_matmul`의
-# 시간(CUDA graph, 5라운드의 중앙값)이고, "best peer"는 그 모양에서 더 빠른 쪽입니다. 점 하나가 모양 하나입니다.
+# 시간(CUDA graph, 여러 라운드의 중앙값: 라운드 수는 CSV의 `rounds` 열)이고, "best peer"는 그 모양에서 더 빠른 쪽입니다. 점 하나가 모양 하나입니다.
 # 먼저 예측해 보세요: 어느 부류(shape class)에서 1 아래의 점이 가장 많을까요?
 
 # %%
@@ -894,7 +894,8 @@ else:
         ["graph_ratio_to_best_peer", "graph_ratio_to_torch", "first_call_s"]].agg(["min", "median"]).round(2)
     display(by_class)
     r = RANDOM["graph_ratio_to_best_peer"]
-    print(f"{RANDOM['gpu'].iloc[0]}, seed {RANDOM['seed'].iloc[0]}, {len(RANDOM)}개 모양: best peer 대비 중앙값 "
+    print(f"{RANDOM['gpu'].iloc[0]}, seed {RANDOM['seed'].iloc[0]}, {len(RANDOM)}개 모양, "
+          f"{int(RANDOM['rounds'].max())}라운드: best peer 대비 중앙값 "
           f"{r.median():.2f}, 최소 {r.min():.2f}, 1 미만 {int((r < 1).sum())}개 — 이유는 results/README.md")
 
 # %% [markdown]
