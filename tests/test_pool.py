@@ -1,5 +1,6 @@
-"""One grading pool over every hand-in × notebook (autograder/grade/schedule.py, dispatch.py, lock.py): the job
-count from CPUs and memory, the order of the tasks, and the cleanup of what a killed command left."""
+"""One grading pool over every hand-in × notebook (autograder/grade/schedule.py, dispatch.py,
+autograder/course_lock.py): the job count from CPUs and memory, the order of the tasks, and the cleanup of
+what a killed command left."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from autograder import course_lock as lock
 from autograder.course import Course
-from autograder.grade import dispatch, lock, schedule
+from autograder.grade import dispatch, schedule
 from autograder.sandbox.limits import GiB
 
 ROOT = Path(__file__).resolve().parent.parent
