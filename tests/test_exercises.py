@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from gemm_lab.grading.kernels.exercises import EXERCISES, for_notebook
 
 ROOT = Path(__file__).resolve().parent.parent

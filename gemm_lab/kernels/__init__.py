@@ -3,9 +3,10 @@ persistent / split-K / fp8 matmul, and ``best_matmul``, which picks among them p
 this package imports ``gemm_lab.runtime`` first, which switches Triton to the CPU interpreter when there
 is no CUDA device."""
 
+# isort: off
 from gemm_lab import runtime  # noqa: F401  (must come before triton)
-
 from gemm_lab import _lang_state  # noqa: F401  (snapshot of triton.language before any interpreter run)
+# isort: on
 from .autotuned import best_config, configs_for, interpreter_config, matmul_autotuned
 from .best import best_matmul
 from .check import assert_close, assert_close_fp16, max_ulp_error, relative_error
