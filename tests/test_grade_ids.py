@@ -8,6 +8,7 @@ import copy
 import importlib.util
 import json
 import random
+import types
 from pathlib import Path
 
 import jupytext
@@ -123,7 +124,7 @@ def test_an_id_is_checked_against_every_answer_of_its_notebook():
 # ----------------------------------------------------------------------------------- check-release
 @pytest.fixture()
 def fake_repo(tmp_path, monkeypatch):
-    """A repository with one assignment; ``generate`` copies the master as its own release (no nbgrader)."""
+    """A repository with one assignment whose release is its master (no nbgrader)."""
     rel = _release_module()
     repo = tmp_path / "repo"
     (repo / "source" / "wk").mkdir(parents=True)
@@ -133,14 +134,26 @@ def fake_repo(tmp_path, monkeypatch):
         (repo / "release" / "wk").mkdir(parents=True, exist_ok=True)
         (repo / "release" / "wk" / "nb.ipynb").write_text(json.dumps(master))
 
-    def generate(root, assignment, db_url=None):
-        out = Path(root) / "release" / assignment
-        out.mkdir(parents=True, exist_ok=True)
-        for nb in (Path(root) / "source" / assignment).glob("*.ipynb"):
-            (out / nb.name).write_text(nb.read_text())
+    class FakeCourse:
+        """``Course.at(root).scratch(tmp, assignments, released=True)`` with each master copied as its own
+        release (no nbgrader)."""
+
+        def __init__(self, root):
+            self.root = Path(root)
+
+        at = classmethod(lambda cls, root: cls(root))
+
+        def scratch(self, tmp, assignments, released=False):
+            course = types.SimpleNamespace(source=Path(tmp) / "source", release=Path(tmp) / "release")
+            for a in assignments:
+                for folder in (course.source / a, course.release / a):
+                    folder.mkdir(parents=True, exist_ok=True)
+                    for nb in (self.root / "source" / a).glob("*.ipynb"):
+                        (folder / nb.name).write_text(nb.read_text())
+            return course
 
     monkeypatch.setattr(rel, "ROOT", repo)
-    monkeypatch.setattr(rel, "generate", generate)
+    monkeypatch.setattr(rel, "Course", FakeCourse)
     monkeypatch.setattr(rel, "leaks", lambda folder: [])  # the fake release keeps its solution markers
     monkeypatch.setattr(rel, "with_outputs", lambda root=None: [])
     return rel, repo, write
