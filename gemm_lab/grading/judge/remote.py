@@ -20,6 +20,7 @@ records); no job outlives the notebook's deadline (:func:`set_deadline`).
 from __future__ import annotations
 
 import atexit
+import functools
 import json
 import os
 import subprocess
@@ -57,7 +58,8 @@ def take_incidents() -> list:
 
 
 class Worker:
-    """One running worker process: jobs in on stdin, answers out on its stdout (``worker`` module)."""
+    """One process the grader talks to (a fork server, ``worker.fork_server``): control and job lines in on its
+    stdin, answer lines out on its stdout."""
 
     def __init__(self, argv: list[str], timeout: float, cwd: str | None = None, env: dict | None = None,
                  on_close=None):
@@ -247,17 +249,24 @@ _COMPILED: dict[str, object] = {}
 COMPILE_CACHE_ENV = "GEMM_LAB_WORKER_COMPILE_CACHE"
 
 
-def _compile_key(job: dict, constexprs: dict) -> str:
-    """Everything a compile result depends on: the module text, what is compiled of it, the code that
-    compiles it and Triton."""
+@functools.cache
+def _compiling_code() -> tuple:
+    """Triton's version and a hash of each file of the code that compiles (found by module name, not imported
+    here: the kernel checks import this module); read once per process."""
     import hashlib
     from importlib.metadata import version
     from importlib.util import find_spec
 
-    # the files by module name (found, not imported here: the kernel checks import this module)
-    code = [hashlib.sha256(Path(find_spec(f"gemm_lab.grading.{m}").origin).read_bytes()).hexdigest()
-            for m in ("kernels.compiler", "kernels", "kernels.launchers", "judge.worker")]
-    blob = json.dumps([job["module"], job["kernel"], job["exercise"], job["dtype"], version("triton"), code,
+    return version("triton"), [hashlib.sha256(Path(find_spec(f"gemm_lab.grading.{m}").origin).read_bytes()).hexdigest()
+                               for m in ("kernels.compiler", "kernels", "kernels.launchers", "judge.worker")]
+
+
+def _compile_key(job: dict, constexprs: dict) -> str:
+    """Everything a compile result depends on: the module text, what is compiled of it, the code that
+    compiles it and Triton."""
+    import hashlib
+
+    blob = json.dumps([job["module"], job["kernel"], job["exercise"], job["dtype"], *_compiling_code(),
                        sorted((k, repr(v)) for k, v in constexprs.items())])
     return hashlib.sha256(blob.encode()).hexdigest()
 
