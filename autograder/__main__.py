@@ -151,9 +151,9 @@ def _leaderboard():
 
 
 def _bench_grading():
-    from autograder.bench.class_scale import main as class_scale_main
+    from autograder.bench.grading import main as bench_main
 
-    return class_scale_main
+    return bench_main
 
 
 # verbs whose options their own module reads (``python -m autograder VERB --help``)

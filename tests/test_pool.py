@@ -239,7 +239,7 @@ def test_killed_collect_staging_is_cleaned_by_the_next_collect(tmp_path, make_sc
 
 
 def test_bench_class_builds_a_mixed_class_with_expected_scores(tmp_path):
-    from autograder.bench import class_scale as bench_class
+    from autograder.bench import grading as bench_class
 
     repo = Course.at(ROOT)
     assignments = bench_class.sampled(repo)
@@ -307,7 +307,7 @@ def test_regrade_reasons_a_signal_not_the_students_own_exit(tmp_path):
 @pytest.mark.parametrize("argv,needle", [(["-n", "0"], "-n must be"), (["--assignment", "week99"], "no samples for week99"),
                                          (["-n", "1", "--notebook", "nope"], "no sampled notebook")])
 def test_bench_class_bad_use_one_line(argv, needle, capsys):
-    from autograder.bench import class_scale as bench_class
+    from autograder.bench import grading as bench_class
 
     assert bench_class.main(argv) == 2
     err = capsys.readouterr().err
