@@ -54,7 +54,7 @@ def course(tmp_path):
 @pytest.fixture(scope="session")
 def bwrap() -> None:
     """Skips the test when bubblewrap (the autograder's sandbox) is not installed."""
-    from autograder.sandbox import kernel as sandbox
+    from autograder.sandbox import bwrap as sandbox
 
     if sandbox.bwrap_path() is None:
         pytest.skip("bubblewrap not installed (apt-get install -y bubblewrap)")

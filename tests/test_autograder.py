@@ -12,7 +12,7 @@ import pytest
 from autograder.course import IGNORE, Course
 from autograder.grade import review
 from autograder.samplekit.fixture import ASSIGNMENT
-from autograder.sandbox import kernel as sandbox
+from autograder.sandbox import bwrap as sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -80,8 +80,8 @@ def test_bwrap_sandbox_hides_the_repository(tmp_path, bwrap):
              "import gemm_lab.calc\n"
              "try:\n    socket.create_connection(('1.1.1.1', 53), timeout=2); print('net')\n"
              "except OSError:\n    print('nonet')\n")
-    argv = sandbox.bwrap_argv(str(tmp_path / "elsewhere"), str(rt), str(handin))
-    out = subprocess.run(argv + [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    out, _ = sandbox.run_sandboxed([sys.executable, "-c", probe], str(handin), str(rt), {"copy_back_to": None},
+                                   use_cgroup=False, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[:2] == ["False False ['mine.txt']", "nonet"]
 

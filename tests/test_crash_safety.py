@@ -177,7 +177,7 @@ def _cmdline(pid: int) -> str:
 
 @pytest.mark.slow
 def test_sigkill_midway_then_rerun_keeps_scores_and_grades_the_rest_once(tmp_path, make_scratch_course):
-    from autograder.sandbox import kernel as sandbox
+    from autograder.sandbox import bwrap as sandbox
 
     if sandbox.bwrap_path() is None:
         pytest.skip("bubblewrap not installed (apt-get install -y bubblewrap)")
@@ -253,7 +253,7 @@ def test_sigkill_midway_then_rerun_keeps_scores_and_grades_the_rest_once(tmp_pat
 
 @pytest.mark.slow
 def test_second_autograde_refused_and_kernel_killed_from_outside_flagged(tmp_path, make_scratch_course):
-    from autograder.sandbox import kernel as sandbox
+    from autograder.sandbox import bwrap as sandbox
 
     if sandbox.bwrap_path() is None:
         pytest.skip("bubblewrap not installed (apt-get install -y bubblewrap)")

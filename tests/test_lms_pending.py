@@ -19,7 +19,7 @@ NB, CELL = "01_counts", "explain_order"
 
 
 def _autograde(course) -> None:
-    from autograder.sandbox import kernel as sandbox
+    from autograder.sandbox import bwrap as sandbox
 
     extra = [] if sandbox.bwrap_path() else ["--allow-unsandboxed"]
     r = subprocess.run([sys.executable, "-m", "autograder", "--course-root", str(course.root), "autograde",

@@ -167,16 +167,16 @@ def test_a_long_task_leaves_no_slot_idle():
 
     tasks = [("long", 1.2)] + [(f"s{i}", 0.3) for i in range(8)]
     t0 = time.monotonic()
-    with dispatch.pool(2) as pool:
+    with dispatch.pool(2) as submit:
         done = dispatch.Completion()
         for name, s in tasks:
-            done.add(pool.submit(task, name, s, priority=int(s * 10)), name)
+            done.add(submit(task, name, s, priority=int(s * 10)), name)
         got = []
         while done:
             fut, tag = done.next()
             got.append(fut.result())
             if tag == "s0":  # a task added while others run (a regrade) is taken too
-                done.add(pool.submit(task, "again", 0.05), "again")
+                done.add(submit(task, "again", 0.05), "again")
     wall = time.monotonic() - t0
     assert started[0] == "long" and sorted(got) == sorted([n for n, _ in tasks] + ["again"])
     assert wall < 2.0, wall

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from autograder.course import Course
-from autograder.sandbox import kernel as sandbox
+from autograder.sandbox import bwrap as sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 

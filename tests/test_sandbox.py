@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from autograder.sandbox import bwrap as sandbox
 from autograder.sandbox import cgroup as cg_mod
-from autograder.sandbox import kernel as sandbox
+from autograder.sandbox import kernel, seccomp
 from autograder.sandbox import limits as lim
-from autograder.sandbox import seccomp
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -372,7 +372,7 @@ def test_kernel_survives_a_fork_bomb_and_cleans_up(tmp_path, monkeypatch):
     reap = "for k in kids:\n    os.kill(k, 9)\n    os.waitpid(k, 0)\nprint(6 * 7)"
 
     async def session():
-        km = sandbox.SandboxKernelManager()
+        km = kernel.SandboxKernelManager()
         await km.start_kernel(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         group = km._cgroup
         if os.geteuid() == 0:  # the only host folder the kernel may write is a 1 MiB tmpfs
@@ -397,7 +397,7 @@ def test_kernel_survives_a_fork_bomb_and_cleans_up(tmp_path, monkeypatch):
     assert "PROCESSES" in [h.code for h in km.sandbox_outcome().hits]
     assert "LIMIT_PROCESSES" in km.limit_reason()
     assert "프로세스 수 제한(64개)" in " ".join(h.message_ko for h in km.sandbox_outcome().hits)  # the student's line
-    [written] = sandbox.read_outcomes(tmp_path / sandbox.OUTCOME_DIR)  # beside the spec: grade/autograde.py's hook
+    [written] = sandbox.read_outcomes(tmp_path / kernel.OUTCOME_DIR)  # beside the spec: grade/autograde.py's hook
     assert written.to_json() == km.sandbox_outcome().to_json()
     assert not [p for p in (tmp_path / "rt").iterdir() if p.is_dir()]  # socket tmpfs unmounted, removed
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from autograder.grade import triton_cache
-from autograder.sandbox import kernel as sandbox
+from autograder.sandbox import bwrap as sandbox
 from gemm_lab import triton_cache as layered
 
 needs_bwrap = pytest.mark.skipif(sandbox.bwrap_path() is None, reason="bubblewrap not installed")

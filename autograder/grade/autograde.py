@@ -48,7 +48,7 @@ from autograder.grade.merge import HandInResult, merge
 from autograder.grade.nbexec import GUARD_MARK
 from autograder.grade.normalize import normalize_file
 from autograder.grade.schedule import part_dir, part_log
-from autograder.sandbox.kernel import ENV_SPEC, bwrap_path
+from autograder.sandbox.bwrap import ENV_SPEC, bwrap_path
 
 __all__ = ["AutogradeLocked", "GradeSettings", "HandInResult", "SandboxMissing", "autograde", "autograde_all",
            "sandbox_mode", "submitted_students", "DEFAULT_CELL_TIMEOUT", "DEFAULT_NOTEBOOK_TIMEOUT"]
@@ -354,10 +354,10 @@ class _Run:
             results.sort(key=lambda r: r.student)
         return out
 
-    def _submit(self, pool, part: schedule.Part):
+    def _submit(self, submit, part: schedule.Part):
         a, s, nb = part.assignment, part.student, part.notebook
         key = f"grade-{a}-{s}-{nb or 'all'}-{part.attempt}-{time.time_ns()}"
-        return pool.submit(_grade_one, self.course, a, s, self.snapshots[a], self.mode, self.settings,
+        return submit(_grade_one, self.course, a, s, self.snapshots[a], self.mode, self.settings,
                            self.caches[a], nb, self.group_bytes, key=key, priority=int(part.expected_s * 10))
 
     def _pool(self, parts: list[schedule.Part]):
@@ -367,10 +367,10 @@ class _Run:
         for p in parts:
             waiting.setdefault((p.assignment, p.student), {})[p.notebook] = None
         # $GEMM_LAB_SCHEDULER: one Dask task per part (autograder/grade/dispatch.py)
-        with dispatch.pool(self.jobs) as pool:
+        with dispatch.pool(self.jobs) as submit:
             done = dispatch.Completion()
             for p in parts:
-                done.add(self._submit(pool, p), p)
+                done.add(self._submit(submit, p), p)
             while done:
                 fut, part = done.next()
                 a, s, nb = part.assignment, part.student, part.notebook
@@ -380,7 +380,7 @@ class _Run:
                     # killed from outside (OOM killer, an admin): once more in a fresh kernel
                     again = schedule.Part(a, s, nb, part.expected_s, attempt=1, notes=killed)
                     self.say(f"regrading {part.name}: {'; '.join(killed)}; once more in a fresh kernel")
-                    done.add(self._submit(pool, again), again)
+                    done.add(self._submit(submit, again), again)
                     continue
                 if self.on_part is not None:
                     self.on_part(part, res)

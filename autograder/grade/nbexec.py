@@ -49,7 +49,9 @@ from autograder.grade.output_limits import (
     output_bytes,
 )
 from autograder.grade.shared_kernel import BASELINE_SOURCE, RESET_SOURCE, SharedKernel
-from autograder.sandbox.kernel import ENV_SPEC, SANDBOX_CWD, PlainIpcKernelManager, SandboxKernelManager
+from autograder.sandbox.bwrap import ENV_SPEC, SANDBOX_CWD
+from autograder.sandbox.kernel import PlainIpcKernelManager, SandboxKernelManager
+from autograder.sandbox.limits import signal_of
 from gemm_lab.grading.judge import handout, remote, replay
 
 STOP_ENAME = "GraderStop"
@@ -58,21 +60,18 @@ SIGNAL_NOTE = "killed by signal"
 
 
 def death_reason(returncode: int | None) -> tuple[str, int | None]:
-    """(English reason, signal number or None) from the exit status of the kernel's process.
-
-    A negative status is a signal that hit the process nbgrader started (bwrap); a status of 128+N is how
-    bwrap reports a kernel inside it that died of signal N. Anything else is an exit code the kernel chose.
-    """
+    """(English reason, signal number or None) from the exit status of the kernel's process: a signal
+    (``limits.signal_of``: -N, or 128+N through bwrap), else an exit code the kernel chose."""
     if returncode is None:
         return "kernel died (exit status unknown)", None
-    sig = -returncode if returncode < 0 else returncode - 128 if 128 < returncode < 128 + 65 else None
-    if sig is not None:
-        try:
-            name = signal.Signals(sig).name
-        except ValueError:
-            name = f"SIG{sig}"
-        return f"{SIGNAL_NOTE} {sig} ({name})", sig
-    return f"kernel exited with code {returncode}", None
+    sig = signal_of(returncode)
+    if sig is None:
+        return f"kernel exited with code {returncode}", None
+    try:
+        name = signal.Signals(sig).name
+    except ValueError:
+        name = f"SIG{sig}"
+    return f"{SIGNAL_NOTE} {sig} ({name})", sig
 
 
 def _handout_error(outputs) -> str | None:

@@ -1,6 +1,6 @@
-"""What the host says about processes and mounts (from /proc): whether a pid is alive, when it started, and
-what is mounted under a folder. Used by the sandbox (its cgroups and socket tmpfs) and by the grader's
-cleanup of what a killed run left."""
+"""What the host says about processes (psutil) and mounts (/proc/self/mountinfo): whether a pid is alive,
+when it started, and what is mounted under a folder. Used by the sandbox (its cgroups and socket tmpfs)
+and by the grader's cleanup of what a killed run left."""
 
 from __future__ import annotations
 
@@ -13,30 +13,23 @@ _MNT_DETACH = 2
 
 def pid_alive(pid: int) -> bool:
     """A process ``pid`` exists and is not a zombie (killed, not yet reaped: gone for our purposes)."""
-    if pid <= 0:
-        return False
+    import psutil  # here, not at the top: the supervisor imports cgroup.py (and so this) without site-packages
+
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        return pid > 0 and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
         return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
+    except psutil.AccessDenied:
         return True
 
 
 def started_at(pid: int) -> float | None:
-    """When process ``pid`` started (seconds since the epoch, from /proc), or None where unknown."""
+    """When process ``pid`` started (seconds since the epoch), or None where unknown."""
+    import psutil
+
     try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
-            ticks = int(f.read().rsplit(")", 1)[1].split()[19])  # field 22, starttime
-        with open("/proc/stat", encoding="ascii") as f:
-            boot = next(float(line.split()[1]) for line in f if line.startswith("btime "))
-        return boot + ticks / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError, StopIteration):
+        return psutil.Process(pid).create_time()
+    except psutil.Error:
         return None
 
 

@@ -35,30 +35,12 @@ from pathlib import Path
 from jupyter_client.manager import AsyncKernelManager
 
 from autograder.sandbox import cgroup as cg_mod
+from autograder.sandbox import host, supervise
 from autograder.sandbox import limits as lim
-from autograder.sandbox import supervise
-from autograder.sandbox.bwrap import (  # noqa: F401  (the sandbox's public names, re-exported)
-    DEFAULT_FILE_BYTES,
-    DEFAULT_MEMORY_BYTES,
+from autograder.sandbox.bwrap import (
     ENV_SPEC,
-    GRADING_ENV,
-    SANDBOX_CWD,
-    SANDBOX_HOME,
-    TMPFS_BYTES,
-    bwrap_argv,
-    bwrap_options,
-    bwrap_path,
-    bwrap_supports,
-    environment_paths,
-    gpu_device_nodes,
-    gpu_library_dirs,
-    has_gpu,
     make_plan,
-    read_outcomes,
-    release_socket_dir,
     remove_stale_socket_dirs,
-    run_sandboxed,
-    sandbox_env,
     socket_dir,
     supervisor_argv,
 )
@@ -152,7 +134,7 @@ class SandboxKernelManager(_IpcKernelManager):
 
     def _finish_sandbox(self) -> None:
         if self._socket_dir is not None:
-            release_socket_dir(self._socket_dir)
+            host.remove_tree(self._socket_dir)
             self._socket_dir = None
         if self._cgroup is None:
             return
