@@ -64,7 +64,7 @@ def test_refuses_without_bwrap(monkeypatch):
 @pytest.mark.slow
 def test_samples_graded_as_expected_and_contained(tmp_path, make_scratch_course, bwrap):
     course = make_scratch_course(tmp_path / "course", released=True)
-    samples = make_samples(course, ASSIGNMENT, tmp_path / "samples", full_all=True)
+    samples = make_samples(course, ASSIGNMENT, tmp_path / "samples")
     state = {}
 
     def before(demo: Course):
@@ -179,13 +179,8 @@ def test_every_assignment_has_committed_samples_and_the_demo_grades_them():
 
 
 def _committed_options(folder: Path) -> dict:
-    """The make_samples options the committed folder was written with (see its README command)."""
-    if (folder / "options.json").is_file():  # written by make_samples since the per-notebook plans
-        return json.loads((folder / "options.json").read_text(encoding="utf-8"))
-    with (folder / "cases.csv").open(encoding="utf-8") as f:
-        cases = [row["student"] for row in csv.DictReader(f)]
-    (hostile,) = {p.stem for p in (folder / "blank").glob("*.ipynb")}
-    return {"cases": cases, "hostile": hostile, "full_all": len(list((folder / "full_marks").glob("*.ipynb"))) > 1}
+    """The make_samples options the committed folder was written with."""
+    return json.loads((folder / "options.json").read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("assignment", COMMITTED)
@@ -209,8 +204,7 @@ def test_committed_samples_are_current(assignment, tmp_path):
     want_exp, want_review = read_expected(fresh)
     got_exp, got_review = read_expected(folder)
     assert got_exp == want_exp, (
-        f"autograder/samples/{assignment} is stale: python -m autograder.samplekit.make_samples {assignment} --from-source "
-        f"--hostile-notebook {opts['hostile']}{' --full-all' if opts['full_all'] else ''} --cases {','.join(opts['cases'])}")
+        f"autograder/samples/{assignment} is stale: python -m autograder.samplekit.make_samples {assignment} --from-source")
     assert got_review == want_review
     with (fresh / "expected.csv").open(encoding="utf-8") as f:
         max_points = {(r["student"], r["notebook"], r["grade_id"]): r["max_points"] for r in csv.DictReader(f)}
@@ -252,7 +246,7 @@ def test_notebook_time_limit_stops_the_rest(tmp_path, make_scratch_course, bwrap
     from autograder.grade.autograde import autograde
 
     course = make_scratch_course(tmp_path / "course", released=True)
-    samples = make_samples(course, ASSIGNMENT, tmp_path / "samples", full_all=True)
+    samples = make_samples(course, ASSIGNMENT, tmp_path / "samples")
     drop = tmp_path / "drop"
     drop.mkdir()
     for student in ("infinite_loop", "full_marks"):

@@ -1,7 +1,7 @@
-"""The attacks on an in-process grader (autograder/samplekit/attacks_inprocess.py): each builds on the notebooks a student
-is graded on, expects what the work deserves, hides from the cell-source scan where it says so, and is real: the kernel
-attacks give the right answer in the interpreter (the old grader's view), the kernel that calls Python compiles to
-nothing, and the gate refuses what is not Triton.
+"""The attacks first written against an in-process grader (autograder/samplekit/attacks_inprocess.py): each builds on
+the notebooks a student is graded on, expects what the work deserves, hides from the cell-source scan where it says so,
+and is real: the kernel that calls Python gives the right answer in the interpreter (the old grader's view) and
+compiles to nothing, and the gate refuses what is not Triton.
 
 No notebook runs (`make demo` grades the samples); the kernels run in the CPU interpreter on small shapes.
 """
@@ -18,12 +18,13 @@ from autograder.cells import meta as _meta
 from autograder.cells import source as _src
 from autograder.grade.review import review_notebook
 from autograder.samplekit import attacks_inprocess, plan
+from autograder.samplekit.honest import number_answers
 from autograder.samplekit.model import Notebook
 from autograder.samplekit.plan import FULL_PLANS
 from gemm_lab import runtime  # noqa: F401  (before triton: kernels run in the CPU interpreter)
 
 ROOT = Path(__file__).resolve().parent.parent
-KERNEL_CASES = ("kernel_calls_python", "forged_compile", "special_shapes")
+KERNEL_CASES = ("kernel_calls_python", "special_shapes")
 
 
 def _notebook(key: str) -> Notebook:
@@ -45,7 +46,8 @@ def test_every_attack_builds_where_the_issue_names_and_is_planned(built, noteboo
         assert case in plan.CASES and (case in plan.REVIEW) == (case in attacks_inprocess.REVIEW)
         where = {key for key in notebooks if built[case, key] is not None}
         kernels = {key for key in notebooks if notebooks[key].kernel_cell()}
-        assert where == (kernels if case in KERNEL_CASES else set(notebooks)), case
+        numbers = {key for key, nb in notebooks.items() if any(nb.tests_reading(g, n) for g, n, _ in number_answers(nb))}
+        assert where == (kernels if case in KERNEL_CASES else numbers if case == "frame_walk" else set(notebooks)), case
         planned = {f"{a}/{nb}" for a, plan in FULL_PLANS.items() for nb in plan.get(case, ())}
         assert planned == where, case
 
@@ -59,16 +61,11 @@ def test_expected_points_are_what_the_work_deserves(built, notebooks):
         lost = {g for g, v in exp.items() if v == 0 and full[g] > 0}
         assert all(v in (0.0, full[g]) for g, v in exp.items()), (case, key)
         kernel_tests = set(nb.kernel_tests())
-        if case in ("import_hook", "lookalike_package"):  # only the first answer group is the student's work
-            _, first_tests = nb.groups()[0]
-            assert {g for g, v in exp.items() if v > 0} == set(first_tests), (case, key)
-        elif case in ("kernel_calls_python", "special_shapes"):
+        if case in KERNEL_CASES:
             assert lost == kernel_tests, (case, key)
-        elif case == "forged_compile":
-            assert lost and lost <= kernel_tests, (case, key)
         elif case == "frame_walk":
-            assert kernel_tests <= lost and lost != set(full) and lost, (case, key)
-        else:  # patched timers earn and cost nothing; a forged hand-out of the right values is an answer
+            assert lost and not lost & kernel_tests and lost != set(full), (case, key)
+        else:  # a forged hand-out of the right values is an answer
             assert lost == set(), (case, key)
         assert [_meta(c).get("grade_id") for c in handin["cells"] if _meta(c).get("grade")] == \
             [g for g, _, _ in nb.graded_cells()], (case, key)
@@ -91,14 +88,13 @@ def test_the_review_scan_flags_the_written_modules_that_hold_the_attacks(built):
 
 def test_the_new_grader_refuses_the_kernels_that_call_python(built, notebooks):
     gate = pytest.importorskip("gemm_lab.grading.judge.gate")
-    for case in ("kernel_calls_python", "frame_walk"):
-        for key, nb in notebooks.items():
-            found = nb.kernel_cell()
-            if built[case, key] is None or found is None:
-                continue
-            cells = [_src(c) for c in built[case, key][1]["cells"] if c["cell_type"] == "code"]
-            with pytest.raises(gate.Refused):
-                gate.module_for(cells, found[2].name)
+    for key, nb in notebooks.items():
+        found = nb.kernel_cell()
+        if built["kernel_calls_python", key] is None:
+            continue
+        cells = [_src(c) for c in built["kernel_calls_python", key][1]["cells"] if c["cell_type"] == "code"]
+        with pytest.raises(gate.Refused):
+            gate.module_for(cells, found[2].name)
 
 
 # --------------------------------------------------------------------------- the kernels, run for real
@@ -218,27 +214,6 @@ def test_special_shapes_kernel_is_right_only_at_the_visible_shapes(tmp_path, mon
     a, b, out, ref = _inputs(exercise, other, gen)
     _launch(exercise, k, a, b, out)
     assert not out.any(), "the kernel must write nothing away from the visible shapes"
-
-
-@pytest.mark.parametrize("key", KERNEL_NOTEBOOKS)
-def test_frame_walking_kernel_copies_the_checkers_reference(tmp_path, monkeypatch, notebooks, key):
-    if not runtime.INTERPRET:
-        pytest.skip("the frame walk runs only in the interpreter")
-    nb = notebooks[key]
-    exercise, _, fn = nb.kernel_cell()
-    k = _load(tmp_path, monkeypatch, attacks_inprocess.frame_walk(nb)[1], fn.name)
-    gen = torch.Generator().manual_seed(0)
-    a, b, out, _ = _inputs(exercise, (300,) if exercise == "vector_add" else (20, 18, 33), gen)
-
-    class View:  # what the old case runner held: output positions in its flat buffer
-        positions = list(range(out.numel()))
-
-    def run_case(obuf, out_view, ref):  # a checker frame: the helper finds ref, obuf and out_view here
-        return _launch(exercise, k, a, b, obuf.view(out.shape))
-
-    ref = [float(i % 7) for i in range(out.numel())]
-    run_case(out.view(-1), View(), ref)
-    assert out.reshape(-1).float().tolist() == ref
 
 
 def test_frame_walking_number_takes_the_expected_value_from_the_checker(tmp_path, monkeypatch):

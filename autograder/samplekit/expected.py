@@ -16,14 +16,14 @@ from pathlib import Path
 from autograder import cells as nbcells
 
 from .model import Notebook
-from .plan import ALL, REVIEW, REVIEW_CONTAINS, case_function
+from .plan import ALL, FIRST, REVIEW, REVIEW_CONTAINS, case_function
 
 
 def build_cases(notebooks: list[Notebook], plan: dict):
     """Yield (student, description, review_expected, review_contains, {nb: json}, {nb: {grade_id: points}})."""
     for case, where in plan.items():
         make = case_function(case)
-        names = [nb.name for nb in notebooks] if where == ALL else list(where)
+        names = [nb.name for nb in notebooks] if where == ALL else [notebooks[0].name] if where == FIRST else where
         unknown = set(names) - {nb.name for nb in notebooks}
         if unknown:
             raise ValueError(f"plan case {case!r} names notebooks {sorted(unknown)} not in the assignment")

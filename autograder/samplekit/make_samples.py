@@ -2,7 +2,7 @@
 
     python -m autograder.samplekit.make_samples week07 --from-source     # the committed samples (plan samplekit.plan.PLANS)
     python -m autograder.samplekit.make_samples week06 --from-source
-    python -m autograder.samplekit.make_samples ASSIGNMENT --course-root DIR --out DIR [--hostile-notebook NB] [--full-all]
+    python -m autograder.samplekit.make_samples ASSIGNMENT --course-root DIR --out DIR [--plan week07-all]
 
 Every sample is built from the release notebook (what a student starts from) and the master's
 solutions, matched by grade_id, so the samples stay valid when the notebooks change. Layout (what
@@ -12,8 +12,7 @@ auto-graded or manual cell: student, notebook, grade_id, max_points, expected_po
 review column must hold; ``OUT/options.json`` how the folder was made.
 
 An assignment with a plan in ``autograder/samplekit/plan.py`` gets that plan (full/blank/all-wrong on every
-notebook, the rest where they teach something); any other (the test fixture) the one-notebook legacy plan:
-every case on the first notebook (or ``--hostile-notebook``; ``--full-all``: full marks on every notebook).
+notebook, the rest where they teach something); any other (the test fixture) ``plan.FIXTURE_PLAN``.
 The cases themselves live in ``autograder/samplekit/``.
 """
 
@@ -27,49 +26,40 @@ from pathlib import Path
 from autograder.course import Course
 from autograder.samplekit.expected import write_cases
 from autograder.samplekit.model import Notebook
-from autograder.samplekit.plan import LEGACY_CASES, PLANS, legacy_plan
-
-# a lean set (grading time): scores, formats, one cell that raises, one tampering that must be flagged
-LEAN_CASES = ("full_marks", "blank", "all_wrong", "other_formats", "raises", "tamper_checker")
+from autograder.samplekit.plan import FIXTURE_PLAN, PLANS
 
 
 def make_samples(course: Course, assignment: str, out: Path, notebooks: list[str] | None = None,
-                 from_source: bool = False, hostile: str | None = None, full_all: bool = False,
-                 cases: tuple[str, ...] | list[str] | None = None, plan: str | None = None) -> Path:
+                 from_source: bool = False, plan: str | None = None, cases: list[str] | None = None) -> Path:
     """Write the samples; ``from_source``: release the masters afresh instead of reading release/;
-    ``plan``: a name in ``PLANS`` (default: the assignment's own plan, else the legacy plan with
-    ``hostile``/``full_all``/``cases``)."""
-    unknown = sorted(set(cases or ()) - set(LEGACY_CASES))
-    if unknown:
-        raise ValueError(f"unknown sample cases {unknown}; known: {', '.join(LEGACY_CASES)}")
+    ``plan``: a name in ``PLANS`` (default: the assignment's own plan, else ``FIXTURE_PLAN``); ``cases``: only
+    these students of the plan."""
     if from_source:  # a scratch course: the real release/ and gradebook untouched
         with tempfile.TemporaryDirectory(prefix="samples-", dir=course.root) as tmp:
             scratch = course.scratch(Path(tmp) / "c", [assignment], released=True)
-            return make_samples(scratch, assignment, out, notebooks,
-                                hostile=hostile, full_all=full_all, cases=cases, plan=plan)
+            return make_samples(scratch, assignment, out, notebooks, plan=plan, cases=cases)
     names = notebooks or course.notebooks(assignment, "release")
     if not names:
         raise FileNotFoundError(f"no release notebooks for {assignment} in {course.release}: "
                                 "run `python -m autograder release` (or pass --from-source)")
     nbs = [Notebook.load(course.root, f"{assignment}/{name}") for name in names]
-    if plan is None and assignment in PLANS and not (hostile or full_all or cases):
+    if plan is None and assignment in PLANS:
         plan = assignment
-    return write_samples(nbs, out, hostile=hostile, full_all=full_all, cases=cases, plan=plan, assignment=assignment)
+    return write_samples(nbs, out, plan=plan, assignment=assignment, cases=cases)
 
 
-def write_samples(nbs: list[Notebook], out: Path, hostile: str | None = None, full_all: bool = False,
-                  cases: tuple[str, ...] | list[str] | None = None, plan: str | None = None,
-                  assignment: str | None = None) -> Path:
+def write_samples(nbs: list[Notebook], out: Path, plan: str | None = None, assignment: str | None = None,
+                  cases: list[str] | None = None) -> Path:
     """Write the cases built from ``nbs`` to ``out`` (replaced): plan ``plan`` (a name in ``PLANS``) or the
-    legacy one-notebook plan; ``assignment`` names the notebooks' assignment where they do not know it."""
-    if plan is not None and plan not in PLANS:
-        raise ValueError(f"plan: unknown {plan!r}; known: {', '.join(PLANS)}")
+    fixture plan, only ``cases`` where given; ``assignment`` names the notebooks' assignment where they do not
+    know it."""
+    chosen = PLANS.get(plan) if plan else FIXTURE_PLAN
+    if chosen is None or not set(cases or ()) <= set(chosen):
+        raise ValueError(f"plan {plan!r} or cases {cases}: unknown; plans: {', '.join(PLANS)}")
     for nb in nbs:
         nb.assignment = nb.assignment or (assignment or "")
-    chosen = PLANS[plan] if plan else legacy_plan([nb.name for nb in nbs], hostile, full_all, cases)
-    out = write_cases(nbs, out, chosen)
-    options = {"plan": plan, "assignment": assignment, "hostile": None if plan else (hostile or nbs[0].name),
-               "full_all": full_all, "cases": list(cases) if cases else None}
+    out = write_cases(nbs, out, {c: w for c, w in chosen.items() if not cases or c in cases})
+    options = {"plan": plan, "assignment": assignment, "cases": cases}
     (out / "options.json").write_text(json.dumps(options, indent=1) + "\n", encoding="utf-8")
     return out
 
@@ -82,19 +72,10 @@ def main(argv=None) -> int:
     ap.add_argument("--from-source", action="store_true",
                     help="release source/ASSIGNMENT in a scratch course instead of reading release/")
     ap.add_argument("--plan", default=None, help=f"one of {', '.join(PLANS)} (default: the assignment's own)")
-    ap.add_argument("--hostile-notebook", default=None,
-                    help="legacy plan: notebook for the one-notebook cases (default: the first)")
-    ap.add_argument("--full-all", action="store_true", help="legacy plan: full marks on every notebook")
-    ap.add_argument("--cases", default=None,
-                    help="legacy plan: comma-separated students (default: all; 'lean': " + ",".join(LEAN_CASES) + ")")
     args = ap.parse_args(argv)
-    cases = None
-    if args.cases:
-        cases = LEAN_CASES if args.cases == "lean" else tuple(c.strip() for c in args.cases.split(",") if c.strip())
     course = Course.at(args.course_root)
     out = Path(args.out) if args.out else course.root / "autograder" / "samples" / args.assignment
-    make_samples(course, args.assignment, out, from_source=args.from_source, hostile=args.hostile_notebook,
-                 full_all=args.full_all, cases=cases, plan=args.plan)
+    make_samples(course, args.assignment, out, from_source=args.from_source, plan=args.plan)
     print(f"wrote {out}")
     return 0
 

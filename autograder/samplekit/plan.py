@@ -1,7 +1,7 @@
-"""Which case runs on which notebook: the committed plans (``PLANS``) and the legacy one-notebook plan.
+"""Which case runs on which notebook: the committed plans (``PLANS``) and the fixture's (``FIXTURE_PLAN``).
 
-A plan maps a case name to the notebooks it uses (``ALL``: every notebook; a case that does not apply to a
-notebook — no kernel, no literal answer — is skipped there). Full marks, blank and all wrong run everywhere;
+A plan maps a case name to the notebooks it uses (``ALL``: every notebook; ``FIRST``: the first; a case that
+does not apply to a notebook — no kernel, no literal answer — is skipped there). Full marks, blank and all wrong run everywhere;
 the rest where they teach something, chosen to keep ``make demo`` within its time budget.
 """
 
@@ -12,7 +12,7 @@ import functools
 from . import attacks_gate, attacks_inprocess, attacks_sandbox, attacks_worker, honest, kernels
 from .bad_kernels import BAD_KERNELS
 
-ALL = "*"
+ALL, FIRST = "*", "1"
 # Every case by name: f(Notebook) -> (description, notebook json, expected points) | None.
 CASES = {**honest.CASES, **attacks_sandbox.CASES, **attacks_inprocess.CASES, **attacks_worker.CASES,
          **attacks_gate.CASES, **{m: functools.partial(kernels.mistake, case=m) for m in kernels.MISTAKE_NAMES},
@@ -35,8 +35,8 @@ W6 = ("01_block_model", "02_fusion_softmax", "03_check_benchmark")
 
 # The attacks on an in-process grader (samplekit.attacks_inprocess), on these notebooks: week 6's 01 and week
 # 7's 01, 03 and 06 (the kernel attacks where there is a graded kernel: 03 has none).
-_INPROCESS_ANSWERS = ("import_hook", "lookalike_package", "frame_walk", "patched_timers", "forged_handout")
-_INPROCESS_KERNELS = ("kernel_calls_python", "forged_compile", "special_shapes")
+_INPROCESS_ANSWERS = ("frame_walk", "forged_handout")
+_INPROCESS_KERNELS = ("kernel_calls_python", "special_shapes")
 # The attacks on the grader's kernel workers (samplekit.attacks_worker), each where its kernel is.
 _WORKER = {"week07": {"worker_forged_compile": [W7[0]], "worker_forged_outputs": [W7[5]],
                       "self_reported_ownership": [W7[5]], "cross_notebook": [W7[0], W7[5]],
@@ -63,7 +63,7 @@ FULL_PLANS = {
                                 "kernel_crash", "tamper_checker", "tamper_compare", "snoop")},
         "deleted_test_after_locked": [W7[5]], "hidden_literal": [W7[2]], "duplicated_test": [W7[3]],
         "changed_grade_id": [W7[4]], "long_lines": [W7[3]], "history_snoop": [W7[4]],
-        **{h: [W7[0], W7[2], W7[5]] for h in _INPROCESS_ANSWERS}, **{h: [W7[0], W7[5]] for h in _INPROCESS_KERNELS},
+        "frame_walk": [W7[2]], "forged_handout": [W7[0], W7[2], W7[5]], **{h: [W7[0], W7[5]] for h in _INPROCESS_KERNELS},
         **{h: [W7[0], W7[5]] for h in _GATE + _HONEST_KERNEL}, "iterable_answers": [W7[2], W7[3], W7[4]],
         **_WORKER["week07"],
     },
@@ -99,9 +99,8 @@ _GATE_W7 = ("gate_arg_annotation", "gate_posonly_annotation", "gate_kwonly_annot
 _CORE["week06"] += [*_GATE_W6, *_HONEST_KERNEL, "iterable_answers"]
 _CORE["week07"] += [*_GATE_W7, *_HONEST_KERNEL, "iterable_answers"]
 _NARROW = {"week07": {"other_formats": [W7[1]],
-                      "import_hook": [W7[2]], "lookalike_package": [W7[5]], "frame_walk": [W7[0], W7[2]],
-                      "kernel_calls_python": [W7[5]], "forged_compile": [W7[0]], "special_shapes": [W7[0], W7[5]],
-                      "patched_timers": [W7[2]], "forged_handout": [W7[2]],
+                      "frame_walk": [W7[2]],
+                      "kernel_calls_python": [W7[5]], "special_shapes": [W7[0], W7[5]], "forged_handout": [W7[2]],
                       **{h: [W7[0]] for h in _GATE_W7}, "kernel_alias": [W7[0]], "constexpr_from_constant": [W7[5]],
                       "triton_alias": [W7[5]], "autotune_one_config": [W7[0]], "iterable_answers": [W7[2], W7[3]]},
            "week06": {"off_by_one": [W6[0]], **{h: [W6[0]] for h in _GATE_W6}, "kernel_alias": [W6[1]],
@@ -112,12 +111,7 @@ PLANS = {a: {c: _NARROW[a].get(c, w) for c, w in plan.items() if c in ("full_mar
 PLANS.update({f"{a}-all": plan for a, plan in FULL_PLANS.items()})
 
 
-LEGACY_CASES = ("full_marks", "blank", "all_wrong", "other_formats", "raises", "infinite_loop", "big_output",
-                "sys_exit", "memory_hog", "deleted_test", "edited_locked", "os_exit", "kernel_crash", "tamper_checker",
-                "tamper_compare", "snoop")
-
-
-def legacy_plan(names: list[str], hostile_nb: str | None, full_all: bool, cases) -> dict:
-    """The one-notebook plan of the first make_samples (the e2e fixture test uses it)."""
-    first = hostile_nb or names[0]
-    return {c: ([first] if c != "full_marks" or not full_all else ALL) for c in LEGACY_CASES if not cases or c in cases}
+# Any assignment without a plan of its own (the tests' fixture): full marks on every notebook, the rest on the first.
+FIXTURE_PLAN = {"full_marks": ALL, **{c: FIRST for c in (
+    "blank", "all_wrong", "other_formats", "raises", "infinite_loop", "big_output", "sys_exit", "memory_hog",
+    "deleted_test", "edited_locked", "os_exit", "kernel_crash", "tamper_checker", "tamper_compare", "snoop")}}
