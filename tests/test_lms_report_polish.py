@@ -88,7 +88,9 @@ def _rule(css: str, selector: str) -> dict:
 
 def test_labels_are_readable():
     from autograder.grade.safe_feedback import PAGE_CSS
-    from autograder.reporting.class_report_html import TEMPLATE
+    from autograder.reporting import class_report_html
+
+    TEMPLATE = (Path(class_report_html.__file__).parent / "class_report.html.j2").read_text(encoding="utf-8")
 
     assert contrast("#9a6700", "#337ab7") < 1.1  # the old feedback label on nbgrader's answer bar (1.07:1)
     label = _rule(PAGE_CSS, ".gl-pending")

@@ -36,11 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.course import Course
-from autograder.reporting.class_report_model import (  # noqa: F401  (the report's data; class_report.X keeps working)
-    KIND_LABELS,
+from autograder.reporting.class_report_model import (
     MIN_SHARED,
     STATUSES,
-    TOP_WRONG,
     CellInfo,
     CellStats,
     CheckStats,
@@ -50,7 +48,6 @@ from autograder.reporting.class_report_model import (  # noqa: F401  (the report
     _blank,
     _key,
     show,
-    summary_stats,
 )
 
 PARALLEL_FROM = 400  # autograded notebooks: read them in worker processes from this many on

@@ -11,7 +11,6 @@ class copy (``anonymous=True``) shows only groups of at least ``MIN_SHARED`` stu
 from __future__ import annotations
 
 import textwrap
-from collections import defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -127,26 +126,12 @@ def figure(cell_groups: list[MapGroup], title: str = "") -> bytes:
 
 
 def figures(report: ClassReport, anonymous: bool) -> dict[str, bytes]:
-    """{``maps-GRADE_ID``: PNG} for each kernel cell with maps (class copy: groups of MIN_SHARED or more)."""
-    from gemm_lab.viz.fonts import use_korean_font
-
-    use_korean_font(install=False)
+    """{``maps-GRADE_ID``: PNG} for each kernel cell with maps (class copy: groups of MIN_SHARED or more);
+    the caller (class_report_plots.figures) has chosen the Korean font."""
     out = {}
     for c in report.cells:
-        maps = getattr(c.kernel, "maps", None) if c.kernel else None
-        if not maps:
-            continue
-        chosen = groups(maps, MIN_SHARED if anonymous else 1)
+        chosen = groups(c.kernel.maps if c.kernel else [], MIN_SHARED if anonymous else 1)
         if chosen:
             out[f"maps-{c.info.grade_id}"] = figure(chosen, f"{c.info.notebook} · {c.info.grade_id}")
     return out
 
-
-def summary(report: ClassReport, anonymous: bool) -> dict[str, list[dict]]:
-    """{grade_id: [{count, where, mistake}]}: the groups each figure shows, as text for the page."""
-    out = defaultdict(list)
-    for c in report.cells:
-        maps = getattr(c.kernel, "maps", None) if c.kernel else None
-        for g in groups(maps or [], MIN_SHARED if anonymous else 1):
-            out[c.info.grade_id].append({"count": len(g.students), "where": g.where, "mistake": g.mistake})
-    return dict(out)

@@ -4,7 +4,6 @@ helpers all three share; apart so that the page and the plots import it without 
 from __future__ import annotations
 
 import json
-import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -152,9 +151,3 @@ def show(v, limit: int = 120) -> str:
     text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
-
-def summary_stats(values: list[float]) -> dict:
-    if not values:
-        return {"n": 0}
-    return {"n": len(values), "mean": statistics.fmean(values), "median": statistics.median(values),
-            "min": min(values), "max": max(values)}

@@ -16,12 +16,6 @@ DPI = 100
 BLUE, RED = "#4C72B0", "#C44E52"
 
 
-def _font() -> None:
-    from gemm_lab.viz.fonts import use_korean_font
-
-    use_korean_font(install=False)
-
-
 def _png(fig) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=DPI)
@@ -60,49 +54,36 @@ def bins(values: list[float], top: float, k: int = 1) -> list[tuple[float, float
     return out
 
 
-def _hist(ax, values, top, k, title):
+def hist_figure(panels: list[tuple[list, float, str]], anonymous: bool, title: str | None) -> bytes:
+    """Score histograms, three to a row: ``panels`` [(scores, maximum, label)]; ``title`` over a grid of them
+    (None: one panel, the totals, on a wider figure)."""
+    from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
-    bars = bins(values, top, k)
-    if not bars:
-        ax.text(0.5, 0.5, f"{MIN_SHARED}명 미만: 싣지 않음", ha="center", va="center", transform=ax.transAxes)
-    for lo, hi, c in bars:
-        if c:
-            ax.bar(lo, c, width=hi - lo, align="edge", color=BLUE, edgecolor="white")
-            ax.text((lo + hi) / 2, c, str(c), ha="center", va="bottom", fontsize=8)
-    ax.set_xlim(-0.5 * max(1.0, top / 25), top + 0.5 * max(1.0, top / 25))
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_title(title, fontsize=10)
-    ax.set_xlabel("점수")
-    ax.set_ylabel("학생 수")
-
-
-def totals_figure(report: ClassReport, anonymous: bool) -> bytes:
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(7.5, 3.4))
-    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.15, top=0.9)
-    ax = fig.add_subplot()
-    _hist(ax, list(report.totals.values()), report.max_total, MIN_SHARED if anonymous else 1,
-          f"합계 점수 분포 ({len(report.totals)}명, 만점 {report.max_total:g}점)")
-    return _png(fig)
-
-
-def notebooks_figure(report: ClassReport, anonymous: bool) -> bytes:
-    from matplotlib.figure import Figure
-
-    nbs = report.notebooks
-    cols = min(3, len(nbs))
-    rows = math.ceil(len(nbs) / cols)
-    fig = Figure(figsize=(4.2 * cols, 2.9 * rows))  # margins set by hand: constrained layout costs a draw
-    fig.subplots_adjust(left=0.42 / cols, right=0.98, bottom=0.5 / (2.9 * rows), top=1 - 0.85 / (2.9 * rows),
-                        wspace=0.35, hspace=0.95)
-    for i, nb in enumerate(nbs):
+    cols = min(3, len(panels))
+    rows = math.ceil(len(panels) / cols)
+    if title is None:
+        fig = Figure(figsize=(7.5, 3.4))
+        fig.subplots_adjust(left=0.09, right=0.98, bottom=0.15, top=0.9)
+    else:  # margins set by hand: constrained layout costs a draw
+        fig = Figure(figsize=(4.2 * cols, 2.9 * rows))
+        fig.subplots_adjust(left=0.42 / cols, right=0.98, bottom=0.5 / (2.9 * rows), top=1 - 0.85 / (2.9 * rows),
+                            wspace=0.35, hspace=0.95)
+        fig.suptitle(title, fontsize=11)
+    for i, (values, top, label) in enumerate(panels):
         ax = fig.add_subplot(rows, cols, i + 1)
-        scores = list(report.notebook_scores[nb].values())
-        _hist(ax, scores, report.notebook_max[nb], MIN_SHARED if anonymous else 1,
-              f"{nb}\n제출 {len(scores)}명, 만점 {report.notebook_max[nb]:g}점")
-    fig.suptitle("노트북별 점수 분포", fontsize=11)
+        bars = bins(values, top, MIN_SHARED if anonymous else 1)
+        if not bars:
+            ax.text(0.5, 0.5, f"{MIN_SHARED}명 미만: 싣지 않음", ha="center", va="center", transform=ax.transAxes)
+        for lo, hi, c in bars:
+            if c:
+                ax.bar(lo, c, width=hi - lo, align="edge", color=BLUE, edgecolor="white")
+                ax.text((lo + hi) / 2, c, str(c), ha="center", va="bottom", fontsize=8)
+        ax.set_xlim(-0.5 * max(1.0, top / 25), top + 0.5 * max(1.0, top / 25))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_title(label, fontsize=10)
+        ax.set_xlabel("점수")
+        ax.set_ylabel("학생 수")
     return _png(fig)
 
 
@@ -171,25 +152,23 @@ def kernels_figure(report: ClassReport, anonymous: bool = False) -> bytes | None
     return _png(fig)
 
 
-
-
-def _merging_changes(values_and_tops) -> bool:
-    return any(bins(v, top, MIN_SHARED) != bins(v, top) for v, top in values_and_tops)
-
-
 def figures(report: ClassReport, anonymous: bool, cache: dict | None = None) -> dict[str, bytes]:
     """{name: PNG}: totals, notebooks, and cells, kernels when there is data. ``cache`` keeps what both
     copies can share between the two calls (a histogram whose every bar already holds MIN_SHARED or more)."""
-    _font()
+    from gemm_lab.viz.fonts import use_korean_font
+
+    use_korean_font(install=False)
     cache = {} if cache is None else cache
-    hists = {"totals": (totals_figure, [(list(report.totals.values()), report.max_total)]),
-             "notebooks": (notebooks_figure, [(list(report.notebook_scores[nb].values()), report.notebook_max[nb])
-                                              for nb in report.notebooks])}
+    hists = {"totals": ([(list(report.totals.values()), report.max_total,
+                          f"합계 점수 분포 ({len(report.totals)}명, 만점 {report.max_total:g}점)")], None),
+             "notebooks": ([(list(report.notebook_scores[nb].values()), report.notebook_max[nb],
+                             f"{nb}\n제출 {len(report.notebook_scores[nb])}명, 만점 {report.notebook_max[nb]:g}점")
+                            for nb in report.notebooks], "노트북별 점수 분포")}
     out = {}
-    for name, (make, data) in hists.items():
-        key = (name, anonymous and _merging_changes(data))
+    for name, (panels, title) in hists.items():
+        key = (name, anonymous and any(bins(v, top, MIN_SHARED) != bins(v, top) for v, top, _ in panels))
         if key not in cache:
-            cache[key] = make(report, key[1])
+            cache[key] = hist_figure(panels, key[1], title)
         out[name] = cache[key]
     for name, make in (("cells", cells_figure), ("kernels", kernels_figure)):
         key = (name, anonymous)
