@@ -83,14 +83,14 @@ def launch(a, b, c):
         ("import torch\ntorch.Tensor.allclose = lambda *a: True", "MODULE_ATTR"),
         ("import gemm_lab.grading as g\ng.answers._within = lambda *a: True", "MODULE_ATTR"),
         ("setattr(np, 'allclose', None)", "MODULE_ATTR"),
-        ("import builtins", "IMPORT_BUILTINS"),
-        ("from builtins import abs", "IMPORT_BUILTINS"),
-        ("__builtins__['abs'] = max", "DUNDER_BUILTINS"),
-        ("import sys\nsys.modules['gemm_lab.grading'] = None", "SYS_HOOK"),
-        ("import sys\nsys.meta_path.insert(0, object())", "SYS_HOOK"),
-        ("import sys\nsys.settrace(print)", "SYS_HOOK"),
-        ("import sys\nsys.setprofile(print)", "SYS_HOOK"),
-        ("import sys\nf = sys._getframe(1).f_locals", "FRAME_ACCESS"),
+        ("import sys\nsys.modules['gemm_lab.grading'] = None", "MODULE_ATTR"),
+        ("import numpy as np\nnp.__dict__['allclose'] = 1", "MODULE_ATTR"),
+        ("import builtins\nbuiltins.abs = max", "MODULE_ATTR"),
+        ("import signal\nsignal.alarm(1)", "EXIT"),
+        ("import cffi", "CTYPES"),
+        ("import runpy", "DYNAMIC_CODE"),
+        ("import importlib.util\nspec = importlib.util.spec_from_file_location('m', 'm.txt')", "DYNAMIC_CODE"),
+        ("with open('helper.py', 'w') as f:\n    f.write('x = 1')", "WRITES_MODULE"),
         ("import os\nos._exit(0)", "EXIT"),
         ("import sys\nsys.exit()", "EXIT"),
         ("exit()", "EXIT"),
@@ -107,13 +107,6 @@ def launch(a, b, c):
         ("exec('import os')", "DYNAMIC_CODE"),
         ("m = __import__('os')", "DYNAMIC_CODE"),
         ("import importlib\nimportlib.reload(np)", "DYNAMIC_CODE"),
-        ("globals()['check_value'] = print", "GLOBALS_WRITE"),
-        ("import numpy as np\nnp.__dict__['allclose'] = 1", "GLOBALS_WRITE"),
-        ("f.__globals__['x'] = 1", "FRAME_ACCESS"),
-        ("from torch.overrides import TorchFunctionMode", "TORCH_HOOK"),
-        ("import torch\nlib = torch.library.Library('aten', 'IMPL')", "TORCH_HOOK"),
-        ("class T(torch.Tensor):\n    @classmethod\n    def __torch_function__(cls, *a):\n        pass", "TORCH_HOOK"),
-        ("from torch.utils._python_dispatch import TorchDispatchMode", "TORCH_HOOK"),
     ],
 )
 def test_scan_flags_tampering(src, code):
@@ -122,6 +115,20 @@ def test_scan_flags_tampering(src, code):
     assert all(f.split(" ", 1)[0] in FLAG_TEXT for f in found)
     item = next(f for f in found if f.startswith(code))
     assert "(줄 " in item and FLAG_TEXT[code] in item
+
+
+@pytest.mark.parametrize("src", [
+    # what a cell does to its own process: the checks that decide a grade never run there
+    "import builtins",
+    "__builtins__['abs'] = max",
+    "import sys\nsys.settrace(print)\nsys.meta_path.insert(0, object())",
+    "import sys\nf = sys._getframe(1).f_locals",
+    "globals()['check_value'] = print",
+    "from torch.overrides import TorchFunctionMode",
+    "import threading",
+])
+def test_in_process_tampering_is_not_a_finding(src):
+    assert scan_source(src) == []
 
 
 @pytest.mark.parametrize("src", [
@@ -168,11 +175,11 @@ def test_scan_notebook_skips_locked_cells(tmp_path):
         return {"cell_type": "code", "metadata": meta, "source": src, "outputs": [], "execution_count": None}
 
     nb = {"cells": [
-        cell("import builtins\n", grade=False, grade_id="setup", locked=True, solution=False),     # ours
+        cell("import ctypes\n", grade=False, grade_id="setup", locked=True, solution=False),       # ours
         cell("grid = 20\nimport ctypes\n", grade=False, grade_id="ex1_answer", locked=False, solution=True),
         cell(["g = fresh()\n", "g.check_value('grid', grid, 20)\n"], grade=True, grade_id="ex1_test",
              locked=True, solution=False, points=1),
-        cell("import sys\nsys.settrace(print)\n"),                                                 # added cell
+        cell("import sys\nsys.exit()\n"),                                                        # added cell
         {"cell_type": "markdown", "metadata": {}, "source": "import ctypes"},
     ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     path = tmp_path / "hand_in.ipynb"
@@ -180,6 +187,6 @@ def test_scan_notebook_skips_locked_cells(tmp_path):
     found = scan_notebook(str(path))
     assert found == [
         "셀 1 (ex1_answer): CTYPES (줄 2): 메모리를 직접 건드리는 모듈(ctypes 등)을 씁니다 — import ctypes",
-        "셀 3: SYS_HOOK (줄 2): sys의 import/추적 장치를 건드립니다 — sys.settrace",
+        "셀 3: EXIT (줄 2): 프로세스/커널을 종료합니다 — sys.exit()",
     ]
     assert scan_notebook(nb) == found

@@ -16,7 +16,6 @@ SCAN = "audit.scan"  # the static scan of a cell's source (gemm_lab.grading.audi
 VERDICT = "verdict"  # the grader's verdict on a test cell (autograder/grade/review.py)
 
 
-
 @dataclass(frozen=True)
 class Finding:
     """One finding code: ``code`` (the detection name), the detector that reports it and its Korean text
@@ -29,17 +28,11 @@ class Finding:
 
 FINDINGS: tuple[Finding, ...] = (
     Finding("MODULE_ATTR", SCAN, "모듈(또는 모듈의 클래스) 속성을 바꿉니다"),
-    Finding("IMPORT_BUILTINS", SCAN, "builtins 모듈을 가져옵니다"),
-    Finding("DUNDER_BUILTINS", SCAN, "__builtins__에 접근합니다"),
-    Finding("SYS_HOOK", SCAN, "sys의 import/추적 장치를 건드립니다"),
-    Finding("FRAME_ACCESS", SCAN, "실행 프레임(frame)에 접근합니다"),
     Finding("EXIT", SCAN, "프로세스/커널을 종료합니다"),
     Finding("CTYPES", SCAN, "메모리를 직접 건드리는 모듈(ctypes 등)을 씁니다"),
     Finding("NETWORK", SCAN, "네트워크나 외부 프로세스를 씁니다"),
     Finding("OPEN_OUTSIDE", SCAN, "작업 폴더 밖의 파일을 엽니다"),
     Finding("DYNAMIC_CODE", SCAN, "문자열로 코드를 실행하거나 동적으로 import합니다"),
-    Finding("GLOBALS_WRITE", SCAN, "globals()/vars()/__dict__를 직접 고칩니다"),
-    Finding("TORCH_HOOK", SCAN, "torch의 연산 가로채기 장치(mode, library, __torch_function__)를 씁니다"),
     Finding("WRITES_MODULE", SCAN,
             "파이썬 모듈 파일(.py 등)을 만들거나 가리킵니다: 그 안의 코드는 이 검사가 읽지 못합니다"),
     Finding("KERNEL_NOT_TRITON", VERDICT, "채점기가 커널을 거부했습니다: Triton이 아닌 것을 씁니다"),
