@@ -11,8 +11,6 @@ name; the grader takes its source from the notebook file, never from the kernel 
 
 from __future__ import annotations
 
-import ast
-import builtins
 import json
 
 from ..codec import TooBig, encode
@@ -21,36 +19,20 @@ __all__ = ["MIME", "read_names", "emit", "handout_source", "claims_from_outputs"
 
 MIME = "application/vnd.gemm-lab.claims+json"
 MAX_BYTES = 512 * 1024  # per test cell: answers are numbers, short lists and small tables
-_BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 # --------------------------------------------------------------------------- which names a test cell reads
 
 
-def _bound(tree: ast.AST) -> set[str]:
-    out: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            out.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(node.name)
-        elif isinstance(node, ast.arg):
-            out.add(node.arg)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            out.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            out.add(node.name)
-    return out
-
-
 def read_names(source: str) -> list[str]:
-    """Notebook names a test cell reads: loaded somewhere in it, bound nowhere in it, not builtins."""
+    """Notebook names a test cell reads (``audit.cell_audit.notebook_reads``, the rule the masters' test cells
+    are audited by): not bound in the cell before the read, not builtins; [] when it does not parse."""
+    from ..audit.cell_audit import notebook_reads
+
     try:
-        tree = ast.parse(source)
-    except SyntaxError:
+        return sorted(notebook_reads(source))
+    except (SyntaxError, ValueError):
         return []
-    loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    return sorted(loaded - _bound(tree) - _BUILTIN_NAMES)
 
 
 # --------------------------------------------------------------------------- in the student's kernel
