@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +33,16 @@ c.CourseDirectory.ignore = {ignore!r}
 """
 
 
+class _Under:
+    """A path under the course root, by its place in the layout (``Course.work``: ``<root>/autograder/work``)."""
+
+    def __init__(self, rel: str):
+        self.rel = rel
+
+    def __get__(self, course, owner=None) -> Path:
+        return self if course is None else course.root / self.rel
+
+
 @dataclass(frozen=True)
 class Course:
     """Paths of one course folder (the repository, or a copy of its layout in a test)."""
@@ -54,50 +65,20 @@ class Course:
             release(course, a)
         return course
 
-    @property
-    def source(self) -> Path:
-        return self.root / "source"
-
-    @property
-    def release(self) -> Path:
-        return self.root / "release"
-
-    @property
-    def submitted(self) -> Path:
-        return self.root / "autograder" / "submitted"
-
-    @property
-    def autograded(self) -> Path:
-        return self.root / "autograder" / "autograded"
-
-    @property
-    def feedback(self) -> Path:
-        return self.root / "autograder" / "feedback"
-
-    @property
-    def gradebook(self) -> Path:
-        return self.root / "autograder" / "gradebook.db"
+    source = _Under("source")
+    release = _Under("release")
+    submitted = _Under("autograder/submitted")
+    autograded = _Under("autograder/autograded")
+    feedback = _Under("autograder/feedback")
+    gradebook = _Under("autograder/gradebook.db")
+    work = _Under("autograder/work")
+    logs = _Under("autograder/logs")
+    grades_csv = _Under("autograder/grades.csv")
+    review_json = _Under("autograder/logs/review.json")  # review notes per student and notebook (autograde)
 
     @property
     def db_url(self) -> str:
         return f"sqlite:///{self.gradebook}"
-
-    @property
-    def work(self) -> Path:
-        return self.root / "autograder" / "work"
-
-    @property
-    def logs(self) -> Path:
-        return self.root / "autograder" / "logs"
-
-    @property
-    def grades_csv(self) -> Path:
-        return self.root / "autograder" / "grades.csv"
-
-    @property
-    def review_json(self) -> Path:
-        """Integrity findings and grader incidents, per student and notebook (written by autograde)."""
-        return self.root / "autograder" / "logs" / "review.json"
 
     def assignments(self) -> list[str]:
         """Assignments that have master notebooks in source/ (sorted)."""
@@ -152,3 +133,20 @@ def release(course: Course, assignment: str, *, release_dir: Path | None = None)
 
 def read_notebook(path: Path) -> dict:
     return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` in one step (a temporary file beside it, synced, then renamed): a
+    reader, or a run killed midway, sees the old file or the new one, never a part."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -22,11 +23,9 @@ from autograder.sandbox.limits import GiB
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _fake_host(tmp_path, avail_gib: float, cg_max: str | None = None, cg_current: int = 0):
+def _fake_host(monkeypatch, tmp_path, avail_gib: float, cg_max: str | None = None, cg_current: int = 0):
     tmp_path.mkdir(parents=True, exist_ok=True)
-    meminfo = tmp_path / "meminfo"
-    meminfo.write_text(f"MemTotal:       {64 * 1024 * 1024} kB\nMemFree: 1 kB\n"
-                       f"MemAvailable:   {int(avail_gib * 1024 * 1024)} kB\n")
+    monkeypatch.setattr(schedule.psutil, "virtual_memory", lambda: SimpleNamespace(available=int(avail_gib * GiB)))
     proc_cg = tmp_path / "cgroup"
     proc_cg.write_text("0::/grader.slice\n")
     root = tmp_path / "cg"
@@ -34,14 +33,14 @@ def _fake_host(tmp_path, avail_gib: float, cg_max: str | None = None, cg_current
     if cg_max is not None:
         (root / "grader.slice" / "memory.max").write_text(cg_max + "\n")
         (root / "grader.slice" / "memory.current").write_text(f"{cg_current}\n")
-    return schedule.available_memory(meminfo, proc_cg, root)
+    return schedule.available_memory(proc_cg, root)
 
 
 def test_job_count_on_a_fake_small_host(tmp_path, monkeypatch):
     monkeypatch.delenv(schedule.JOBS_ENV, raising=False)
     six = 6 * GiB
     # 16 cores but 13 GiB free: memory allows two 6-GiB hand-ins, not 17
-    avail = _fake_host(tmp_path, 13)
+    avail = _fake_host(monkeypatch, tmp_path, 13)
     assert avail == 13 * GiB
     n, why = schedule.plan_jobs(per_handin_bytes=six, cpus=16, available=avail)
     assert n == 2 and "CPUs 16 + 1 = 17" in why and "13.0 GiB available / 6 GiB per hand-in = 2" in why
@@ -50,9 +49,9 @@ def test_job_count_on_a_fake_small_host(tmp_path, monkeypatch):
     # plenty of memory: CPUs + 1
     assert schedule.plan_jobs(per_handin_bytes=six, cpus=2, available=64 * GiB)[0] == 3
     # the grader's own cgroup caps what is available (8 GiB max, 1 GiB used: 7 GiB of room)
-    avail = _fake_host(tmp_path / "c", 60, cg_max=str(8 * GiB), cg_current=GiB)
+    avail = _fake_host(monkeypatch, tmp_path / "c", 60, cg_max=str(8 * GiB), cg_current=GiB)
     assert avail == 7 * GiB and schedule.plan_jobs(per_handin_bytes=3 * GiB, cpus=8, available=avail)[0] == 2
-    assert _fake_host(tmp_path / "d", 5, cg_max="max") == 5 * GiB
+    assert _fake_host(monkeypatch, tmp_path / "d", 5, cg_max="max") == 5 * GiB
     # the per-hand-in limit is a setting (argument or environment)
     assert schedule.handin_memory_bytes(None, 2.5) == int(2.5 * GiB)
     monkeypatch.setenv(schedule.HANDIN_MEMORY_ENV, "3")

@@ -13,12 +13,10 @@ students by name instead of "None, None".
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 
-from autograder.course import Course
+from autograder.course import Course, write_atomic
 
 
 def roster_path(course: Course) -> Path:
@@ -48,12 +46,7 @@ def record_students(course: Course, assignment: str, report) -> None:
                 entry.setdefault("ids", {})[info["format"]] = info["lms_id"]
         if info.get("attachments"):
             entry.setdefault("attachments", {})[assignment] = dict(info["attachments"])
-    path = roster_path(course)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(data, f, ensure_ascii=False, indent=1, sort_keys=True)
-    os.replace(tmp, path)
+    write_atomic(roster_path(course), json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True))
     try:
         sync_gradebook(course, data)
     except Exception as exc:  # noqa: BLE001 (names in formgrader are a convenience: never fail a collect)

@@ -10,13 +10,11 @@ with the reason.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.course import Course
+from autograder.course import Course, write_atomic
 
 MAX_RUNS_KEPT = 20
 
@@ -67,11 +65,7 @@ def save(course: Course, report: CollectReport) -> Path:
     data["runs"] = (data.get("runs", []) + [{
         "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "source": report.source,
         "skipped": [list(x) for x in report.skipped], "dropped": [list(x) for x in report.dropped]}])[-MAX_RUNS_KEPT:]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(data, f, ensure_ascii=False, indent=1)
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(data, ensure_ascii=False, indent=1))
     return path
 
 

@@ -44,7 +44,7 @@ from pathlib import Path
 from autograder.course import IGNORE, REPO_ROOT, SCRATCH_COURSE_CONFIG, Course, release, run_nbgrader
 from autograder.course_lock import AutogradeLocked, CourseLock, clean_leftovers, runtime_dir_name
 from autograder.grade import dispatch, resume, schedule, triton_cache
-from autograder.grade.merge import HandInResult, merge
+from autograder.grade.merge import REVIEW_NOTES, HandInResult, merge
 from autograder.grade.nbexec import GUARD_MARK
 from autograder.grade.normalize import normalize_file
 from autograder.grade.schedule import part_dir, part_log
@@ -293,10 +293,8 @@ def _skipped_results(course: Course, assignment: str, done: dict[str, str]) -> l
     for student, sha in sorted(done.items()):
         rev = rows[(assignment, student)]["review"]
         out.append(HandInResult(student, assignment, ok=True, seconds=0.0, log=str(course.root / rev["log"]),
-                                error=rev.get("error", ""), incidents=rev.get("incidents", {}),
-                                findings=rev.get("findings", {}), repairs=rev.get("repairs", {}),
-                                redacted=rev.get("redacted", {}), manual=rev.get("manual", {}),
-                                handin_sha=sha, skipped=True))
+                                error=rev.get("error", ""), handin_sha=sha, skipped=True,
+                                **{k: rev.get(k, {}) for k in REVIEW_NOTES}))
     return out
 
 

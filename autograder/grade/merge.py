@@ -19,10 +19,9 @@ from dataclasses import dataclass, field
 from autograder import cells as nbcells
 from autograder.course import Course, read_notebook
 from autograder.grade import resume, review
-from autograder.grade.nbexec import SIGNAL_NOTE, STOP_ENAME
+from autograder.grade.nbexec import SIGNAL_RE, STOP_ENAME
 from autograder.grade.safe_feedback import scrub_notebook
 
-_SIGNAL_RE = re.compile(SIGNAL_NOTE + r" \d+ \([A-Z0-9]+\)")
 _LIMIT_RE = re.compile(r"LIMIT_[A-Z_]+")
 
 
@@ -44,10 +43,12 @@ class HandInResult:
     skipped: bool = False  # already graded (resume): nothing was run
 
 
+REVIEW_NOTES = ("incidents", "findings", "repairs", "redacted", "manual")  # kept in the review row, per notebook
+
+
 def review_entry(course: Course, r: HandInResult) -> dict:
-    return {"ok": r.ok, "error": r.error, "log": os.path.relpath(r.log, course.root),
-            "seconds": round(r.seconds, 1), "incidents": r.incidents, "findings": r.findings,
-            "repairs": r.repairs, "redacted": r.redacted, "manual": r.manual}
+    return {"ok": r.ok, "error": r.error, "log": os.path.relpath(r.log, course.root), "seconds": round(r.seconds, 1),
+            **{k: getattr(r, k) for k in REVIEW_NOTES}}
 
 
 def _notebook_review(res: HandInResult, name: str, nb: dict) -> None:
@@ -59,7 +60,7 @@ def _notebook_review(res: HandInResult, name: str, nb: dict) -> None:
             if out.get("ename") == STOP_ENAME:
                 stops.add(out.get("evalue", ""))
                 stops.update(_LIMIT_RE.findall(str(out.get("evalue", ""))))  # the sandbox's limit codes
-                m = _SIGNAL_RE.search(str(out.get("evalue", "")))
+                m = SIGNAL_RE.search(str(out.get("evalue", "")))
                 if m and killed_at is None:
                     killed_at = idx
                     stops.add(m.group(0))
@@ -120,14 +121,9 @@ def sandbox_limits(scratch) -> list[str]:
 
 def graded_sources(nb_dir) -> dict:
     """{(notebook, grade_id): cell source} of the graded cells of the autograded notebooks in ``nb_dir``."""
-    out = {}
-    for nb_path in sorted(nb_dir.glob("*.ipynb")) if nb_dir.is_dir() else []:
-        for cell in read_notebook(nb_path).get("cells", []):
-            gid = (cell.get("metadata", {}).get("nbgrader") or {}).get("grade_id")
-            if gid:
-                src = cell.get("source", "")
-                out[(nb_path.stem, gid)] = "".join(src) if isinstance(src, list) else str(src)
-    return out
+    return {(p.stem, nbcells.grade_id(c)): nbcells.source(c)
+            for p in (sorted(nb_dir.glob("*.ipynb")) if nb_dir.is_dir() else [])
+            for c in read_notebook(p).get("cells", []) if nbcells.grade_id(c)}
 
 
 def person_graded_still_holds(grade, before: dict, after: dict, key: tuple) -> bool:

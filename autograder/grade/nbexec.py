@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import secrets
 import signal
 import time
@@ -57,6 +58,7 @@ from gemm_lab.grading.judge import handout, remote, replay
 STOP_ENAME = "GraderStop"
 GUARD_MARK = "gemm-lab GuardedExecute"
 SIGNAL_NOTE = "killed by signal"
+SIGNAL_RE = re.compile(SIGNAL_NOTE + r" \d+ \([A-Z0-9]+\)")  # a signal death as death_reason words it
 
 
 def death_reason(returncode: int | None) -> tuple[str, int | None]:

@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autograder import cells as nbcells
 from autograder.course import Course, read_notebook
 
 if TYPE_CHECKING:
@@ -65,12 +66,10 @@ def _cause(errors: list[str]) -> str:
 def _first_errors(graded: Path) -> dict[str, str]:
     out = {}
     for nb_path in sorted(graded.glob("*.ipynb")):
-        for cell in read_notebook(nb_path).get("cells", []):
-            meta = cell.get("metadata", {}).get("nbgrader", {})
-            for o in cell.get("outputs", []):
-                if meta.get("grade") and o.get("output_type") == "error":
-                    out[f"{nb_path.stem}/{meta.get('grade_id')}"] = f"{o.get('ename')}: {str(o.get('evalue'))[:200]}"
-                    break
+        for cell in filter(nbcells.is_grade, read_notebook(nb_path).get("cells", [])):
+            err = next((o for o in cell.get("outputs", []) if o.get("output_type") == "error"), None)
+            if err is not None:
+                out[f"{nb_path.stem}/{nbcells.grade_id(cell)}"] = f"{err.get('ename')}: {str(err.get('evalue'))[:200]}"
     return out
 
 

@@ -16,10 +16,9 @@ import hashlib
 import json
 import os
 import sqlite3
-import tempfile
 from pathlib import Path
 
-from autograder.course import Course
+from autograder.course import Course, write_atomic
 
 TABLE = "gemm_lab_graded"
 _SKIP_DIRS = {"__pycache__", ".ipynb_checkpoints"}
@@ -92,20 +91,6 @@ def already_graded(course: Course, assignment: str, students: list[str]) -> dict
     return out
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def review_path(course: Course, assignment: str, student: str) -> Path:
     return course.logs / "review" / assignment / f"{student}.json"
 
@@ -114,17 +99,9 @@ def write_review_files(course: Course, only: tuple[str, str] | None = None) -> N
     """Write the per-hand-in review file(s) and the combined review.json from the gradebook."""
     rows = graded_rows(course.gradebook)
     combined: dict[str, dict] = {}
-    try:  # entries written before this table existed stay until their hand-in is graded again
-        old = json.loads(course.review_json.read_text(encoding="utf-8"))
-        for a, students in (old.items() if isinstance(old, dict) else []):
-            for s, entry in (students.items() if isinstance(students, dict) else []):
-                if (a, s) not in rows:
-                    combined.setdefault(a, {})[s] = entry
-    except (OSError, ValueError):
-        pass
     for (a, s), row in sorted(rows.items()):
         combined.setdefault(a, {})[s] = row["review"]
         if only is None or only == (a, s):
-            _atomic_write(review_path(course, a, s),
+            write_atomic(review_path(course, a, s),
                           json.dumps(row["review"], ensure_ascii=False, indent=1, sort_keys=True))
-    _atomic_write(course.review_json, json.dumps(combined, ensure_ascii=False, indent=1, sort_keys=True))
+    write_atomic(course.review_json, json.dumps(combined, ensure_ascii=False, indent=1, sort_keys=True))

@@ -186,9 +186,7 @@ def _clean_data(data: dict) -> dict:
         if mime in DROP_MIME or "javascript" in mime:
             continue
         text = "".join(value) if isinstance(value, list) else value
-        if mime == "text/html":
-            out[mime] = clean_html(str(text))
-        elif mime == "text/markdown":
+        if mime in ("text/html", "text/markdown"):
             out[mime] = clean_html(str(text))
         elif mime.startswith("image/"):
             out[mime] = text if isinstance(text, str) and re.fullmatch(r"[A-Za-z0-9+/=\s]*", text) else ""

@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.course import Course, read_notebook
-from autograder.grade.nbexec import SIGNAL_NOTE, STOP_ENAME
+import psutil
+
+from autograder.course import Course, read_notebook, write_atomic
+from autograder.grade.nbexec import SIGNAL_RE, STOP_ENAME
 from autograder.sandbox.limits import GiB, Limits
 
 JOBS_ENV = "GRADE_JOBS"
@@ -34,20 +35,9 @@ HANDIN_MEMORY_ENV = "GRADE_HANDIN_MEMORY_GB"
 UNIT_ENV = "GRADE_UNIT"
 UNITS = ("notebook", "handin")
 DURATIONS = "durations.json"
-_SIGNAL_RE = re.compile(SIGNAL_NOTE + r" \d+ \([A-Z0-9]+\)")
 
 
 # ------------------------------------------------------------------------------------------- job count
-def _meminfo_available(meminfo: Path) -> int | None:
-    try:
-        for line in Path(meminfo).read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
-
-
 def _cgroup_room(proc_cgroup: Path, cgroup_root: Path) -> int | None:
     """Bytes this process's own cgroup v2 may still use (memory.max - memory.current), None if unlimited."""
     try:
@@ -61,11 +51,10 @@ def _cgroup_room(proc_cgroup: Path, cgroup_root: Path) -> int | None:
         return None
 
 
-def available_memory(meminfo: Path = Path("/proc/meminfo"), proc_cgroup: Path = Path("/proc/self/cgroup"),
-                     cgroup_root: Path = Path("/sys/fs/cgroup")) -> int | None:
-    """Bytes of memory grading may take: MemAvailable, or less when this process's cgroup caps it."""
-    found = [x for x in (_meminfo_available(meminfo), _cgroup_room(proc_cgroup, cgroup_root)) if x is not None]
-    return min(found) if found else None
+def available_memory(proc_cgroup: Path = Path("/proc/self/cgroup"), cgroup_root: Path = Path("/sys/fs/cgroup")) -> int:
+    """Bytes of memory grading may take: MemAvailable (psutil), or less when this process's cgroup caps it."""
+    room = _cgroup_room(proc_cgroup, cgroup_root)
+    return min(x for x in (psutil.virtual_memory().available, room) if x is not None)
 
 
 def handin_memory_bytes(memory_bytes: int | None = None, handin_memory_gb: float | None = None) -> int:
@@ -166,12 +155,10 @@ def read_durations(course: Course) -> dict:
 
 def record_durations(course: Course, parts: list[tuple[Part, float]]) -> None:
     """Remember how long each part took (the next run's order); replaced atomically."""
-    from autograder.grade.resume import _atomic_write
-
     data = read_durations(course)
     for part, seconds in parts:
         data.setdefault(part.assignment, {}).setdefault(part.notebook or "*", {})[part.student] = round(seconds, 1)
-    _atomic_write(course.logs / DURATIONS, json.dumps(data, sort_keys=True, indent=0))
+    write_atomic(course.logs / DURATIONS, json.dumps(data, sort_keys=True, indent=0))
 
 
 def _code_cells(path: Path) -> int:
@@ -236,7 +223,7 @@ def killed_by_signal(course: Course, part: Part) -> list[str]:
         for cell in nb.get("cells", []):
             for o in cell.get("outputs", []) or []:
                 if o.get("output_type") == "error" and o.get("ename") == STOP_ENAME:
-                    m = _SIGNAL_RE.search(str(o.get("evalue", "")))
+                    m = SIGNAL_RE.search(str(o.get("evalue", "")))
                     if m:
                         out.append(f"{nb_path.stem}: {m.group(0)}")
     return out
