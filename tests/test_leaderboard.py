@@ -15,7 +15,9 @@ def test_cpu_host_exits_2(capsys, tmp_path):
     assert not list(tmp_path.iterdir())
 
 
-def test_safe_source_keeps_only_jit_functions():
+def test_only_the_kernel_passes_the_graders_gate():
+    from gemm_lab.grading.judge.gate import Refused
+
     src = '''import os
 os.system("echo hacked")
 x = open("/etc/passwd").read()
@@ -35,13 +37,14 @@ def student_matmul_kernel(a_ptr, BLOCK: tl.constexpr):
 def wrapped(a_ptr):
     pass
 '''
-    out = leaderboard.safe_source(src)
-    assert "os.system" not in out and "open(" not in out and "def helper" not in out and "def wrapped" not in out
-    assert out.startswith("@triton.jit\ndef student_matmul_kernel(") and "tl.program_id(0)" in out
-    with pytest.raises(ValueError, match="default values"):
-        leaderboard.safe_source("@triton.jit\ndef k(a, B=__import__('os').getcwd()):\n    pass\n")
-    with pytest.raises(ValueError, match="no @triton.jit"):
-        leaderboard.safe_source("x = 1\n")
+    kernel = leaderboard.load_kernel(src)
+    module = open(kernel.fn.__code__.co_filename).read()
+    assert kernel.fn.__name__ == "student_matmul_kernel" and "tl.program_id(0)" in module
+    assert "os.system" not in module and "open(" not in module and "helper" not in module and "wrapped" not in module
+    with pytest.raises(Refused):
+        leaderboard.load_kernel("@triton.jit\ndef student_matmul_kernel(a, B=__import__('os').getcwd()):\n    pass\n")
+    with pytest.raises(Refused):
+        leaderboard.load_kernel("x = 1\n")
 
 
 def test_kernel_cell_is_found_by_grade_id(tmp_path):
@@ -59,9 +62,15 @@ def test_demo_hand_ins_build_from_the_current_master(tmp_path):
     assert leaderboard_demo.main([str(tmp_path)]) == 0
     found = sorted(p.parent.name for p in tmp_path.glob("*/01_pointer_blocks.ipynb"))
     assert found == sorted(leaderboard_demo.variants())
-    for name in found:  # every kernel cell reduces to its @triton.jit definition
+    from gemm_lab.grading.judge.gate import Refused
+
+    for name in found:  # every kernel cell passes the gate but the release's TODO stub
         src = leaderboard.kernel_cell(tmp_path / name / "01_pointer_blocks.ipynb")
-        assert leaderboard.safe_source(src).startswith("@triton.jit\ndef student_matmul_kernel(")
+        if name == "release_stub":
+            with pytest.raises(Refused, match="NotImplementedError"):
+                leaderboard.load_kernel(src)
+        else:
+            assert leaderboard.load_kernel(src).fn.__name__ == "student_matmul_kernel"
 
 
 # --------------------------------------------------------------------------- correctness bound
@@ -159,11 +168,7 @@ def test_check_result_rejects_nan_inf_and_one_wrong_element():
 def test_demo_kernels_in_the_interpreter():
     """The demo's master kernel passes and its fp16_accumulator edit (ranked first on the H200 under the old
     check, results/leaderboard_week07_demo.csv) fails at 64 x 64 x 4096, for two of the leaderboard's configs.
-    The trusted demo source is defined here with ordinary builtins: load_kernel's empty-builtins namespace is
-    for compiled (GPU) kernels, the interpreter runs the body as Python."""
-    import triton
-    import triton.language as tl
-
+    The kernels are loaded as the leaderboard loads them (through the grader's gate)."""
     from autograder.samplekit import leaderboard_demo
 
     if not runtime.INTERPRET:
@@ -172,11 +177,10 @@ def test_demo_kernels_in_the_interpreter():
     a, b = _inputs(64, 64, 4096, seed=2)
     ref, bound = leaderboard.reference(a, b)
     for name, ok in (("master_solution", True), ("masked_rows_no_modulo", True), ("fp16_accumulator", False)):
-        ns = {"triton": triton, "tl": tl}
-        exec(leaderboard.safe_source(variants[name]), ns)  # noqa: S102 - the repository's own demo kernels
+        kernel = leaderboard.load_kernel(variants[name])
         for config in (leaderboard.CONFIGS[0], leaderboard.CONFIGS[-1]):   # BLOCK_K 32 and 64
             c = torch.full((64, 64), float("nan"), dtype=torch.float16)
-            leaderboard.launch(ns[leaderboard.KERNEL], a, b, c, config)
+            leaderboard.launch(kernel, a, b, c, config)
             assert _old_check_passes(c, ref), (name, config)
             assert (leaderboard.check_result(c, ref, bound) is None) == ok, (name, config)
 

@@ -11,10 +11,10 @@ configs passed through the exercise's own launch arguments. Writes ``leaderboard
 (ranked by do_bench TFLOP/s) and ``.png`` under ``--out``. On a host without a CUDA GPU it says so and
 exits with status 2.
 
-Student code is not run as such: only the cell's ``@triton.jit`` function definitions are kept (other
-statements, decorators, default values and annotation expressions are dropped or refused, annotations stay
-unevaluated strings), defined in a namespace that holds only ``triton`` and ``triton.language``, and then
-compiled by Triton, which refuses calls of anything but Triton functions.
+Student code is not run as such: the kernel cell goes through the grader's gate
+(``gemm_lab.grading.judge.gate``), which writes a module of the kernel and the jit functions it calls from
+their checked syntax tree (every expression Triton, annotations unevaluated) and refuses anything else, as
+it does when the kernel is graded; that module is then compiled by Triton.
 
 Correctness: every element must satisfy
 
@@ -27,10 +27,9 @@ accumulator may gather over K terms (``sqrt(K) * 2^-24 * s`` with a 32x margin).
 inputs (K <= 130, values k/16 in [-2, 2]) that term is below 2^-10, so this check is at least as strict as
 the graded one there. At 4096³ (unit normal inputs, s ~ 64) it allows about 8e-3 beyond 2^-8 |ref|, where
 an fp32 accumulator errs by about 2e-4 (a truncating one by a few times that), while a kernel that
-accumulates in fp16 errs by about 0.1-1 on elements of every size, so several percent of its elements fail. The earlier check (max error <=
-1e-2 * max|ref|) let such a kernel through and ranked ``fp16_accumulator`` first; re-run with this check
-on the H200 (``results/leaderboard_week07_demo.csv``, 2026-12-03) it is "not timed: wrong result" (3,765,172
-of 16,777,216 elements beyond the bound).
+accumulates in fp16 errs by about 0.1-1 on elements of every size, so several percent of its elements fail
+(``results/leaderboard_week07_demo.csv``, H200: ``fp16_accumulator`` is "not timed: wrong result", 3,765,172
+of 16,777,216 elements beyond the bound; a check of max error <= 1e-2 * max|ref| would rank it first).
 ``tests/test_leaderboard.py`` shows both sides on the CPU (the demo kernels in the interpreter and a torch
 emulation of fp16 accumulation).
 """
@@ -38,11 +37,9 @@ emulation of fp16 accumulation).
 from __future__ import annotations
 
 import argparse
-import ast
 import csv
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 from autograder import cells as nbcells
@@ -102,45 +99,12 @@ def kernel_cell(path: Path) -> str | None:
     return next((nbcells.source(c) for c in cells if nbcells.grade_id(c) == CELL), None)
 
 
-def _is_jit_decorator(node) -> bool:
-    return (isinstance(node, ast.Attribute) and node.attr == "jit" and isinstance(node.value, ast.Name)
-            and node.value.id == "triton")
+def load_kernel(src: str):
+    """The cell's kernel as the grader's gate writes it (only Triton code of the kernel and the jit functions
+    it calls); :class:`gemm_lab.grading.judge.gate.Refused` (Korean) for anything else."""
+    from gemm_lab.grading.judge import gate
 
-
-def safe_source(src: str) -> str:
-    """Only the cell's ``@triton.jit`` functions, without defaults; ValueError when there is none."""
-    tree = ast.parse(src)
-    keep = []
-    for node in tree.body:
-        if not isinstance(node, ast.FunctionDef):
-            continue
-        if len(node.decorator_list) != 1 or not _is_jit_decorator(node.decorator_list[0]):
-            continue
-        if node.args.defaults or node.args.kw_defaults or node.args.kwonlyargs:
-            raise ValueError(f"{node.name}: default values are not allowed in a kernel here")
-        keep.append(ast.get_source_segment(src, node, padded=True))
-        keep[-1] = "@triton.jit\n" + keep[-1]
-    if not keep:
-        raise ValueError("no @triton.jit function in the kernel cell")
-    return "\n\n\n".join(keep) + "\n"
-
-
-def load_kernel(src: str, folder: Path, name: str):
-    """Define the safe source in a namespace of triton and triton.language only; the kernel object."""
-    import triton
-    import triton.language as tl
-
-    path = folder / f"{name}.py"
-    code = safe_source(src)
-    path.write_text(code, encoding="utf-8")
-    ns = {"__builtins__": {}, "__name__": f"leaderboard_{name}", "triton": triton, "tl": tl}
-    # annotations stay strings (PEP 563), so no annotation expression runs; Triton reads "tl.constexpr" as text
-    flags = __import__("__future__").annotations.compiler_flag
-    exec(compile(code, str(path), "exec", flags=flags, dont_inherit=True), ns)  # noqa: S102 - only defs
-    kernel = ns.get(KERNEL)
-    if type(kernel) is not triton.runtime.jit.JITFunction:
-        raise ValueError(f"{KERNEL} is not a @triton.jit function")
-    return kernel
+    return gate.load(gate.module_for([src], KERNEL), KERNEL)
 
 
 def time_student(kernel, a, b, ref, bound, torch_ms: dict) -> dict:
@@ -164,24 +128,20 @@ def time_student(kernel, a, b, ref, bound, torch_ms: dict) -> dict:
             run()
             torch.cuda.synchronize()
         except Exception as exc:  # noqa: BLE001 - a config that does not compile or run is skipped
-            errors.append(f"{name}: {type(exc).__name__}")
+            errors.append(type(exc).__name__)
             continue
         wrong = check_result(c, ref, bound)
         if wrong is not None:
-            errors.append(f"{name}: {wrong}")
+            errors.append(wrong)
             continue
         ms = bench.do_bench_ms(run)
         if best is None or ms < best["ms"]:
             best = {"config": name, "ms": ms, "run": run}
     if best is None:
-        reasons, kinds = [], set()
-        for e in errors:  # the same kind of reason (an exception's name, a wrong result) is said once
-            why = e.split(": ", 1)[1]
-            kind = why.split(":", 1)[0]
-            if kind not in kinds:
-                kinds.add(kind)
-                reasons.append(why)
-        return {"status": "not timed: " + ("; ".join(reasons) or "no config ran")}
+        reasons: dict[str, str] = {}
+        for why in errors:  # the same kind of reason (an exception's name, a wrong result) is said once
+            reasons.setdefault(why.split(":", 1)[0], why)
+        return {"status": "not timed: " + ("; ".join(reasons.values()) or "no config ran")}
     ms_graph = bench.graph_bench_ms(best["run"])
     return {
         "status": "ok", "config": best["config"],
@@ -254,20 +214,21 @@ def main(argv=None) -> int:
     torch_ms = {"ms": bench.do_bench_ms(lambda: torch.matmul(a, b)),
                 "graph": bench.graph_bench_ms(lambda: torch.matmul(a, b))}
     env = bench.env_info()
+    from gemm_lab.grading.judge.gate import Refused
+
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for i, (student, path) in enumerate(found):
-            row = {"student": student, "size": args.size, **env}
-            try:
-                src = kernel_cell(path)
-                if src is None:
-                    raise ValueError(f"no {CELL} cell")
-                row.update(time_student(load_kernel(src, Path(tmp), f"s{i}"), a, b, ref, bound, torch_ms))
-            except (ValueError, SyntaxError) as exc:
-                row["status"] = f"not timed: {exc}"
-            print(f"{student}: {row['status']}" + (f", {row['tflops']} TFLOP/s ({row['config']})"
-                                                   if row["status"] == "ok" else ""))
-            rows.append(row)
+    for student, path in found:
+        row = {"student": student, "size": args.size, **env}
+        try:
+            src = kernel_cell(path)
+            if src is None:
+                raise ValueError(f"no {CELL} cell")
+            row.update(time_student(load_kernel(src), a, b, ref, bound, torch_ms))
+        except (ValueError, Refused) as exc:
+            row["status"] = f"not timed: {exc}"
+        print(f"{student}: {row['status']}" + (f", {row['tflops']} TFLOP/s ({row['config']})"
+                                               if row["status"] == "ok" else ""))
+        rows.append(row)
     rows.sort(key=lambda r: (r["status"] != "ok", -(r.get("tflops") or 0.0), r["student"]))
     rank = 0
     for r in rows:
