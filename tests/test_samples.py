@@ -85,14 +85,14 @@ def test_kernel_cases_lose_exactly_the_kernel_tests(built):
 def test_issue_17_cases_are_what_they_say():
     nbs = {nb.name: nb for nb in masters("week07")}
     nb = nbs["04_compile_pipeline"]
-    _, dup, _ = attacks_sandbox.duplicated_test(nb)
+    _, dup, _ = attacks_sandbox.CASES["duplicated_test"](nb)
     ids = [nbcells.meta(c)["grade_id"] for c in dup["cells"] if is_autograded_test(c)]
     assert len(ids) == len(set(ids)) + 1
-    _, renamed, _ = attacks_sandbox.changed_grade_id(nb)
+    _, renamed, _ = attacks_sandbox.CASES["changed_grade_id"](nb)
     assert {g for g, _, _ in nb.graded_cells()} - {nbcells.meta(c).get("grade_id") for c in renamed["cells"]}
-    _, lit, exp = attacks_sandbox.hidden_literal(nb)
+    _, lit, exp = attacks_sandbox.CASES["hidden_literal"](nb)
     assert any(HIDDEN_MARK in nbcells.source(c) and not nbcells.meta(c) for c in lit["cells"]) and exp == nb.full_points()
-    _, snoop, _ = attacks_sandbox.history_snoop(nb)
+    _, snoop, _ = attacks_sandbox.CASES["history_snoop"](nb)
     assert "_ih" in nbcells.source(snoop["cells"][-1])
     desc, deleted, _ = attacks_sandbox.deleted_test_after_locked(nbs["06_persistent_loop"])
     assert len(deleted["cells"]) == len(nbs["06_persistent_loop"].release["cells"]) - 1, desc

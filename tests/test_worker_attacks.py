@@ -1,6 +1,6 @@
-"""The attacks on the grader's kernel workers (autograder/samplekit/attacks_worker.py): each builds where its kernel
-is and expects what the work deserves; graded for real (nbgrader + bubblewrap), a hand-in that tries to poison
-what hand-ins share changes no classmate's score, in the same run or a later one."""
+"""The attacks on the grader's kernel workers and what hand-ins share (autograder/samplekit/attacks_worker.py): each
+builds where its kernel is and expects what the work deserves; graded for real (nbgrader + bubblewrap), a hand-in that
+tries to poison what hand-ins share changes no classmate's score, in the same run or a later one."""
 
 from __future__ import annotations
 

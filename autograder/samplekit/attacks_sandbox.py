@@ -185,9 +185,11 @@ def launch(a, b, c, *args, **kwargs):
 '''
 
 
-def extra_cell(code: str, desc: str):
+def extra_cell(code: str, desc: str, last: bool = False):
+    """The master's answers and a cell of ``code`` after the first answer (``last``: at the end)."""
     def case(nb: Notebook):
-        return desc, insert_cell(nb.full(), nb.first_answer_index() + 1, code), nb.full_points()
+        out = nb.full()
+        return desc, insert_cell(out, len(out["cells"]) if last else nb.first_answer_index() + 1, code), nb.full_points()
     return case
 
 
@@ -225,13 +227,6 @@ def tamper(code: str, desc: str):
     return case
 
 
-def deleted_test(nb: Notebook):
-    out = nb.full()
-    first = next(i for i, c in enumerate(out["cells"]) if is_autograded_test(c))
-    del out["cells"][first]
-    return "the first test cell deleted (restored before grading)", out, nb.full_points()
-
-
 def deleted_test_after_locked(nb: Notebook):
     """Delete a test cell whose nearest nbgrader cell above is locked-only (nbgrader 0.9.6 KeyError)."""
     out = nb.full()
@@ -246,19 +241,19 @@ def deleted_test_after_locked(nb: Notebook):
     return None
 
 
-def duplicated_test(nb: Notebook):
-    out = nb.full()
-    first = next(i for i, c in enumerate(out["cells"]) if is_autograded_test(c))
-    out["cells"].insert(first + 1, copy.deepcopy(out["cells"][first]))
-    return f"test cell {nbcells.meta(out['cells'][first])['grade_id']} duplicated", out, nb.full_points()
+def first_test(edit, desc: str):
+    """The master's answers with ``edit(cells, i)`` applied at the first test cell (``desc``: its ``{gid}``)."""
+    def case(nb: Notebook):
+        out = nb.full()
+        first = next(i for i, c in enumerate(out["cells"]) if is_autograded_test(c))
+        gid = nbcells.meta(out["cells"][first])["grade_id"]
+        edit(out["cells"], first)
+        return desc.format(gid=gid), out, nb.full_points()
+    return case
 
 
-def changed_grade_id(nb: Notebook):
-    out = nb.full()
-    cell = next(c for c in out["cells"] if is_autograded_test(c))
-    old = cell["metadata"]["nbgrader"]["grade_id"]
-    cell["metadata"]["nbgrader"]["grade_id"] = old + "_mine"
-    return f"grade_id {old} renamed (restored before grading)", out, nb.full_points()
+def _rename(cells: list, i: int) -> None:
+    cells[i]["metadata"]["nbgrader"]["grade_id"] += "_mine"
 
 
 def edited_locked(nb: Notebook):
@@ -270,21 +265,6 @@ def edited_locked(nb: Notebook):
             src = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
             cell["source"] = src + "\npass  # edited locked cell"
     return "blank answers, test and locked cells edited (restored)", out, nb.zero_points()
-
-
-def hidden_literal(nb: Notebook):
-    """A student's own cell holds the literal hidden-test marker (feedback must treat it as data)."""
-    out = nb.full()
-    code = f'# 메모: "### {HIDDEN_MARK}" 가 무슨 뜻인지 궁금합니다\nnote = "### {HIDDEN_MARK} ... END"\nprint(note)'
-    return "a student cell holds the literal hidden-test marker", insert_cell(out, nb.first_answer_index() + 1, code), \
-        nb.full_points()
-
-
-def history_snoop(nb: Notebook):
-    out = nb.full()
-    out["cells"].append({"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-                         "source": HISTORY_SNOOP})
-    return "a last cell prints In/_ih/%history/Out looking for hidden tests", out, nb.full_points()
 
 
 def redefined_launcher(nb: Notebook):
@@ -310,13 +290,16 @@ CASES = {
     "fork_bomb": extra_cell(FORK_BOMB, "an extra cell forks until refused (process limit)"),
     "memory_fill": extra_cell(MEMORY_FILL, "two 3 GiB children (hand-in memory limit, OOM kill)"),
     "disk_fill": extra_cell(DISK_FILL, "an extra cell fills /tmp (disk limit)"),
-    "deleted_test": deleted_test,
+    "deleted_test": first_test(list.pop, "the first test cell deleted (restored before grading)"),
     "deleted_test_after_locked": deleted_test_after_locked,
-    "duplicated_test": duplicated_test,
-    "changed_grade_id": changed_grade_id,
+    "duplicated_test": first_test(lambda cells, i: cells.insert(i + 1, copy.deepcopy(cells[i])),
+                                  "test cell {gid} duplicated"),
+    "changed_grade_id": first_test(_rename, "grade_id {gid} renamed (restored before grading)"),
     "edited_locked": edited_locked,
-    "hidden_literal": hidden_literal,
-    "history_snoop": history_snoop,
+    # a student's own cell holds the literal hidden-test marker (feedback must treat it as data)
+    "hidden_literal": extra_cell(f'# 메모: "### {HIDDEN_MARK}" 가 무슨 뜻인지 궁금합니다\nnote = "### {HIDDEN_MARK} ... END"\n'
+                                 "print(note)", "a student cell holds the literal hidden-test marker"),
+    "history_snoop": extra_cell(HISTORY_SNOOP, "a last cell prints In/_ih/%history/Out looking for hidden tests", last=True),
     "redefined_launcher": redefined_launcher,
     "os_exit": after_first_test("import os\nos._exit(0)", "os._exit() after the first test cell"),
     "kernel_crash": after_first_test("import ctypes\nctypes.string_at(0)",

@@ -26,11 +26,9 @@ check fails with ``message``.
 
 from __future__ import annotations
 
-import ast
-
 from gemm_lab.grading.kernels.exercises import EXERCISES
 
-__all__ = ["BAD_KERNELS", "by_name", "compile_refused"]
+__all__ = ["BAD_KERNELS", "by_name"]
 
 _MATMUL_HEAD = '''@triton.jit
 def student_matmul_kernel(
@@ -326,13 +324,3 @@ def by_name(name: str) -> dict:
             return entry
     raise KeyError(f"no bad kernel named {name!r}; known: {', '.join(e['name'] for e in BAD_KERNELS)}")
 
-
-def compile_refused(exercise: str) -> dict | None:
-    """An entry of ``exercise`` right in the interpreter and made of Triton only, which the compiler refuses."""
-    def only_jit(source: str) -> bool:
-        return all(any("jit" in ast.unparse(d) for d in n.decorator_list)
-                   for n in ast.parse(source).body if isinstance(n, ast.FunctionDef))
-
-    return next((e for e in BAD_KERNELS if e["exercise"] == exercise and e["kind"] == "compile"
-                 and e["interpreter_ok"] and not e["compiler_hangs"] and not e["added_cell"]
-                 and only_jit(e["source"])), None)

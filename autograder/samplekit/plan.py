@@ -38,11 +38,8 @@ W6 = ("01_block_model", "02_fusion_softmax", "03_check_benchmark")
 _INPROCESS_ANSWERS = ("frame_walk", "forged_handout")
 _INPROCESS_KERNELS = ("kernel_calls_python", "special_shapes")
 # The attacks on the grader's kernel workers (samplekit.attacks_worker), each where its kernel is.
-_WORKER = {"week07": {"worker_forged_compile": [W7[0]], "worker_forged_outputs": [W7[5]],
-                      "self_reported_ownership": [W7[5]], "cross_notebook": [W7[0], W7[5]],
-                      "poison_classmates": [W7[0]]},
-           "week06": {"worker_forged_compile": [W6[0]], "worker_forged_outputs": [W6[0]],
-                      "cross_notebook": [W6[0], W6[1]], "poison_classmates": [W6[0], W6[1]]}}
+_WORKER = {"week07": {"self_reported_ownership": [W7[5]], "poison_classmates": [W7[0]]},
+           "week06": {"poison_classmates": [W6[0], W6[1]]}}
 # The gate: Python hidden outside a kernel's body (every place, on every graded kernel in the -all plans) and
 # honest kernels and answers written differently from the master.
 _GATE = tuple(attacks_gate.CASES)
