@@ -20,13 +20,13 @@ records); no job outlives the notebook's deadline (:func:`set_deadline`).
 from __future__ import annotations
 
 import atexit
-import functools
 import json
 import os
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
+
+from .. import codec
 
 __all__ = ["KernelSource", "FunctionSource", "WorkerFailed", "Worker", "Forked", "ForkingRunner",
            "SubprocessRunner", "set_runner", "runner",
@@ -249,49 +249,29 @@ _COMPILED: dict[str, object] = {}
 COMPILE_CACHE_ENV = "GEMM_LAB_WORKER_COMPILE_CACHE"
 
 
-@functools.cache
-def _compiling_code() -> tuple:
-    """Triton's version and a hash of each file of the code that compiles (found by module name, not imported
-    here: the kernel checks import this module); read once per process."""
-    import hashlib
-    from importlib.metadata import version
-    from importlib.util import find_spec
-
-    return version("triton"), [hashlib.sha256(Path(find_spec(f"gemm_lab.grading.{m}").origin).read_bytes()).hexdigest()
-                               for m in ("kernels.compiler", "kernels", "kernels.launchers", "judge.worker")]
+# the code that decides what a compile is given and how its results are read
+COMPILING_CODE = tuple(f"gemm_lab.grading.{m}" for m in ("kernels", "kernels.compiler", "kernels.launchers",
+                                                        "judge.gate", "judge.worker"))
 
 
 def _compile_key(job: dict, constexprs: dict) -> str:
     """Everything a compile result depends on: the module text, what is compiled of it, the code that
     compiles it and Triton."""
-    import hashlib
-
-    blob = json.dumps([job["module"], job["kernel"], job["exercise"], job["dtype"], *_compiling_code(),
-                       sorted((k, repr(v)) for k, v in constexprs.items())])
-    return hashlib.sha256(blob.encode()).hexdigest()
+    return codec.key_of(job["module"], job["kernel"], job["exercise"], job["dtype"],
+                        codec.code_version(*COMPILING_CODE), sorted((k, repr(v)) for k, v in constexprs.items()))
 
 
 def _cached(key: str):
-    if key not in _COMPILED and os.environ.get(COMPILE_CACHE_ENV):
-        try:
-            _COMPILED[key] = json.loads((Path(os.environ[COMPILE_CACHE_ENV]) / f"{key}.json").read_text())
-        except (OSError, ValueError):
-            pass
+    if key not in _COMPILED:
+        found = codec.read_cached(os.environ.get(COMPILE_CACHE_ENV), key)
+        if found is not None:
+            _COMPILED[key] = found
     return _COMPILED.get(key)
 
 
 def _keep(key: str, value) -> None:
     _COMPILED[key] = value
-    folder = os.environ.get(COMPILE_CACHE_ENV)
-    if folder:
-        path = Path(folder) / f"{key}.json"
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps(value))
-            os.replace(tmp, path)
-        except OSError:
-            pass
+    codec.write_cached(os.environ.get(COMPILE_CACHE_ENV), key, value)
 
 
 def _run_job(job: dict, arrays: dict | None = None) -> dict:
@@ -411,9 +391,7 @@ class FunctionSource:
             key = f"a{len(self.arrays)}"
             self.arrays[key] = value
             return {"__npz__": key, "dtype": ""}
-        from ..codec import encode
-
-        return encode(value)
+        return codec.encode(value)
 
     def __call__(self, *args):
         if self.results is None:
@@ -425,9 +403,7 @@ class FunctionSource:
         self.position += 1
         if "error" in result:
             raise _StudentError(result["error"])
-        from ..codec import decode
-
-        return decode(result.get("value"))
+        return codec.decode(result.get("value"))
 
     def run_calls(self) -> None:
         if self.refused is not None:

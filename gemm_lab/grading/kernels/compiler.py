@@ -18,11 +18,9 @@ read-only or missing directory is fine: the cache is then only read, or not used
 
 from __future__ import annotations
 
-import hashlib
-import inspect
-import json
 import os
-import sys
+
+from ..codec import code_version, key_of, read_cached, write_cached
 
 __all__ = ["TARGETS", "results", "judge", "cache_dir", "compile_one", "report_line"]
 
@@ -43,29 +41,11 @@ def cache_dir() -> str | None:
     return os.path.join(base, "gemm_lab", "compile_checks")
 
 
-def _code() -> str:
-    """The grading code that decides what is compiled: a fix there never meets a verdict cached before it."""
-    if not _CODE:
-        from ..judge import gate
-        from . import launchers
-
-        h = hashlib.sha256()
-        for module in (sys.modules[__name__], launchers, gate):
-            with open(inspect.getsourcefile(module), "rb") as f:
-                h.update(f.read())
-        _CODE.append(h.hexdigest())
-    return _CODE[0]
-
-
-_CODE: list = []
-
-
 def _key(fingerprint: str, signature: dict, constexprs: dict, target: str) -> str:
-    import triton
+    from ..judge.remote import COMPILING_CODE  # a fix there never meets a verdict cached before it
 
-    blob = json.dumps([fingerprint, sorted(signature.items()), sorted((k, repr(v)) for k, v in constexprs.items()),
-                       target, NUM_WARPS, NUM_STAGES, triton.__version__, _code()], ensure_ascii=True)
-    return hashlib.sha256(blob.encode()).hexdigest()
+    return key_of(fingerprint, sorted(signature.items()), sorted((k, repr(v)) for k, v in constexprs.items()),
+                  target, NUM_WARPS, NUM_STAGES, code_version(*COMPILING_CODE))
 
 
 def _memory():
@@ -82,33 +62,8 @@ def _valid(entry) -> bool:
 
 
 def _disk_get(key: str):
-    d = cache_dir()
-    if d is None:
-        return None
-    try:
-        with open(os.path.join(d, key + ".json"), encoding="utf-8") as f:
-            entry = json.load(f)
-    except (OSError, ValueError):
-        return None
+    entry = read_cached(cache_dir(), key)
     return entry if _valid(entry) and entry.get("key") == key else None
-
-
-def _disk_put(key: str, entry: dict) -> None:
-    d = cache_dir()
-    if d is None:
-        return
-    path = os.path.join(d, key + ".json")
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(d, exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(dict(entry, key=key), f)
-        os.replace(tmp, path)
-    except OSError:  # read-only or missing: the cache is optional
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
 
 
 def compile_one(build, signature: dict, constexprs: dict, target: str) -> dict:
@@ -199,7 +154,7 @@ def results(fingerprint: str, build, signature: dict, constexpr_sets) -> list:
             if r is None:
                 r = compile_one(make, signature, constexprs, target)
                 if not r.get("environment"):  # never cached: the next run may have the tools
-                    _disk_put(key, r)
+                    write_cached(cache_dir(), key, dict(r, key=key))
                     memory[key] = r
             out.append(dict(r, constexprs=dict(constexprs), target=target))
             if not r["ok"]:
