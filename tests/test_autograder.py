@@ -80,8 +80,7 @@ def test_bwrap_sandbox_hides_the_repository(tmp_path, bwrap):
              "import gemm_lab.calc\n"
              "try:\n    socket.create_connection(('1.1.1.1', 53), timeout=2); print('net')\n"
              "except OSError:\n    print('nonet')\n")
-    out, _ = sandbox.run_sandboxed([sys.executable, "-c", probe], str(handin), str(rt), {"copy_back_to": None},
-                                   use_cgroup=False, timeout=60)
+    out, _ = sandbox.run_sandboxed([sys.executable, "-c", probe], str(handin), str(rt), use_cgroup=False, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[:2] == ["False False ['mine.txt']", "nonet"]
 

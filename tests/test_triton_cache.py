@@ -108,7 +108,7 @@ def test_a_hand_in_cannot_write_the_shared_cache(tmp_path):
             "print(open(p, 'rb').read()); "
             "exec('try:\\n open(p, \"wb\").write(b\"forged\")\\nexcept OSError as e:\\n print(\"refused\", e.errno)')")
     proc, _ = sandbox.run_sandboxed([sys.executable, "-c", code], str(handin), str(rt),
-                                    dict(triton_cache.sandbox_spec(shared), copy_back_to=None),
+                                    triton_cache.sandbox_spec(shared),
                                     use_cgroup=False, timeout=60)
     assert "b'trusted'" in proc.stdout and "refused" in proc.stdout, proc.stdout + proc.stderr
     assert (shared / "KEY" / "k.cubin").read_bytes() == b"trusted"

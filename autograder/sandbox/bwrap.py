@@ -249,20 +249,13 @@ def make_plan(runtime_dir: str, kernel_cwd_source: str | None, spec: dict | None
         nproc = _processes_of(os.geteuid()) + limits.max_processes
     return {
         "bwrap": bw, "python": sys.executable, "handin": kernel_cwd_source,
-        "copy_back_to": spec.get("copy_back_to", default_copy_back(kernel_cwd_source)),
         "report": spec.get("report_file"),
         "limits": asdict(limits), "cgroup": cgroup.to_json() if cgroup else None, "cgroup_note": cgroup_note,
         "bwrap_options": bwrap_options(runtime_dir, spec.get("env"), spec.get("ro_paths"), limits, gpu,
                                        sockets=sockets, extra_ro_paths=spec.get("extra_ro_paths")),
         "init": {"cwd": SANDBOX_CWD, "memory_bytes": limits.memory_bytes, "file_bytes": limits.file_bytes,
-                 "nproc": nproc, "copy_back_bytes": limits.copy_back_bytes, "mounts": mounts},
+                 "nproc": nproc, "mounts": mounts},
     }
-
-
-def default_copy_back(kernel_cwd_source: str | None) -> str | None:
-    """Where the working directory is copied back by default: a new folder beside the hand-in copy
-    (``<kernel_cwd>-out``), never the copy itself (links there must not steer the extraction)."""
-    return None if not kernel_cwd_source else os.path.abspath(kernel_cwd_source).rstrip("/") + "-out"
 
 
 def _processes_of(uid: int) -> int:
@@ -287,7 +280,7 @@ def run_sandboxed(cmd: list[str], handin: str | None, runtime_dir: str, spec: di
                   ) -> tuple[subprocess.CompletedProcess, lim.Outcome]:
     """Run ``cmd`` in the sandbox exactly as a kernel is run (cgroup included where one can be made).
 
-    ``spec`` as in $GEMM_LAB_SANDBOX (limits, ``copy_back_to``, ``env``, ``gpu``); returns the finished
+    ``spec`` as in $GEMM_LAB_SANDBOX (limits, ``env``, ``gpu``); returns the finished
     process (stdout/stderr captured as text) and the sandbox's outcome.
     """
     spec = dict(spec or {})
@@ -296,7 +289,6 @@ def run_sandboxed(cmd: list[str], handin: str | None, runtime_dir: str, spec: di
     fd, report = tempfile.mkstemp(prefix="gemm-lab-outcome-", suffix=".json")
     os.close(fd)
     try:
-        spec.setdefault("copy_back_to", None)
         plan = make_plan(runtime_dir, handin, dict(spec, report_file=report), group, note)
         proc = subprocess.run(supervisor_argv(plan) + list(cmd), capture_output=True, text=True, timeout=timeout)
         text = Path(report).read_text()

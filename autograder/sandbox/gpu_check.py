@@ -55,7 +55,6 @@ for label, code in (("driver", DRIVER), ("torch", TORCH)):
     handin = tempfile.mkdtemp()
     with open(os.path.join(handin, "probe.py"), "w") as f:  # @triton.jit needs a source file
         f.write(code)
-    proc, outcome = bwrap.run_sandboxed([sys.executable, "probe.py"], handin, tempfile.mkdtemp(),
-                                        {"copy_back_to": None}, timeout=300)
+    proc, outcome = bwrap.run_sandboxed([sys.executable, "probe.py"], handin, tempfile.mkdtemp(), timeout=300)
     print(label, "rc", proc.returncode, "%.2fs" % (time.monotonic() - t0), json.dumps(outcome.to_json()))
     print(proc.stdout[-3000:], proc.stderr[-3000:], flush=True)

@@ -7,7 +7,7 @@ sandbox the kernel sees:
 * the installed environment read-only: /usr, the Python installation, the virtual environment and the
   ``gemm_lab`` package (plus ``results/``, which is public); on a GPU host the NVIDIA device nodes;
 * its working directory ``/home/student/handin``: a size-capped tmpfs holding a *copy of the student's own
-  hand-in* (plus the release's data files), copied back out (size-capped) when the kernel ends;
+  hand-in* (plus the release's data files); nothing written there leaves the sandbox;
 * the per-kernel runtime directory (the connection file and the ZMQ ``ipc`` sockets: the kernel has no
   network at all), and sized tmpfs for ``/tmp``, ``$HOME``, ``/dev/shm``, ``/run``; ``/`` and ``/dev``
   are read-only.
@@ -21,7 +21,7 @@ Nothing else of the repository (``source/`` masters, ``release/``, the gradebook
 inside the sandbox. The spec is handed from the grading driver to the kernel manager through the
 ``GEMM_LAB_SANDBOX`` environment variable (a JSON file): ``kernel_cwd`` (required), optional ``env``,
 ``ro_paths``, ``extra_ro_paths`` (bound read-only beside ``ro_paths``), ``gpu`` (None: auto), ``report_dir`` (each kernel's outcome JSON goes there, default
-``sandbox-outcomes/`` beside the spec file: see :func:`read_outcomes`), ``copy_back_to`` (default: ``<kernel_cwd>-out``) and any :class:`Limits` field.
+``sandbox-outcomes/`` beside the spec file: see :func:`read_outcomes`), and any :class:`Limits` field.
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ class SandboxKernelManager(_IpcKernelManager):
             proc = getattr(self.provisioner, "process", None)
             rc = proc.poll() if proc is not None else None
             self._outcome = supervise.finish(lim.Outcome(returncode=rc, cgroup=self._cgroup.version),
-                                             self._cgroup, lim.Limits(), killed_by_grader=True)
+                                             self._cgroup, killed_by_grader=True)
             self._outcome.notes.append("the supervisor was killed: limits read from the cgroup")
         self._cgroup.destroy()
         self._cgroup = None

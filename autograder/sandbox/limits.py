@@ -20,7 +20,6 @@ class Limits:
     max_processes: int = 256  # cgroup pids limit (tasks: processes and threads) of the whole hand-in
     file_bytes: int = 256 * MiB  # RLIMIT_FSIZE: largest file a process may write
     cwd_bytes: int = 256 * MiB  # the kernel's working directory (tmpfs holding a copy of the hand-in)
-    copy_back_bytes: int = 64 * MiB  # what of the working directory is copied back after the kernel ends
     tmp_bytes: int = 512 * MiB  # /tmp
     home_bytes: int = 64 * MiB  # $HOME
     shm_bytes: int = 64 * MiB  # /dev/shm
@@ -62,7 +61,7 @@ def human(n: float) -> str:
 class LimitHit:
     """One limit a hand-in ran into: a stable English code, an English detail, a Korean line."""
 
-    code: str  # MEMORY, PROCESSES, DISK, WALL_TIME, COPY_BACK, KILLED_BY_SIGNAL
+    code: str  # MEMORY, PROCESSES, DISK, WALL_TIME, KILLED_BY_SIGNAL
     detail: str
     message_ko: str
 
@@ -140,10 +139,3 @@ def disk_hit(path: str, size: int) -> LimitHit:
 def wall_hit(seconds: float) -> LimitHit:
     return LimitHit("WALL_TIME", f"the sandbox ran past its wall-time limit ({seconds:g} s) and was killed",
                     f"샌드박스 전체 시간 제한({seconds:g}초)을 넘어 강제 종료되었습니다.")
-
-
-def copy_back_hit(limit: int, skipped: list[str]) -> LimitHit:
-    names = ", ".join(skipped[:5]) + (" ..." if len(skipped) > 5 else "")
-    return LimitHit("COPY_BACK", f"files not copied back (past the {human(limit)} limit, or refused as "
-                                 f"leaving the folder): {names}",
-                    f"작업 폴더에서 복사되지 않은 파일(제한 {human(limit)} 초과 또는 폴더 밖 경로): {names}")

@@ -4,21 +4,18 @@
 2. unpacks the hand-in (a tar stream on ``in_fd``) into the kernel's working directory, a sized tmpfs;
 3. applies per-process limits (no core files, RLIMIT_FSIZE, RLIMIT_AS, RLIMIT_NPROC where asked);
 4. forks the kernel and waits for it; when it ends, kills whatever the hand-in left running;
-5. writes the working directory back as a tar stream on ``out_fd`` (regular files and folders only, up to
-   ``copy_back_bytes``) followed by a JSON report member (full mounts, files not copied back);
+5. writes a JSON report on ``out_fd``: which sized mounts the hand-in filled (nothing of the working
+   directory leaves the sandbox: no grading step reads files a kernel wrote);
 6. exits with the kernel's status (128 + N when a signal N ended it).
 """
 
 import ctypes
-import io
 import json
 import os
 import resource
 import signal
 import sys
 import tarfile
-
-REPORT = "__gemm_lab_sandbox__.json"
 
 
 def _unpack(fd, dest):
@@ -52,34 +49,18 @@ def _kill_rest():
             return
 
 
-def _pack(fd, cwd, cap, mounts):
-    report = {"full": [], "skipped": []}
+def _report(fd, mounts):
+    """The sized mounts the hand-in filled (less than 64 KiB left), as JSON on ``fd``."""
+    full = []
     for path, size in mounts.items():
         try:
             st = os.statvfs(path)
         except OSError:
             continue
         if st.f_bavail * st.f_frsize < 64 * 1024:
-            report["full"].append([path, size])
-    used = 0
-    with os.fdopen(fd, "wb") as f, tarfile.open(fileobj=f, mode="w|") as tar:
-        for root, dirs, files in os.walk(cwd):
-            dirs.sort()
-            for name in sorted(files):
-                full = os.path.join(root, name)
-                rel = os.path.relpath(full, cwd)
-                st = os.lstat(full)
-                if not os.path.isfile(full) or os.path.islink(full):
-                    continue
-                if used + st.st_size > cap:
-                    report["skipped"].append(rel)
-                    continue
-                used += st.st_size
-                tar.add(full, arcname=rel, recursive=False)
-        data = json.dumps(report).encode()
-        info = tarfile.TarInfo(REPORT)
-        info.size = len(data)
-        tar.addfile(info, io.BytesIO(data))
+            full.append([path, size])
+    with os.fdopen(fd, "w") as f:
+        json.dump({"full": full}, f)
 
 
 def main(argv):
@@ -103,9 +84,9 @@ def main(argv):
             continue
     _kill_rest()
     try:
-        _pack(cfg["out_fd"], cwd, cfg["copy_back_bytes"], cfg["mounts"])
+        _report(cfg["out_fd"], cfg["mounts"])
     except OSError as exc:
-        print(f"gemm-lab sandbox: copy-back failed: {exc}", file=sys.stderr)
+        print(f"gemm-lab sandbox: no report: {exc}", file=sys.stderr)
     if os.WIFSIGNALED(status):
         os._exit(128 + os.WTERMSIG(status))
     os._exit(os.waitstatus_to_exitcode(status))

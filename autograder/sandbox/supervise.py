@@ -7,10 +7,10 @@
 * execs bwrap with an **empty environment** (the sandbox's pid 1 is bwrap: its ``/proc/1/environ`` holds
   nothing of the grader's) and with every inherited fd closed but the four it hands over: the bwrap options
   (``--args``: host paths stay out of ``/proc/1/cmdline``), the seccomp program, the hand-in as a tar
-  stream and the copy-back pipe;
+  stream and the pipe of pid1's report;
 * kills the sandbox when its wall-time limit passes, or when the grader that started it is gone;
-* unpacks what the sandbox copies back (size-capped, regular files only) and writes the outcome (exit
-  status, limit hits) as JSON to ``plan["report"]``; exits with the sandbox's status.
+* writes the outcome (exit status, limit hits) as JSON to ``plan["report"]``; exits with the sandbox's
+  status.
 """
 
 from __future__ import annotations
@@ -21,15 +21,12 @@ import select
 import signal
 import sys
 import tarfile
-import tempfile
-import threading
 import time
 from pathlib import Path
 
 from autograder.sandbox import cgroup as cg_mod
 from autograder.sandbox import limits as lim
 from autograder.sandbox import seccomp
-from autograder.sandbox.pid1 import REPORT
 
 INIT_SOURCE = (Path(__file__).with_name("pid1.py")).read_text()
 
@@ -58,49 +55,18 @@ def _handin_tar(src: str | None) -> int:
     return fd
 
 
-class _Reader(threading.Thread):
-    """Reads the copy-back stream into a temporary file, at most ``cap`` bytes (the rest is drained)."""
-
-    def __init__(self, fd: int, cap: int):
-        super().__init__(daemon=True)
-        self.fd, self.cap, self.truncated = fd, cap, False
-        self.file = tempfile.TemporaryFile()
-
-    def run(self):
-        got = 0
-        while True:
-            chunk = os.read(self.fd, 1 << 16)
-            if not chunk:
-                break
-            if got + len(chunk) > self.cap:
-                self.truncated = True
-                continue
-            self.file.write(chunk)
-            got += len(chunk)
-        os.close(self.fd)
-
-
-def _unpack_copy_back(reader: _Reader, dest: str | None) -> dict:
-    """Extract the copied-back files into ``dest`` (safely); return the sandbox's report member."""
-    report: dict = {}
-    refused: list[str] = []
-    if dest:
-        os.makedirs(dest, exist_ok=True)
-    reader.file.seek(0)
+def _read_report(fd: int) -> dict:
+    """The JSON report pid1 wrote on the pipe before it ended (at most 1 MiB read; {} when there is none)."""
+    chunks, got = [], 0
+    while got < 1 << 20 and (chunk := os.read(fd, 1 << 16)):
+        chunks.append(chunk)
+        got += len(chunk)
+    os.close(fd)
     try:
-        with tarfile.open(fileobj=reader.file, mode="r:") as tar:
-            for m in tar:
-                if m.name == REPORT and m.isfile():
-                    report = json.loads(tar.extractfile(m).read() or b"{}")
-                elif dest and m.isfile():
-                    try:
-                        tar.extract(m, dest, filter="data")
-                    except (tarfile.FilterError, OSError):
-                        refused.append(m.name)
-    except (tarfile.TarError, ValueError, EOFError) as exc:
-        report.setdefault("errors", []).append(f"copy-back stream unreadable: {exc}")
-    report["refused"] = refused
-    return report
+        report = json.loads(b"".join(chunks) or b"{}")
+    except ValueError as exc:
+        return {"errors": [f"sandbox report unreadable: {exc}"]}
+    return report if isinstance(report, dict) else {}
 
 
 def run(plan: dict, kernel_cmd: list[str]) -> int:
@@ -136,8 +102,6 @@ def run(plan: dict, kernel_cmd: list[str]) -> int:
     for fd in (in_fd, sec_fd, w_fd, args_fd):
         os.close(fd)
     stopped: list[int] = []
-    reader = _Reader(r_fd, limits.copy_back_bytes + (1 << 20))
-    reader.start()
 
     def stop(signum, frame):
         if signum:
@@ -170,18 +134,16 @@ def run(plan: dict, kernel_cmd: list[str]) -> int:
     _, status = os.waitpid(pid, 0)
     os.close(pidfd)
     rc = os.waitstatus_to_exitcode(status)
-    reader.join(timeout=10)
-    report = _unpack_copy_back(reader, plan.get("copy_back_to"))
     outcome.returncode = rc
-    finish(outcome, group, limits, report, reader.truncated, killed_by_grader=bool(stopped))
+    finish(outcome, group, _read_report(r_fd), killed_by_grader=bool(stopped))
     if plan.get("report"):
         Path(plan["report"]).write_text(json.dumps(outcome.to_json()))
     return rc
 
 
-def finish(outcome: lim.Outcome, group: cg_mod.Cgroup | None, limits: lim.Limits, report: dict | None = None,
-           truncated: bool = False, killed_by_grader: bool = False) -> lim.Outcome:
-    """Add the limit hits (cgroup events, full mounts, copy-back) to ``outcome``; remove the cgroup.
+def finish(outcome: lim.Outcome, group: cg_mod.Cgroup | None, report: dict | None = None,
+           killed_by_grader: bool = False) -> lim.Outcome:
+    """Add the limit hits (cgroup events, full mounts) to ``outcome``; remove the cgroup.
 
     A signal is reported as a hit unless the grader itself stopped the sandbox (shutdown, time limit)."""
     report = report or {}
@@ -195,9 +157,6 @@ def finish(outcome: lim.Outcome, group: cg_mod.Cgroup | None, limits: lim.Limits
             outcome.notes.append(f"cgroup not removed: {sorted(map(str, group.dirs.values()))}")
     for path, size in report.get("full", []):
         outcome.hits.append(lim.disk_hit(path, size))
-    skipped = list(report.get("skipped", [])) + list(report.get("refused", []))
-    if skipped or truncated:
-        outcome.hits.append(lim.copy_back_hit(limits.copy_back_bytes, skipped or ["(stream cut)"]))
     outcome.notes += report.get("errors", [])
     sig = lim.signal_hit(outcome.returncode)
     if sig is not None and not killed_by_grader and not any(h.code == "WALL_TIME" for h in outcome.hits):
