@@ -36,10 +36,6 @@ from .cases import (
     _idx,
     _Rand,
     _same_list,
-    matmul_cases,
-    persistent_cases,
-    softmax_cases,
-    vector_add_cases,
 )
 from .exercises import EXERCISES
 
@@ -527,25 +523,20 @@ def _error_map(exercise, case, run, result, message, case_entry, ownership) -> N
         return
 
 
-def _graded_extra(kernel, kind: str, seed: int):
-    """Shapes a grader adds to every check of a kernel held as source: drawn per run, so a kernel written
-    for the shapes a test cell names fails them."""
+def _checked(exercise, kernel, hidden, seed, dtype, name, hint, given=(), extra_for=None, ownership=False,
+             **options):
+    """One check of the exercise: its cases (``given`` shapes after the usual ones and, for a kernel held as
+    source, one shape drawn per run last, so a kernel written for the shapes a test cell names fails it),
+    run and judged."""
     from ..judge import remote
 
-    if not isinstance(kernel, remote.KernelSource):
-        return (), seed
-    rng = _Rand(kernel.run_seed ^ (seed * 7919))
-    run_seed = kernel.run_seed ^ seed
-
-    def d(lo, hi):
-        return lo + rng.next() % (hi - lo + 1)
-
-    # one shape per check, past the usual tile multiples (every dimension drawn, so no table of shapes fits it)
-    if kind == "vector":
-        return (d(1025, 3000),), run_seed
-    if kind == "softmax":
-        return ((d(2, 12), d(17, 150)),), run_seed
-    return ((d(17, 60), d(17, 60), d(17, 60)),), run_seed
+    ex, more = EXERCISES[exercise], ()
+    if isinstance(kernel, remote.KernelSource):
+        rng = _Rand(kernel.run_seed ^ (seed * 7919))
+        more, seed = (ex.drawn(lambda lo, hi: lo + rng.next() % (hi - lo + 1)),), kernel.run_seed ^ seed
+    cases = ex.cases(hidden, tuple(given) + more, **options)
+    _mark_drawn(cases, len(more), hidden, len(ex.cases(False, (), **options)))
+    return _check(exercise, kernel, cases, extra_for or (lambda case: [()]), seed, dtype, name, hint, ownership)
 
 
 # --------------------------------------------------------------------------- public checks
@@ -559,10 +550,8 @@ def check_matmul(kernel, *, hidden=False, noncontiguous=True, dtype="float16", s
     ``dtype``: inputs and output dtype ("float16" default, "float32"; "bfloat16" only on a GPU).
     ``aligned=True``: only views whose row strides and offsets are multiples of 16 bytes, no transposed views.
     """
-    more, seed = _graded_extra(kernel, "matmul", seed)
-    cases = matmul_cases(hidden, noncontiguous, tuple(shapes) + more, aligned)
-    _mark_drawn(cases, len(more), hidden, len(matmul_cases(False, noncontiguous, (), aligned)))
-    return _check("matmul", kernel, cases, lambda case: [()], seed, dtype, name, hint)
+    return _checked("matmul", kernel, hidden, seed, dtype, name, hint, shapes, noncontiguous=noncontiguous,
+                    aligned=aligned)
 
 
 def check_persistent(kernel, *, hidden=False, noncontiguous=True, dtype="float16", num_programs=None, seed=0,
@@ -578,28 +567,20 @@ def check_persistent(kernel, *, hidden=False, noncontiguous=True, dtype="float16
     for p in counts:
         if type(p) is not int or p < 1:
             raise ValueError(f"num_programs must be positive ints, got {p!r}")
-    more, seed = _graded_extra(kernel, "matmul", seed)
-    cases = persistent_cases(hidden, noncontiguous, aligned, extra_shapes=more)
-    _mark_drawn(cases, len(more), hidden, len(persistent_cases(False, noncontiguous, aligned)))
 
     def extra_for(case):  # a drawn shape runs at one uneven program count: the shape is what it tests
         return [(counts[min(1, len(counts) - 1)],)] if case.get("drawn") else [(p,) for p in counts]
 
-    return _check("persistent", kernel, cases, extra_for, seed, dtype, name, hint, ownership=ownership)
+    return _checked("persistent", kernel, hidden, seed, dtype, name, hint, (), extra_for, ownership,
+                    noncontiguous=noncontiguous, aligned=aligned)
 
 
 def check_vector_add(kernel, *, hidden=False, dtype="float32", sizes=(), seed=0, name="vector_add", hint=None):
     """Check week 6's ``add_kernel`` (out = x + y) through the locked launcher's copy (BLOCK_SIZE=128)."""
-    more, seed = _graded_extra(kernel, "vector", seed)
-    cases = vector_add_cases(hidden, tuple(sizes) + more)
-    _mark_drawn(cases, len(more), hidden, len(vector_add_cases(False)))
-    return _check("vector_add", kernel, cases, lambda case: [()], seed, dtype, name, hint)
+    return _checked("vector_add", kernel, hidden, seed, dtype, name, hint, sizes)
 
 
 def check_softmax(kernel, *, hidden=False, dtype="float32", shapes=(), seed=0, name="softmax", hint=None):
     """Check week 6's ``softmax_kernel`` (row-wise softmax) through the locked launcher's copy (one program
     per row, BLOCK_SIZE = next_power_of_2(n_cols)). Rows are padded in memory (row stride > n_cols)."""
-    more, seed = _graded_extra(kernel, "softmax", seed)
-    cases = softmax_cases(hidden, tuple(shapes) + more)
-    _mark_drawn(cases, len(more), hidden, len(softmax_cases(False)))
-    return _check("softmax", kernel, cases, lambda case: [()], seed, dtype, name, hint)
+    return _checked("softmax", kernel, hidden, seed, dtype, name, hint, shapes)

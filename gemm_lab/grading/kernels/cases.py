@@ -252,7 +252,7 @@ def _mm_case(M, N, K, la, lb, lc) -> dict:
     return case
 
 
-def matmul_cases(hidden, noncontiguous=True, extra_shapes=(), aligned=False) -> list:
+def matmul_cases(hidden, extra_shapes=(), noncontiguous=True, aligned=False) -> list:
     specs = [
         ((64, 64, 64), ("packed", "packed", "packed")),
         ((37, 45, 50), ("packed", "packed", "packed")),       # K not a multiple of BLOCK_K, contiguous
@@ -309,7 +309,7 @@ def _diag_persistent(case, base):
     return diagnose
 
 
-def persistent_cases(hidden, noncontiguous=True, aligned=False, extra_shapes=()) -> list:
+def persistent_cases(hidden, extra_shapes=(), noncontiguous=True, aligned=False) -> list:
     specs = [((130, 70, 50), ("padded", "padded", "padded"))]
     if hidden:
         specs += [((1, 33, 70), ("padded", "padded", "padded")), ((200, 9, 45), ("padded", "padded", "padded"))]

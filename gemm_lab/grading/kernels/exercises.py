@@ -42,7 +42,8 @@ class Exercise:
     int_pointers: tuple[str, ...]  # int32 buffers
     launch: Callable  # launch(kernel, *tensors, *extra): the grader's copy of the locked launcher
     constexprs: Callable  # constexprs(cases, extras): every constexpr set the launcher passes, smallest first
-    cases: Callable  # cases(hidden, ...): the check's cases (``cases``)
+    cases: Callable  # cases(hidden, extra, **options): the check's cases (``cases``), ``extra`` shapes last
+    drawn: Callable  # drawn(d): the shape the grader adds to a check of a hand-in (``d(lo, hi)``: a drawn int)
 
     def master(self, root=None) -> Path:
         return Path(root or _ROOT) / "source" / f"{self.notebook}.ipynb"
@@ -125,6 +126,10 @@ def _launch_persistent(kernel, a, b, c, num_programs, visits, owner):
         NUM_PROGRAMS=num_programs, BLOCK_M=32, BLOCK_N=32, BLOCK_K=32)
 
 
+def _drawn_mm(d):
+    return d(17, 60), d(17, 60), d(17, 60)  # every dimension drawn, past the tile multiples
+
+
 _MM_INTS = ("M", "N", "K", "stride_am", "stride_ak", "stride_bk", "stride_bn", "stride_cm", "stride_cn")
 
 EXERCISES = {ex.name: ex for ex in (
@@ -132,7 +137,8 @@ EXERCISES = {ex.name: ex for ex in (
         "vector_add", "add_kernel", "check_vector_add", "week06/01_block_model", "ex4_add_kernel",
         params=("x_ptr", "y_ptr", "output_ptr", "n_elements", "BLOCK_SIZE"), constexpr_params=("BLOCK_SIZE",),
         pointers=("x_ptr", "y_ptr", "output_ptr"), int_pointers=(), launch=_launch_vector_add,
-        constexprs=lambda cs, extras: [{"BLOCK_SIZE": 128}], cases=cases.vector_add_cases),
+        constexprs=lambda cs, extras: [{"BLOCK_SIZE": 128}], cases=cases.vector_add_cases,
+        drawn=lambda d: d(1025, 3000)),
     Exercise(
         "softmax", "softmax_kernel", "check_softmax", "week06/02_fusion_softmax", "ex4_softmax_kernel",
         params=("output_ptr", "input_ptr", "input_row_stride", "output_row_stride", "input_col_stride",
@@ -140,14 +146,14 @@ EXERCISES = {ex.name: ex for ex in (
         pointers=("output_ptr", "input_ptr"), int_pointers=(), launch=_launch_softmax,
         constexprs=lambda cs, extras: [
             {"BLOCK_SIZE": b} for b in sorted({cases.next_pow2(c["inputs"][0].shape[1]) for c in cs})],
-        cases=cases.softmax_cases),
+        cases=cases.softmax_cases, drawn=lambda d: (d(2, 12), d(17, 150))),
     Exercise(
         "matmul", "student_matmul_kernel", "check_matmul", "week07/01_pointer_blocks", "student_kernel",
         params=("a_ptr", "b_ptr", "c_ptr") + _MM_INTS + ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K"),
         constexpr_params=("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K"),
         pointers=("a_ptr", "b_ptr", "c_ptr"), int_pointers=(), launch=_launch_matmul,
         constexprs=lambda cs, extras: [{"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 16, "BLOCK_SIZE_K": 16}],
-        cases=cases.matmul_cases),
+        cases=cases.matmul_cases, drawn=_drawn_mm),
     Exercise(
         "persistent", "student_persistent_kernel", "check_persistent", "week07/06_persistent_loop",
         "student_kernel",
@@ -157,7 +163,7 @@ EXERCISES = {ex.name: ex for ex in (
         pointers=("a_ptr", "b_ptr", "c_ptr"), int_pointers=("visits_ptr", "owner_ptr"), launch=_launch_persistent,
         constexprs=lambda cs, extras: [
             {"NUM_PROGRAMS": p, "BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32} for p in sorted(set(extras))],
-        cases=cases.persistent_cases),
+        cases=cases.persistent_cases, drawn=_drawn_mm),
 )}
 
 
