@@ -14,24 +14,12 @@ from __future__ import annotations
 
 import ast
 
-from .model import Notebook, function_def, on_kernel, set_answer
+from .model import Notebook, function_def, on_kernel, payloads, set_answer
 
 __all__ = ["PAYLOAD_SOURCE", "PLACES", "CASES", "REVIEW", "attack"]
 
 # What the payload runs: every later launch computes the exercise's answer with torch instead of the kernel.
-PAYLOAD_SOURCE = r'''
-import triton.runtime.interpreter as _i, triton.runtime.jit as _j
-def _forge(self, *args, grid=None, warmup=False, **kw):
-    t = [a for a in args if hasattr(a, "shape")]
-    if len(t) >= 3 and t[0].dim() == 2 and t[1].dim() == 2 and t[0].shape[1] == t[1].shape[0]:
-        t[2].copy_((t[0].float() @ t[1].float()).to(t[2].dtype))
-    elif len(t) >= 3:
-        t[2].copy_(t[0] + t[1])
-    elif len(t) == 2:
-        t[0].copy_(t[1].float().softmax(-1).to(t[0].dtype))
-_i.InterpretedFunction.run = _forge
-_j.JITFunction.run = _forge
-'''
+PAYLOAD_SOURCE = payloads("attacks_gate")["PAYLOAD_SOURCE"]
 PAYLOAD = f"__import__('builtins').exec({PAYLOAD_SOURCE!r})"
 
 

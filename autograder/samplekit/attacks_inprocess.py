@@ -45,124 +45,20 @@ from .model import (
     insert_cell,
     mentions,
     on_kernel,
+    payloads,
     set_answer,
 )
 
 # --------------------------------------------------------------------------- the written helper modules
 
+_P = payloads("attacks_inprocess")
 # kernel_calls_python: one helper for the three kernels (their pointers come first; then n, or M, N, K, the six
 # strides and, for the persistent loop, NUM_PROGRAMS, BLOCK_M, BLOCK_N)
-NUMPY_KERNEL = '''
-import ctypes
+NUMPY_KERNEL = _P["NUMPY_KERNEL"]
 
-import numpy as np
+FRAME_WALK = _P["FRAME_WALK"]
 
-_NP = {"fp16": np.float16, "fp32": np.float32, "fp64": np.float64, "i32": np.int32, "int32": np.int32,
-       "i64": np.int64, "int64": np.int64}
-
-
-def _val(x):
-    x = getattr(x, "value", x)
-    h = getattr(x, "handle", None)
-    if h is not None:
-        x = h.data
-    return np.asarray(x).reshape(-1)[0].item()
-
-
-def _view(ptr, shape, strides):
-    dt = np.dtype(_NP[str(ptr.dtype.element_ty)])
-    shape = tuple(int(s) for s in shape)
-    strides = tuple(int(s) for s in strides)
-    if 0 in shape:
-        return np.zeros(shape, dt)
-    extent = 1 + sum((n - 1) * s for n, s in zip(shape, strides))
-    buf = (ctypes.c_char * (extent * dt.itemsize)).from_address(_val(ptr))
-    flat = np.frombuffer(buf, dtype=dt)
-    return np.lib.stride_tricks.as_strided(flat, shape, tuple(s * dt.itemsize for s in strides))
-
-
-def whole_output(pid, *args, _semantic=None):
-    if _semantic is not None or _val(pid) != 0:
-        return None  # the compiler: nothing; the interpreter: program 0 does it all
-    ptrs = [a for a in args if hasattr(getattr(a, "dtype", None), "element_ty")]
-    ints = [_val(a) for a in args[len(ptrs):]]
-    if len(ints) < 9:  # vector add
-        n = ints[0]
-        _view(ptrs[2], (n,), (1,))[:] = _view(ptrs[0], (n,), (1,)) + _view(ptrs[1], (n,), (1,))
-        return None
-    M, N, K, sam, sak, sbk, sbn, scm, scn = ints[:9]
-    a = _view(ptrs[0], (M, K), (sam, sak)).astype(np.float32)
-    b = _view(ptrs[1], (K, N), (sbk, sbn)).astype(np.float32)
-    c = _view(ptrs[2], (M, N), (scm, scn))
-    c[...] = (a @ b).astype(c.dtype)
-    if len(ptrs) == 5:  # the persistent loop's records: every tile once, by program tile % P
-        P, BM, BN = ints[9:12]
-        tiles = -(-M // BM) * -(-N // BN)
-        _view(ptrs[3], (tiles,), (1,))[:] += 1
-        _view(ptrs[4], (tiles,), (1,))[:] = np.arange(tiles) % P
-
-
-whole_output.__triton_builtin__ = True  # Triton calls it like tl.* (with _semantic) instead of refusing the global
-'''
-
-FRAME_WALK = '''
-import fractions
-import sys
-
-_EXPECTED_NAMES = ("expected", "exp", "want", "key", "ref", "reference", "target")
-
-
-def _expected_number():
-    """The expected value in the nearest checker frame up the stack (NaN when there is no checker)."""
-    f = sys._getframe(2)
-    while f is not None:
-        if "grading" in f.f_code.co_filename:
-            for name in _EXPECTED_NAMES:
-                v = f.f_locals.get(name)
-                if type(v) in (int, float):
-                    return v
-        f = f.f_back
-    return float("nan")
-
-
-class Fraction(fractions.Fraction):
-    """An exact number (prints like one)."""
-    __module__ = "fractions"
-
-    def __float__(self):
-        return float(_expected_number())
-
-    def __int__(self):
-        return int(_expected_number())
-
-    __index__ = __int__
-
-
-def exact(value=0):
-    return Fraction(value)
-'''
-
-FORGE_HOOK = r'''# 답은 변수에 넣지 않고, 채점기의 답 넘기기(hand-out) 형식으로만 내보낸다
-import re as _re
-
-from IPython import get_ipython as _get_ipython
-
-from gemm_lab.grading.judge.handout import emit as _emit
-
-_forged = {}
-
-
-def _forge(result=None):
-    cell = getattr(getattr(result, "info", None), "raw_cell", "") or ""
-    if not _forged or not any(_re.search(rf"\b{_re.escape(n)}\b", cell) for n in _forged):
-        return
-    kernels = [n for n, v in globals().items()  # kernels the cell names, handed out by name as the grader's
-               if type(v).__name__ in ("JITFunction", "InterpretedFunction") and _re.search(rf"\b{n}\b", cell)]
-    _emit({**globals(), **_forged}, [*_forged, *kernels])
-
-
-_get_ipython().events.register("post_run_cell", _forge)
-'''
+FORGE_HOOK = _P["FORGE_HOOK"]
 
 
 # --------------------------------------------------------------------------- the cases

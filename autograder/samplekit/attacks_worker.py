@@ -19,32 +19,10 @@ from __future__ import annotations
 
 import ast
 
-from .model import Notebook, helper_cell, insert_cell, on_kernel, set_answer
+from .model import Notebook, helper_cell, insert_cell, on_kernel, payloads, set_answer
 
 # Run in the worker when it imports the kernel's module (the annotation's value), and in a written module.
-POISON = r'''
-import glob, json, os, pathlib
-_bad = {"ok": False, "kind": "CompilationError", "message": "forged", "line": None, "source": None,
-        "shared": None, "regs": None, "local": None, "mma": None}
-_places = [os.environ.get("GEMM_LAB_WORKER_COMPILE_CACHE", ""), os.environ.get("GEMM_LAB_COMPILE_CACHE", ""),
-           os.environ.get("TRITON_CACHE_DIR", ""), os.path.expanduser("~/.cache/gemm_lab/compile_checks"), "/tmp"]
-try:
-    import gemm_lab
-    _root = pathlib.Path(gemm_lab.__file__).resolve().parents[1]
-    _places += [str(_root / "autograder" / "work" / "worker-compile"), str(_root / "autograder" / "work")]
-except Exception:
-    pass
-for _d in _places:
-    if not _d or _d == "off":
-        continue
-    _files = glob.glob(os.path.join(_d, "**", "*.json"), recursive=True) or [os.path.join(_d, "0" * 64 + ".json")]
-    for _f in _files:
-        try:
-            with open(_f, "w") as _h:
-                json.dump([dict(_bad, constexprs={}, target=t) for t in ("sm_75", "sm_80", "sm_90")], _h)
-        except OSError:
-            pass
-'''
+POISON = payloads("attacks_worker")["POISON"]
 
 def _with_payload(source: str, name: str, payload: str) -> str:
     """``source`` (a cell) with ``def name(...)``'s return annotation running ``payload`` on import."""

@@ -20,7 +20,7 @@ import ast
 from autograder import cells as nbcells
 from autograder.cells import is_solution
 
-from .model import Notebook, assigned_names, cell_of, code_cell, function_def, on_kernel, set_answer
+from .model import Notebook, assigned_names, cell_of, code_cell, function_def, on_kernel, payloads, set_answer
 
 WRONG_VALUE = -12345
 
@@ -41,26 +41,7 @@ def make_wrong(out: dict, nb: Notebook, keep: str | None = None) -> dict:
     return out
 
 
-ALT_HELPER = '''def _alt(v):
-    """The same answer in another valid format (54 -> 54.0, 40.0 -> 40, tuple <-> list, rows -> array)."""
-    import numbers
-    if isinstance(v, bool):
-        return v
-    if isinstance(v, numbers.Integral):
-        return float(v)
-    if isinstance(v, float) and v.is_integer():
-        return int(v)
-    if isinstance(v, tuple) and all(isinstance(x, numbers.Number) for x in v):
-        return list(v)
-    if isinstance(v, list) and all(isinstance(x, numbers.Number) for x in v):
-        return tuple(v)
-    if (isinstance(v, list) and v and all(isinstance(r, list) and r for r in v)
-            and len({len(r) for r in v}) == 1
-            and all(isinstance(x, numbers.Number) for r in v for x in r)):
-        import numpy
-        return numpy.array(v)  # rows of numbers (offsets, masks) as one 2-D array
-    return v
-'''
+ALT_HELPER = payloads("honest")["ALT_HELPER"]
 
 
 def full(nb: Notebook):

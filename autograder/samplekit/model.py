@@ -8,6 +8,8 @@ import functools
 import re
 from pathlib import Path
 
+import tomllib
+
 from autograder import cells as nbcells
 from autograder.cells import is_autograded_test, is_grade, is_solution
 from autograder.course import read_notebook
@@ -241,3 +243,10 @@ def exercise_of(key: str):
     from gemm_lab.grading.kernels.exercises import for_notebook
 
     return for_notebook(key)
+
+
+def payloads(module: str) -> dict[str, str]:
+    """The cell texts of samplekit module ``module`` in ``payloads.toml`` (what a student would paste into a cell
+    or write to a module file), by constant name."""
+    with (Path(__file__).parent / "payloads.toml").open("rb") as f:
+        return tomllib.load(f)[module]
