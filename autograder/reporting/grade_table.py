@@ -13,8 +13,8 @@ from pathlib import Path
 
 from autograder.collect.summary import review_notes
 from autograder.course import Course
-from autograder.reporting.gradebook_export import each_assignment, read_gradebook
 from autograder.reporting.gradebook_export import fmt_points as _fmt
+from autograder.reporting.gradebook_export import read_gradebook
 
 
 def scores(course: Course, assignments: list[str] | None = None) -> tuple[list[str], dict, dict]:
@@ -23,26 +23,16 @@ def scores(course: Course, assignments: list[str] | None = None) -> tuple[list[s
     Columns are ``ASSIGNMENT/NOTEBOOK`` for every notebook of every assignment with hand-ins. Students
     whose every hand-in was refused by collect (logs/collect_ASSIGNMENT.json) have a row with no scores.
     """
-    from nbgrader.api import Gradebook
-
     columns, table, maxima = [], {}, {}
     for students in review_notes(course, assignments)[1].values():
         for student in students:  # collected nothing readable: a row of zeros (review says why)
             table.setdefault(student, {})
-    if not course.gradebook.exists():
-        return columns, table, maxima
-    with Gradebook(course.db_url, "gemm-lab") as gb:
-        for assignment in each_assignment(gb, assignments):
-            a_name = assignment.name
-            nbs = sorted(assignment.notebooks, key=lambda n: n.name)
-            for nb in nbs:
-                col = f"{a_name}/{nb.name}"
-                columns.append(col)
-                maxima[col] = nb.max_score
-            for sub in assignment.submissions:
-                row = table.setdefault(sub.student.id, {})
-                for snb in sub.notebooks:
-                    row[f"{a_name}/{snb.name}"] = snb.score
+    for ag in read_gradebook(course, assignments):
+        for nb, top in ag.notebooks.items():
+            columns.append(f"{ag.name}/{nb}")
+            maxima[f"{ag.name}/{nb}"] = top
+        for student, per_nb in ag.notebook_scores.items():
+            table.setdefault(student, {}).update({f"{ag.name}/{nb}": v for nb, v in per_nb.items()})
     return columns, table, maxima
 
 

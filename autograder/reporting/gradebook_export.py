@@ -51,30 +51,24 @@ class AssignmentGrades:
     score: dict = field(default_factory=dict)  # student -> points earned (graded cells only)
     pending: dict = field(default_factory=dict)  # student -> points awaiting a person
     pending_cells: dict = field(default_factory=dict)  # student -> ["notebook/grade_id", ...]
-
-
-def each_assignment(gb, assignments: list[str] | None = None):
-    """The gradebook's assignments named in ``assignments`` (all, by name, when None); unknown names skipped."""
-    from nbgrader.api import MissingEntry
-
-    for a_name in assignments or sorted(a.name for a in gb.assignments):
-        try:
-            yield gb.find_assignment(a_name)
-        except MissingEntry:
-            continue
+    notebooks: dict = field(default_factory=dict)  # notebook -> max score, by name
+    notebook_scores: dict = field(default_factory=dict)  # student -> {notebook: points, pending ones included}
 
 
 def read_gradebook(course: Course, assignments: list[str] | None = None) -> list[AssignmentGrades]:
-    """Per assignment: max score, earned points and pending manual points per student."""
+    """Per assignment named (all when None; unknown names skipped): max score, earned points and pending
+    manual points per student, and the points of each notebook."""
     if not course.gradebook.exists():
         return []
     from nbgrader.api import Gradebook
 
     out = []
     with Gradebook(course.db_url, "gemm-lab") as gb:
-        for assignment in each_assignment(gb, assignments):
-            a_name = assignment.name
-            ag = AssignmentGrades(a_name, float(sum(nb.max_score or 0 for nb in assignment.notebooks)))
+        known = {a.name: a for a in gb.assignments}
+        for assignment in [known[a] for a in assignments or sorted(known) if a in known]:
+            ag = AssignmentGrades(assignment.name, float(sum(nb.max_score or 0 for nb in assignment.notebooks)),
+                                  notebooks={nb.name: nb.max_score for nb in sorted(assignment.notebooks,
+                                                                                    key=lambda n: n.name)})
             for sub in assignment.submissions:
                 sid = sub.student.id
                 earned = pending = 0.0
@@ -85,6 +79,7 @@ def read_gradebook(course: Course, assignments: list[str] | None = None) -> list
                             ag.pending_cells.setdefault(sid, []).append(f"{snb.name}/{g.name}")
                         else:
                             earned += float(g.score or 0)
+                    ag.notebook_scores.setdefault(sid, {})[snb.name] = sum(float(g.score or 0) for g in snb.grades)
                 ag.score[sid], ag.pending[sid] = earned, pending
             out.append(ag)
     return out
@@ -115,44 +110,50 @@ def pending_summary(grades: list[AssignmentGrades]) -> str | None:
             "far; the pending points are listed in autograder/grades_<LMS>_pending.csv")
 
 
+def _write_csv(path: Path, rows: list[list], quote_all: bool = False) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as f:
+        csv.writer(f, quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL).writerows(rows)
+    return path
+
+
+def lms_id(entry: dict, lms: str, assignment: str | None = None) -> str:
+    """A roster entry's id in ``lms`` as that LMS's files write it ('' when collect read none)."""
+    if lms == "moodle":
+        pid = (entry.get("moodle") or {}).get(assignment)
+        return f"Participant {pid}" if pid else ""
+    return str((entry.get("ids") or {}).get(lms) or "")
+
+
+def _by_id(roster: dict, students, lms: str, assignment: str | None = None) -> tuple[list, list[str]]:
+    """([(student, roster entry, its ``lms`` id)], [students without one])."""
+    rows = [(s, roster.get(s, {}), lms_id(roster.get(s, {}), lms, assignment)) for s in students]
+    return [r for r in rows if r[2]], [s for s, _, i in rows if not i]
+
+
+def _scores(grades: list[AssignmentGrades], s: str) -> list[str]:
+    return [_fmt(ag.score[s]) if s in ag.score else "" for ag in grades]
+
+
 def write_canvas(course: Course, grades: list[AssignmentGrades], out: Path) -> tuple[Path, list[str]]:
     roster = load_roster(course)
-    path = out / "grades_canvas.csv"
-    warnings = []
-    with path.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", *[ag.name for ag in grades]])
-        w.writerow(["    Points Possible", "", "", "", "", *[_fmt(ag.max_score) for ag in grades]])
-        for s in _students(grades):
-            entry = roster.get(s, {})
-            canvas_id = (entry.get("ids") or {}).get("canvas", "")
-            if not canvas_id:
-                warnings.append(s)
-            w.writerow([entry.get("name", s), canvas_id, "", "", "",
-                        *[_fmt(ag.score[s]) if s in ag.score else "" for ag in grades]])
-    msgs = [f"canvas: {len(warnings)} students have no Canvas user id (not collected from a Canvas download): "
-            f"{', '.join(warnings[:5])}; Canvas matches them by name only"] if warnings else []
-    return path, msgs
+    _, missing = _by_id(roster, _students(grades), "canvas")
+    path = _write_csv(out / "grades_canvas.csv", [
+        ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", *[ag.name for ag in grades]],
+        ["    Points Possible", "", "", "", "", *[_fmt(ag.max_score) for ag in grades]],
+        *[[roster.get(s, {}).get("name", s), lms_id(roster.get(s, {}), "canvas"), "", "", "", *_scores(grades, s)]
+          for s in _students(grades)]])
+    return path, [f"canvas: {len(missing)} students have no Canvas user id (not collected from a Canvas download): "
+                  f"{', '.join(missing[:5])}; Canvas matches them by name only"] if missing else []
 
 
 def write_moodle(course: Course, grades: list[AssignmentGrades], out: Path) -> tuple[list[Path], list[str]]:
     roster = load_roster(course)
     paths, msgs = [], []
     for ag in grades:
-        path = out / f"grades_moodle_{ag.name}.csv"
-        missing = []
-        with path.open("w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f)
-            w.writerow(["Identifier", "Full name", "Grade", "Maximum Grade", "Last modified (grade)"])
-            for s in sorted(ag.score):
-                entry = roster.get(s, {})
-                pid = (entry.get("moodle") or {}).get(ag.name, "")
-                if not pid:
-                    missing.append(s)
-                    continue
-                w.writerow([f"Participant {pid}", entry.get("name", s), _fmt(ag.score[s]), _fmt(ag.max_score),
-                            "-"])
-        paths.append(path)
+        found, missing = _by_id(roster, sorted(ag.score), "moodle", ag.name)
+        paths.append(_write_csv(out / f"grades_moodle_{ag.name}.csv", [
+            ["Identifier", "Full name", "Grade", "Maximum Grade", "Last modified (grade)"],
+            *[[pid, e.get("name", s), _fmt(ag.score[s]), _fmt(ag.max_score), "-"] for s, e, pid in found]]))
         if missing:
             msgs.append(f"moodle: {ag.name}: {len(missing)} students have no Moodle participant id (not "
                         f"collected from a Moodle download of {ag.name}), left out: {', '.join(missing[:5])}")
@@ -160,73 +161,47 @@ def write_moodle(course: Course, grades: list[AssignmentGrades], out: Path) -> t
 
 
 def write_blackboard(course: Course, grades: list[AssignmentGrades], out: Path) -> tuple[Path, list[str]]:
-    roster = load_roster(course)
-    path = out / "grades_blackboard.csv"
-    missing = []
-    with path.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f, quoting=csv.QUOTE_ALL)
-        w.writerow(["Last Name", "First Name", "Username", "Student ID",
-                    *[f"{ag.name} [Total Pts: {_fmt(ag.max_score)} Score]" for ag in grades]])
-        for s in _students(grades):
-            entry = roster.get(s, {})
-            user = (entry.get("ids") or {}).get("blackboard", "")
-            if not user:
-                missing.append(s)
-                continue
-            w.writerow([entry.get("name", s), "", user, "",
-                        *[_fmt(ag.score[s]) if s in ag.score else "" for ag in grades]])
-    msgs = [f"blackboard: {len(missing)} students have no Blackboard username (not collected from a Blackboard "
-            f"download), left out: {', '.join(missing[:5])}"] if missing else []
-    return path, msgs
+    found, missing = _by_id(load_roster(course), _students(grades), "blackboard")
+    path = _write_csv(out / "grades_blackboard.csv", [
+        ["Last Name", "First Name", "Username", "Student ID",
+         *[f"{ag.name} [Total Pts: {_fmt(ag.max_score)} Score]" for ag in grades]],
+        *[[e.get("name", s), "", user, "", *_scores(grades, s)] for s, e, user in found]], quote_all=True)
+    return path, [f"blackboard: {len(missing)} students have no Blackboard username (not collected from a "
+                  f"Blackboard download), left out: {', '.join(missing[:5])}"] if missing else []
 
 
 def write_plain(course: Course, grades: list[AssignmentGrades], out: Path, flags: dict) -> tuple[Path, list[str]]:
     roster = load_roster(course)
-    path = out / "grades_by_assignment.csv"
-    with path.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        head = ["student_id", "name", "lms_ids"]
+    head = ["student_id", "name", "lms_ids"]
+    for ag in grades:
+        head += [f"{ag.name} (of {_fmt(ag.max_score)})", f"{ag.name} {PENDING}"]
+    rows = [head + [f"total (of {_fmt(sum(ag.max_score for ag in grades))})", PENDING, "review"]]
+    for s in _students(grades):
+        entry = roster.get(s, {})
+        ids = "; ".join(f"{k}:{v}" for k, v in sorted((entry.get("ids") or {}).items()))
+        ids += "".join(f"; moodle/{a}:{p}" for a, p in sorted((entry.get("moodle") or {}).items()))
+        row = [s, entry.get("name", ""), ids.strip("; ")]
         for ag in grades:
-            head += [f"{ag.name} (of {_fmt(ag.max_score)})", f"{ag.name} {PENDING}"]
-        w.writerow(head + [f"total (of {_fmt(sum(ag.max_score for ag in grades))})", PENDING, "review"])
-        for s in _students(grades):
-            entry = roster.get(s, {})
-            ids = "; ".join(f"{k}:{v}" for k, v in sorted((entry.get("ids") or {}).items()))
-            ids += "".join(f"; moodle/{a}:{p}" for a, p in sorted((entry.get("moodle") or {}).items()))
-            row = [s, entry.get("name", ""), ids.strip("; ")]
-            for ag in grades:
-                row += [_fmt(ag.score[s]), _fmt(ag.pending.get(s, 0))] if s in ag.score else ["", ""]
-            row += [_fmt(sum(ag.score.get(s, 0) for ag in grades)), _fmt(sum(ag.pending.get(s, 0) for ag in grades)),
-                    "; ".join(flags.get(s, []))]
-            w.writerow(row)
-    return path, []
-
-
-def lms_id(entry: dict, lms: str, assignment: str) -> str:
-    if lms == "moodle":
-        pid = (entry.get("moodle") or {}).get(assignment)
-        return f"Participant {pid}" if pid else ""
-    return str((entry.get("ids") or {}).get(lms) or "")
+            row += [_fmt(ag.score[s]), _fmt(ag.pending.get(s, 0))] if s in ag.score else ["", ""]
+        rows.append(row + [_fmt(sum(ag.score.get(s, 0) for ag in grades)),
+                           _fmt(sum(ag.pending.get(s, 0) for ag in grades)), "; ".join(flags.get(s, []))])
+    return _write_csv(out / "grades_by_assignment.csv", rows), []
 
 
 def write_pending(course: Course, grades: list[AssignmentGrades], out: Path, lms: str) -> Path | None:
     """``grades_<lms>_pending.csv``: per student and assignment the points graded so far, the points that
     await a person and which answers (None, and an old file removed, when nothing is pending)."""
     path = out / f"grades_{lms}_pending.csv"
-    rows = [(ag, s) for ag in grades for s in sorted(ag.pending_cells) if ag.pending_cells[s]]
-    if not rows:
+    pending = [(ag, s) for ag in grades for s in sorted(ag.pending_cells) if ag.pending_cells[s]]
+    if not pending:
         path.unlink(missing_ok=True)
         return None
     roster = load_roster(course)
-    with path.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["student_id", "name", f"{lms} id", "assignment", "graded points", "pending points",
-                    "max points", "answers awaiting a person"])
-        for ag, s in rows:
-            entry = roster.get(s, {})
-            w.writerow([s, entry.get("name", ""), lms_id(entry, lms, ag.name), ag.name, _fmt(ag.score.get(s, 0)),
-                        _fmt(ag.pending.get(s, 0)), _fmt(ag.max_score), " ".join(ag.pending_cells[s])])
-    return path
+    return _write_csv(path, [["student_id", "name", f"{lms} id", "assignment", "graded points", "pending points",
+                              "max points", "answers awaiting a person"]] + [
+        [s, roster.get(s, {}).get("name", ""), lms_id(roster.get(s, {}), lms, ag.name), ag.name,
+         _fmt(ag.score.get(s, 0)), _fmt(ag.pending.get(s, 0)), _fmt(ag.max_score), " ".join(ag.pending_cells[s])]
+        for ag, s in pending])
 
 
 def export(course: Course, lms: str, out: Path | None = None, flags: dict | None = None) -> tuple[list[Path], list[str]]:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from autograder.collect.roster import load_roster
 from autograder.course import Course
-from autograder.reporting.gradebook_export import AssignmentGrades, fmt_points, read_gradebook
+from autograder.reporting.gradebook_export import AssignmentGrades, fmt_points, lms_id, read_gradebook
 from autograder.reporting.lms_table import Table, read_table, write_table
 
 FILL_LMS = ("canvas", "moodle", "blackboard")
@@ -101,6 +101,13 @@ def _set(table: Table, r: int, c: int, value: str) -> None:
     row[c] = value
 
 
+def _student_rows(course: Course, table: Table, col: int, lms: str) -> dict[str, int]:
+    """{student: row index} of the rows whose cell ``col`` holds the student's ``lms`` id (from the roster)."""
+    student_of = {lms_id(e, lms): sid for sid, e in load_roster(course).items() if lms_id(e, lms)}
+    return {student_of[row[col].strip()]: r for r, row in enumerate(table.rows[1:], start=1)
+            if col < len(row) and row[col].strip() in student_of}
+
+
 def _fill_rows(out: Filled, table: Table, ag: AssignmentGrades, col: int, rows: dict[str, int],
                value=None) -> None:
     """Write each graded student's points into ``rows`` (student -> row index) at column ``col``."""
@@ -129,15 +136,9 @@ def fill_canvas(course: Course, table: Table, grades, column: str | None, out: F
                          "download it from Canvas's Grades page, Export → Export entire gradebook (CSV)")
     first = 5 if len(head) > 4 and re.search(r"Section", head[4]) else 3
     assignment_cols = {i: h for i, h in enumerate(head) if i >= first and h.strip()}
-    roster = load_roster(course)
-    uid_to_sid = {str((e.get("ids") or {}).get("canvas")): sid for sid, e in roster.items()
-                  if (e.get("ids") or {}).get("canvas")}
-    rows, points_row = {}, None
-    for r, row in enumerate(table.rows[1:], start=1):
-        if row and re.search(r"Points Possible", row[0]):
-            points_row = r
-        elif len(row) > 1 and row[1].strip() in uid_to_sid:
-            rows[uid_to_sid[row[1].strip()]] = r
+    rows = _student_rows(course, table, 1, "canvas")
+    points_row = next((r for r, row in enumerate(table.rows[1:], start=1)
+                       if row and re.search(r"Points Possible", row[0])), None)
     for ag in grades:
         col = _column_for(ag.name, assignment_cols, canvas_title, column)
         if col is None:
@@ -242,12 +243,7 @@ def fill_blackboard(course: Course, table: Table, grades, column: str | None, ou
     if not user_cols:
         raise ValueError(f"{table.path}: not a Grade Center download (no 'Username' column): in Blackboard's "
                          "Full Grade Center, Work Offline → Download")
-    ucol = user_cols[0]
-    roster = load_roster(course)
-    user_to_sid = {str((e.get("ids") or {}).get("blackboard")): sid for sid, e in roster.items()
-                   if (e.get("ids") or {}).get("blackboard")}
-    rows = {user_to_sid[row[ucol].strip()]: r for r, row in enumerate(table.rows[1:], start=1)
-            if ucol < len(row) and row[ucol].strip() in user_to_sid}
+    rows = _student_rows(course, table, user_cols[0], "blackboard")
     with_id = {i: h for i, h in enumerate(head) if _BB_COLUMN.match(h)}
     for ag in grades:
         col = _column_for(ag.name, with_id, blackboard_title, column)
