@@ -8,9 +8,9 @@ shape, element) and the likely mistake. How the autograder judges a hand-in outs
 is ``judge``; the instructor's review scan and the test-cell audit are ``audit``; ``codec`` is the plain
 data that crosses a process boundary.
 
-The test-cell rule. A test cell takes the checker AND every expected value from ``g = fresh()`` inside
-the cell; the student's answer variables are the only notebook names it reads. While the autograder
-runs a notebook, the names a test cell reads are handed out of the student's kernel as data and the cell
+The test-cell rule. A test cell takes the checker AND every expected value from ``g = fresh()`` (or its
+own imports) inside the cell; the student's answer variables are the only notebook names it reads. While
+the autograder runs a notebook, the names a test cell reads are handed out of the student's kernel as data and the cell
 itself runs in the grader's process (``judge.handout``, ``judge.replay``; kernels and function answers
 run from their source in a fresh worker, ``judge.remote``), so a value the cell took from the notebook
 would be the student's claim, not the key. On a student's own machine the test cells run in the notebook

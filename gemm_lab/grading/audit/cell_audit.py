@@ -1,18 +1,16 @@
-"""Static audit of nbgrader test cells: which notebook names a test cell reads, and where its checker comes from.
+"""Static audit of nbgrader test cells: which notebook names a test cell reads, and whether it checks anything.
 
-The test-cell rule (see the package docstring): a test cell takes the checker AND every expected value
-from ``g = fresh()`` inside the cell; the student's answer variables are the only notebook names it
-reads. ``audit_test_cell(source, answers)`` lists every way a cell breaks it:
+The test-cell rule (see the package docstring): the student's answer variables are the only notebook names a
+test cell reads; the checker and every expected value come from the cell itself (``g = fresh()``, ``g.calc``
+or its own imports: the cell runs in the grader's process, on the answers handed out as data, so what it
+imports is the grader's). ``audit_test_cell(source, answers)`` lists every way a cell breaks it:
 
 * a read of a global name that is not bound inside the cell (before the read, for module-level code),
   not a Python builtin and not one of ``answers`` (the names the student sets in solution cells);
-* a ``check_*`` call on anything but the object a ``fresh()`` call of this cell returned (or no such
-  call at all), a ``fresh`` that is not imported from ``gemm_lab.grading`` in the cell;
+  ``notebook_reads`` is also what the grader hands out of the student's kernel (``judge.handout``);
 * ``globals()``, ``vars()``, ``locals()``, ``eval``, ``exec``, ``__import__``, ``get_ipython`` or the
-  ``'__main__'`` module, which reach notebook names by string;
-* an import from ``gemm_lab.calc`` or ``gemm_lab.grading`` other than ``fresh`` itself (``g.calc`` and
-  ``g`` give them; other ``gemm_lab`` modules such as ``compile`` are not in ``g`` and may be imported in
-  the cell).
+  ``'__main__'`` module, which reach notebook names by string (the hand-out cannot see them);
+* no ``check_*`` call at all (a test cell that checks nothing gives its points away).
 
 ``answer_names(cells)`` collects the answer names of a notebook: names assigned or defined (not
 imported) at module level in cells nbgrader marks ``solution: true``, and between
@@ -37,8 +35,6 @@ _BUILTINS = frozenset(dir(builtins))
 _BEGIN, _END = "### BEGIN " + "SOLUTION", "### END " + "SOLUTION"
 # builtins that read the notebook's namespace by name, out of the scope analysis' sight
 _DYNAMIC_NAMESPACE = frozenset({"globals", "vars", "locals", "eval", "exec", "get_ipython", "__import__"})
-# `from gemm_lab import calc` / `import gemm_lab.calc`: what g.calc and g itself replace
-_G_PARENTS = ("gemm_lab.calc", "gemm_lab.grading")
 
 
 def _nbgrader(cell) -> dict:
@@ -183,121 +179,19 @@ def _reads_before_binding(tree: ast.Module) -> set[str]:
     return {name for name, pos in loads if name not in first_bind or pos < first_bind[name]}
 
 
-def _fresh_names(tree: ast.Module) -> tuple[set[str], set[str]]:
-    """(names bound to ``fresh`` imported from gemm_lab.grading, names bound to ``gemm_lab`` itself)."""
-    fresh, pkg = set(), set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "gemm_lab.grading":
-            for a in node.names:
-                if a.name == "fresh":
-                    fresh.add(a.asname or a.name)
-        elif isinstance(node, ast.Import):
-            for a in node.names:
-                if a.asname is None and a.name.startswith("gemm_lab.grading"):
-                    pkg.add("gemm_lab")
-    return fresh, pkg
-
-
-def _is_fresh_call(node, fresh: set[str], pkg: set[str]) -> bool:
-    if not isinstance(node, ast.Call) or node.args or node.keywords:
-        return False
-    f = node.func
-    if isinstance(f, ast.Name):
-        return f.id in fresh
-    dotted = []
-    while isinstance(f, ast.Attribute):
-        dotted.append(f.attr)
-        f = f.value
-    if isinstance(f, ast.Name) and f.id in pkg:
-        path = ".".join([f.id] + dotted[::-1])
-        return path == "gemm_lab.grading.fresh"
-    return False
-
-
-def _dotted(node) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    return ".".join([node.id] + parts[::-1]) if isinstance(node, ast.Name) else None
-
-
-def _root(node):
-    while isinstance(node, (ast.Attribute, ast.Subscript)):
-        node = node.value
-    return node
-
-
 def _checker_problems(tree: ast.Module) -> list[str]:
-    problems = []
-    fresh, pkg = _fresh_names(tree)
-    graders: set[str] = set()
-
-    def from_grader(value) -> bool:
-        """``fresh()`` itself, or an attribute of a grader (``k = g.kernels``)."""
-        if _is_fresh_call(value, fresh, pkg):
-            return True
-        if not isinstance(value, ast.Attribute):
-            return False
-        base = _root(value)
-        return _is_fresh_call(base, fresh, pkg) or (isinstance(base, ast.Name) and base.id in graders)
-
-    for _ in range(3):  # aliases of aliases (k = g.kernels; c = k.check_matmul)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and from_grader(node.value):
-                graders.update(t.id for t in node.targets if isinstance(t, ast.Name))
-    # a grader name (or `fresh` itself) bound to anything else anywhere in the cell is no longer the grader's
+    problems, checks = [], 0
     for node in ast.walk(tree):
-        targets = []
-        if isinstance(node, ast.Assign) and not from_grader(node.value):
-            targets = node.targets
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr, ast.For)):
-            targets = [node.target]
-        for t in targets:
-            for n in ast.walk(t):
-                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in graders | fresh:
-                    problems.append(f"rebinds {n.id!r}, the name of the fresh() grader")
-    checks = 0
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            mod = node.module if isinstance(node, ast.ImportFrom) else None
-            for a in node.names:
-                full = f"{mod}.{a.name}" if mod else a.name
-                if not full.startswith(_G_PARENTS):
-                    continue  # other gemm_lab modules (compile, runtime) are not in g
-                if mod == "gemm_lab.grading" and a.name == "fresh":
-                    continue
-                if isinstance(node, ast.Import) and full.startswith("gemm_lab.grading") and a.asname is None:
-                    continue  # `import gemm_lab.grading` for gemm_lab.grading.fresh()
-                problems.append(f"imports {full} (take checks and expected values from g = fresh(), e.g. g.calc)")
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-            dotted = _dotted(node)
-            if dotted == "gemm_lab.calc" or (
-                dotted and dotted.startswith("gemm_lab.grading.") and dotted.count(".") == 2
-                and dotted != "gemm_lab.grading.fresh"
-            ):
-                problems.append(f"uses {dotted} (take checks and expected values from g = fresh(), e.g. g.calc)")
         if isinstance(node, ast.Name) and node.id in _DYNAMIC_NAMESPACE:
             problems.append(f"uses {node.id}() (it reaches notebook names the audit cannot see)")
         elif isinstance(node, ast.Constant) and node.value == "__main__":
             problems.append("names the '__main__' module (the notebook's namespace)")
-        if not isinstance(node, ast.Call):
-            continue
-        f = node.func
-        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
-        if name is None or not name.startswith("check_"):
-            continue
-        base = _root(f.value) if isinstance(f, ast.Attribute) else None
-        if (isinstance(base, ast.Name) and base.id in graders) or (
-            base is not None and _is_fresh_call(base, fresh, pkg)
-        ):
-            checks += 1
-        else:
-            what = ast.unparse(f)
-            problems.append(f"calls {what}() on something other than the object fresh() returned in this cell")
+        elif isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            checks += name.startswith("check_")
     if not checks:
-        problems.append("calls no check_* on the object `g = fresh()` returns in this cell "
-                        "(from gemm_lab.grading import fresh; g = fresh(); g.check_...)")
+        problems.append("calls no check_* (from gemm_lab.grading import fresh; g = fresh(); g.check_...)")
     return problems
 
 
