@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 import uuid
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 
 import psutil
@@ -250,7 +250,7 @@ def make_plan(runtime_dir: str, kernel_cwd_source: str | None, spec: dict | None
     return {
         "bwrap": bw, "python": sys.executable, "handin": kernel_cwd_source,
         "report": spec.get("report_file"),
-        "limits": asdict(limits), "cgroup": cgroup.to_json() if cgroup else None, "cgroup_note": cgroup_note,
+        "cgroup": cgroup.to_json() if cgroup else None, "cgroup_note": cgroup_note,
         "bwrap_options": bwrap_options(runtime_dir, spec.get("env"), spec.get("ro_paths"), limits, gpu,
                                        sockets=sockets, extra_ro_paths=spec.get("extra_ro_paths")),
         "init": {"cwd": SANDBOX_CWD, "memory_bytes": limits.memory_bytes, "file_bytes": limits.file_bytes,

@@ -119,23 +119,15 @@ class Cgroup:
             _write(d / "cgroup.procs", str(pid or os.getpid()))
 
     def events(self) -> dict[str, int]:
-        """{'oom_kill': n, 'pids_max': n (forks refused), 'memory_max': n} since the group was made."""
+        """{'oom_kill': processes the OOM killer ended, 'pids_max': forks refused} since the group was made."""
         mem, pids = self.dirs.get("memory"), self.dirs.get("pids")
-        out = {"oom_kill": 0, "pids_max": 0, "memory_max": 0}
+        out = {"oom_kill": 0, "pids_max": 0}
         if mem is not None:
-            if self.version == "v2":
-                ev = _kv(_read(mem / "memory.events"))
-                out["oom_kill"], out["memory_max"] = ev.get("oom_kill", 0), ev.get("max", 0)
-            else:
-                out["oom_kill"] = _kv(_read(mem / "memory.oom_control")).get("oom_kill", 0)
-                fc = _read(mem / "memory.failcnt").strip()
-                out["memory_max"] = int(fc) if fc.isdigit() else 0
+            events = "memory.events" if self.version == "v2" else "memory.oom_control"
+            out["oom_kill"] = _kv(_read(mem / events)).get("oom_kill", 0)
         if pids is not None:
             out["pids_max"] = _kv(_read(pids / "pids.events")).get("max", 0)
         return out
-
-    def pids(self) -> list[int]:
-        return sorted({int(p) for d in set(self.dirs.values()) for p in _read(d / "cgroup.procs").split()})
 
     def destroy(self) -> bool:
         """Kill every process still in the group and remove its directories; True when all are gone."""

@@ -24,7 +24,6 @@ class Limits:
     home_bytes: int = 64 * MiB  # $HOME
     shm_bytes: int = 64 * MiB  # /dev/shm
     run_bytes: int = 4 * MiB  # /run
-    wall_seconds: float = 0.0  # whole sandbox lifetime, 0: none (nbexec's notebook limit applies)
 
     def __post_init__(self):
         for name, value in asdict(self).items():
@@ -61,7 +60,7 @@ def human(n: float) -> str:
 class LimitHit:
     """One limit a hand-in ran into: a stable English code, an English detail, a Korean line."""
 
-    code: str  # MEMORY, PROCESSES, DISK, WALL_TIME, KILLED_BY_SIGNAL
+    code: str  # MEMORY, PROCESSES, DISK, KILLED_BY_SIGNAL
     detail: str
     message_ko: str
 
@@ -134,8 +133,3 @@ def processes_hit(limit: int, refused: int) -> LimitHit:
 def disk_hit(path: str, size: int) -> LimitHit:
     return LimitHit("DISK", f"{path} is full ({human(size)})",
                     f"{path}의 용량 제한({human(size)})이 가득 찼습니다.")
-
-
-def wall_hit(seconds: float) -> LimitHit:
-    return LimitHit("WALL_TIME", f"the sandbox ran past its wall-time limit ({seconds:g} s) and was killed",
-                    f"샌드박스 전체 시간 제한({seconds:g}초)을 넘어 강제 종료되었습니다.")

@@ -8,7 +8,7 @@
   nothing of the grader's) and with every inherited fd closed but the four it hands over: the bwrap options
   (``--args``: host paths stay out of ``/proc/1/cmdline``), the seccomp program, the hand-in as a tar
   stream and the pipe of pid1's report;
-* kills the sandbox when its wall-time limit passes, or when the grader that started it is gone;
+* kills the sandbox when the grader that started it is gone (the grader's own deadlines bound its time);
 * writes the outcome (exit status, limit hits) as JSON to ``plan["report"]``; exits with the sandbox's
   status.
 """
@@ -21,7 +21,6 @@ import select
 import signal
 import sys
 import tarfile
-import time
 from pathlib import Path
 
 from autograder.sandbox import cgroup as cg_mod
@@ -70,7 +69,6 @@ def _read_report(fd: int) -> dict:
 
 
 def run(plan: dict, kernel_cmd: list[str]) -> int:
-    limits = lim.Limits.from_spec(plan.get("limits", {}))
     outcome = lim.Outcome()
     group = cg_mod.Cgroup.from_json(plan["cgroup"]) if plan.get("cgroup") else None
     outcome.cgroup = group.version if group else ""
@@ -115,7 +113,6 @@ def run(plan: dict, kernel_cmd: list[str]) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, stop)
     pidfd = os.pidfd_open(pid)
-    deadline = time.monotonic() + limits.wall_seconds if limits.wall_seconds > 0 else None
     while True:
         try:
             ready, _, _ = select.select([pidfd], [], [], 0.5)
@@ -123,10 +120,6 @@ def run(plan: dict, kernel_cmd: list[str]) -> int:
             continue
         if ready:
             break
-        if deadline is not None and time.monotonic() > deadline:
-            outcome.hits.append(lim.wall_hit(limits.wall_seconds))
-            deadline = None
-            stop(0, None)
         if parent and os.getppid() != parent:  # the grader is gone: nobody will read the results
             outcome.notes.append("the grader exited: sandbox killed")
             parent = 0
@@ -145,7 +138,7 @@ def finish(outcome: lim.Outcome, group: cg_mod.Cgroup | None, report: dict | Non
            killed_by_grader: bool = False) -> lim.Outcome:
     """Add the limit hits (cgroup events, full mounts) to ``outcome``; remove the cgroup.
 
-    A signal is reported as a hit unless the grader itself stopped the sandbox (shutdown, time limit)."""
+    A signal is reported as a hit unless the grader itself stopped the sandbox (a shutdown)."""
     report = report or {}
     if group is not None:
         ev = group.events()
@@ -159,7 +152,7 @@ def finish(outcome: lim.Outcome, group: cg_mod.Cgroup | None, report: dict | Non
         outcome.hits.append(lim.disk_hit(path, size))
     outcome.notes += report.get("errors", [])
     sig = lim.signal_hit(outcome.returncode)
-    if sig is not None and not killed_by_grader and not any(h.code == "WALL_TIME" for h in outcome.hits):
+    if sig is not None and not killed_by_grader:
         outcome.hits.append(sig)
     return outcome
 
