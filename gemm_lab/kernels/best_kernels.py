@@ -21,6 +21,7 @@ import triton
 
 from ._launch_cache import Launch
 from ._schedule import num_programs
+from .best_pad import PadCopies
 from .device_tma import device_tma_persistent_kernel
 from .hinted import hinted_launch_spec, hinted_matmul_kernel
 from .matmul import matmul_kernel
@@ -29,7 +30,6 @@ from .persistent_tma import (
     _descriptor_ok,
     _set_allocator,
     _store_ok,
-    aligned_copy,
     tma_persistent_kernel,
 )
 from .splitk import (
@@ -66,8 +66,10 @@ def _load_mode(t: torch.Tensor) -> int:
     return 1 if _descriptor_ok(t.t()) else 2
 
 
-def _op(t: torch.Tensor, mode: int) -> torch.Tensor:
-    return t if mode == 0 else (t.t() if mode == 1 else aligned_copy(t))
+def _operands(pads: PadCopies, a, b, ma: int, mb: int):
+    """The tensors the descriptors are built on: padded copies (one launch for both), or transposed views."""
+    a_op, b_op = pads(a, b)
+    return (a_op.t() if ma == 1 else a_op), (b_op.t() if mb == 1 else b_op)
 
 
 def aligned_empty(t: torch.Tensor) -> torch.Tensor:
@@ -186,6 +188,7 @@ class Tma(Kernel):
     def __init__(self, spec, cfg, a, b, out):
         super().__init__(spec, cfg, a, b, out)
         self.modes = (_load_mode(a), _load_mode(b), out_ok(out, spec.owns_out))
+        self.pads = PadCopies(a, b, self.modes[0] == 2, self.modes[1] == 2)
         P = num_programs(spec.M, spec.N, cfg["BLOCK_M"], cfg["BLOCK_N"])
         _set_allocator()
         self.launch = Launch(tma_persistent_kernel, (P,), dict(
@@ -197,7 +200,7 @@ class Tma(Kernel):
 
     def __call__(self, a, b, out):
         ma, mb, direct = self.modes
-        a_op, b_op = _op(a, ma), _op(b, mb)
+        a_op, b_op = _operands(self.pads, a, b, ma, mb)
         target = out if direct else aligned_empty(out)
         if self.descs is None:  # validated once; the key fixes shapes, strides, dtypes and 16-byte alignment
             p = self.cfg
@@ -226,8 +229,11 @@ class DeviceTma(Kernel):
         P = num_programs(M, N, cfg["BLOCK_M"], cfg["BLOCK_N"])
         ma, mb = _load_mode(a), _load_mode(b)
         self.modes = (ma, mb, out_ok(out, spec.owns_out))
-        ops = (_op(a, ma), _op(b, mb), out if self.modes[2] else aligned_empty(out))
-        self.ints = (M, N, K, ops[0].stride(0), ops[1].stride(0), ops[2].stride(0))
+        self.pads = PadCopies(a, b, ma == 2, mb == 2)
+        a_op = a.t() if ma == 1 else a
+        b_op = b.t() if mb == 1 else b
+        target = out if self.modes[2] else aligned_empty(out)
+        self.ints = (M, N, K, self.pads.stride(0, a_op), self.pads.stride(1, b_op), target.stride(0))
         _set_allocator()
         self.launch = Launch(device_tma_persistent_kernel, (P,), dict(
             BLOCK_M=cfg["BLOCK_M"], BLOCK_N=cfg["BLOCK_N"], BLOCK_K=cfg["BLOCK_K"], GROUP_M=cfg["GROUP_M"],
@@ -237,7 +243,7 @@ class DeviceTma(Kernel):
     def __call__(self, a, b, out):
         ma, mb, direct = self.modes
         target = out if direct else aligned_empty(out)
-        self.launch(_op(a, ma), _op(b, mb), target, *self.ints)
+        self.launch(*_operands(self.pads, a, b, ma, mb), target, *self.ints)
         if target is not out:
             out.copy_(target)
 

@@ -1,0 +1,70 @@
+"""The TMA kinds' padded operand copies (``best_pad``), in the CPU interpreter: the copy equals its source
+in any layout, its rows start on ``ROW_ALIGN_BYTES`` boundaries (a descriptor takes it), one launch
+copies one or both operands, the source is never written, and the TMA kinds on such operands are right."""
+
+import pytest
+import torch
+
+import gemm_lab.kernels as K
+from gemm_lab.kernels import best, best_kernels
+from gemm_lab.kernels.best_pad import ROW_ALIGN_BYTES, PadCopies, padded_cols
+from gemm_lab.kernels.persistent_tma import _descriptor_ok
+
+
+@pytest.mark.parametrize("cols, es, want", [(1, 2, 64), (64, 2, 64), (65, 2, 128), (4023, 2, 4032),
+                                            (1574, 2, 1600), (7, 4, 32), (33, 4, 64), (300, 1, 384)])
+def test_padded_cols_rounds_rows_up_to_the_alignment(cols, es, want):
+    assert padded_cols(cols, es) == want
+    assert (padded_cols(cols, es) * es) % ROW_ALIGN_BYTES == 0 and padded_cols(cols, es) >= cols
+
+
+def _operand(rows, cols, layout, gen, dtype=torch.float16):
+    """values in a layout: contiguous, strided (every other column), transposed (column-major)."""
+    t0 = torch.randn(rows, cols, generator=gen).to(dtype)
+    if layout == "contiguous":
+        return t0.clone()
+    if layout == "strided":
+        t = torch.full((rows, 2 * cols), float("nan"), dtype=dtype)[:, ::2]
+        t.copy_(t0)
+        return t
+    return t0.t().contiguous().t()
+
+
+@pytest.mark.parametrize("a_shape, b_shape", [((5, 7), (7, 9)), ((33, 301), (301, 3)), ((2, 513), (513, 130))])
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "transposed"])
+@pytest.mark.parametrize("pad_a, pad_b", [(True, True), (True, False), (False, True), (False, False)])
+def test_pad_copies_equal_their_sources_and_take_a_descriptor(a_shape, b_shape, layout, pad_a, pad_b):
+    gen = torch.Generator().manual_seed(sum(a_shape) + sum(b_shape))
+    a, b = _operand(*a_shape, layout, gen), _operand(*b_shape, "contiguous", gen)
+    a0, b0 = a.clone(), b.clone()
+    pads = PadCopies(a, b, pad_a, pad_b)
+    for _ in range(2):  # the second call goes through the cached launch
+        pa, pb = pads(a, b)
+        for src, copy, padded, i in ((a, pa, pad_a, 0), (b, pb, pad_b, 1)):
+            if not padded:
+                assert copy is src
+                continue
+            assert copy.shape == src.shape and torch.equal(copy, src)
+            assert copy.stride() == (padded_cols(src.shape[1], 2), 1) == (pads.stride(i, src), 1)
+            assert _descriptor_ok(copy) and copy.data_ptr() != src.data_ptr()
+        assert torch.equal(a, a0) and torch.equal(b, b0)
+
+
+@pytest.mark.parametrize("kind", ["tma", "dtma"])
+@pytest.mark.parametrize("M, N, Kd", [(37, 21, 45), (64, 33, 17)])
+def test_tma_kinds_on_padded_copies_are_right(monkeypatch, kind, M, N, Kd):
+    """K and N odd: neither operand takes a descriptor, both go through one padded-copy launch."""
+    monkeypatch.setattr(best, "current_arch", lambda: "sm_90")
+    gen = torch.Generator().manual_seed(M * N + Kd)
+    a, b = torch.randn(M, Kd, generator=gen).half(), torch.randn(Kd, N, generator=gen).half()
+    plan = best._Plan(best.explain(M, N, Kd, torch.float16, arch="sm_90"), M, N, Kd, "", out_cols=(N + 7) // 8 * 8,
+                      owns_out=True)
+    out = plan.new_out(a)
+    cand = next(c for c in plan._candidates(a, b, out) if c[0] == kind)
+    plan._pin(cand, a, b, out)
+    assert plan.kernel.modes[:2] == (2, 2) and plan.kernel.pads.which == (0, 1)
+    for _ in range(2):
+        out.fill_(float("nan"))
+        plan.go(a, b, out)
+        K.assert_close(out, K.reference_matmul(a, b))
+    assert isinstance(plan.kernel, best_kernels.KERNELS[kind])
