@@ -49,19 +49,8 @@ from .model import (
     set_answer,
 )
 
-# --------------------------------------------------------------------------- the written helper modules
-
-_P = payloads("attacks_inprocess")
-# kernel_calls_python: one helper for the three kernels (their pointers come first; then n, or M, N, K, the six
-# strides and, for the persistent loop, NUM_PROGRAMS, BLOCK_M, BLOCK_N)
-NUMPY_KERNEL = _P["NUMPY_KERNEL"]
-
+_P = payloads("attacks_inprocess")  # the written modules and cells
 FRAME_WALK = _P["FRAME_WALK"]
-
-FORGE_HOOK = _P["FORGE_HOOK"]
-
-
-# --------------------------------------------------------------------------- the cases
 
 
 @on_kernel("softmax")
@@ -69,7 +58,7 @@ def kernel_calls_python(nb: Notebook, _ex, gid, fn):
     args = ", ".join(a.arg for a in fn.args.args)
     call = f"@triton.jit\ndef {fn.name}({ast.unparse(fn.args)}):\n    whole_output(tl.program_id(0), {args})\n"
     out = set_answer(nb.full(), gid, call)
-    helper = helper_cell("nb_tile_ops", NUMPY_KERNEL, "from nb_tile_ops import whole_output")
+    helper = helper_cell("nb_tile_ops", _P["NUMPY_KERNEL"], "from nb_tile_ops import whole_output")
     insert_cell(out, nb.index_of(gid), helper)
     return ("the kernel calls a Python function marked __triton_builtin__: numpy through the raw pointers in the "
             "interpreter, nothing under the compiler", out, nb.full_except(nb.kernel_tests()))
@@ -160,7 +149,7 @@ def forged_handout(nb: Notebook):
         forged += names
     if not forged:
         return None
-    insert_cell(out, nb.first_answer_index(), FORGE_HOOK)
+    insert_cell(out, nb.first_answer_index(), _P["FORGE_HOOK"])
     return (f"answers never assigned ({', '.join(forged)}): a post_run_cell hook displays claims+json with the "
             "right values after each test cell's hand-out (claiming the right value is answering)",
             out, nb.full_except(lost))

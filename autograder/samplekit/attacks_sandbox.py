@@ -18,23 +18,7 @@ from .honest import make_wrong
 from .model import HIDDEN_MARK, Notebook, cell_of, insert_cell, payloads
 
 _P = payloads("attacks_sandbox")
-SNOOP = _P["SNOOP"]
-
-TAMPER_CHECKER = _P["TAMPER_CHECKER"]
-
-TAMPER_COMPARE = _P["TAMPER_COMPARE"]
-
-FORK_BOMB = _P["FORK_BOMB"]
-
-MEMORY_FILL = _P["MEMORY_FILL"]
-
-DISK_FILL = _P["DISK_FILL"]
-
-HISTORY_SNOOP = _P["HISTORY_SNOOP"]
-
-BIG_LINES = _P["BIG_LINES"]
-
-FAKE_LAUNCH = _P["FAKE_LAUNCH"]
+SNOOP = _P["SNOOP"]  # also run on its own by tests/test_autograder_e2e.py
 
 
 def extra_cell(code: str, desc: str, last: bool = False):
@@ -128,7 +112,7 @@ def redefined_launcher(nb: Notebook):
     if "student_kernel" in ids:
         cell_of(out, "student_kernel")["source"] = cell_of(nb.release, "student_kernel")["source"]
     return "blank kernel; an added cell redefines the given launch() with torch", \
-        insert_cell(out, nb.index_of("given_launcher") + 1, FAKE_LAUNCH), nb.full_except(nb.kernel_tests())
+        insert_cell(out, nb.index_of("given_launcher") + 1, _P["FAKE_LAUNCH"]), nb.full_except(nb.kernel_tests())
 
 
 CASES = {
@@ -136,12 +120,12 @@ CASES = {
     "infinite_loop": extra_cell("while True:\n    pass", "an extra cell loops forever (cell time limit)"),
     "big_output": extra_cell('print("x" * 3_000_000)\nfor i in range(60_000):\n    print(i, "y" * 40)',
                              "an extra cell prints ~6 MB"),
-    "long_lines": extra_cell(BIG_LINES, "an extra cell prints six 4 MB lines (byte cap)"),
+    "long_lines": extra_cell(_P["BIG_LINES"], "an extra cell prints six 4 MB lines (byte cap)"),
     "sys_exit": extra_cell("import sys\nsys.exit()", "an extra cell calls sys.exit()"),
     "memory_hog": extra_cell("hog = bytearray(1 << 40)", "an extra cell allocates 1 TiB (MemoryError)"),
-    "fork_bomb": extra_cell(FORK_BOMB, "an extra cell forks until refused (process limit)"),
-    "memory_fill": extra_cell(MEMORY_FILL, "two 3 GiB children (hand-in memory limit, OOM kill)"),
-    "disk_fill": extra_cell(DISK_FILL, "an extra cell fills /tmp (disk limit)"),
+    "fork_bomb": extra_cell(_P["FORK_BOMB"], "an extra cell forks until refused (process limit)"),
+    "memory_fill": extra_cell(_P["MEMORY_FILL"], "two 3 GiB children (hand-in memory limit, OOM kill)"),
+    "disk_fill": extra_cell(_P["DISK_FILL"], "an extra cell fills /tmp (disk limit)"),
     "deleted_test": first_test(list.pop, "the first test cell deleted (restored before grading)"),
     "deleted_test_after_locked": deleted_test_after_locked,
     "duplicated_test": first_test(lambda cells, i: cells.insert(i + 1, copy.deepcopy(cells[i])),
@@ -151,14 +135,14 @@ CASES = {
     # a student's own cell holds the literal hidden-test marker (feedback must treat it as data)
     "hidden_literal": extra_cell(f'# 메모: "### {HIDDEN_MARK}" 가 무슨 뜻인지 궁금합니다\nnote = "### {HIDDEN_MARK} ... END"\n'
                                  "print(note)", "a student cell holds the literal hidden-test marker"),
-    "history_snoop": extra_cell(HISTORY_SNOOP, "a last cell prints In/_ih/%history/Out looking for hidden tests", last=True),
+    "history_snoop": extra_cell(_P["HISTORY_SNOOP"], "a last cell prints In/_ih/%history/Out looking for hidden tests", last=True),
     "redefined_launcher": redefined_launcher,
     "os_exit": after_first_test("import os\nos._exit(0)", "os._exit() after the first test cell"),
     "kernel_crash": after_first_test("import ctypes\nctypes.string_at(0)",
                                      "a segfault (ctypes) after the first test cell"),
-    "tamper_checker": tamper(TAMPER_CHECKER, "swaps gemm_lab.grading in sys.modules for always-pass checks after "
+    "tamper_checker": tamper(_P["TAMPER_CHECKER"], "swaps gemm_lab.grading in sys.modules for always-pass checks after "
                              "the first test cell; later answers wrong; later tests zeroed pending review"),
-    "tamper_compare": tamper(TAMPER_COMPARE, "neuters numpy/torch comparisons and empties later cells after the "
+    "tamper_compare": tamper(_P["TAMPER_COMPARE"], "neuters numpy/torch comparisons and empties later cells after the "
                              "first test cell; later answers wrong; later tests zeroed pending review"),
     "snoop": extra_cell(SNOOP, "reads masters/gradebook/other hand-ins, writes the gradebook, opens sockets"),
 }

@@ -24,6 +24,7 @@ from .model import Notebook, helper_cell, insert_cell, on_kernel, payloads, set_
 # Run in the worker when it imports the kernel's module (the annotation's value), and in a written module.
 POISON = payloads("attacks_worker")["POISON"]
 
+
 def _with_payload(source: str, name: str, payload: str) -> str:
     """``source`` (a cell) with ``def name(...)``'s return annotation running ``payload`` on import."""
     head = f"def {name}("
