@@ -92,11 +92,6 @@ class Course:
         base = self.release if where == "release" else self.source
         return sorted(p.stem for p in (base / assignment).glob("*.ipynb"))
 
-    def nbgrader(self, *args: str, cwd: Path | None = None, env: dict | None = None,
-                 timeout: float | None = None, log: Path | None = None) -> subprocess.CompletedProcess:
-        """Run ``nbgrader ARGS`` in the course root (its nbgrader_config.py applies)."""
-        return run_nbgrader(list(args), cwd=cwd or self.root, env=env, timeout=timeout, log=log)
-
 
 def run_nbgrader(args: list[str], cwd: Path, env: dict | None = None, timeout: float | None = None,
                  log: Path | None = None, check: bool = True) -> subprocess.CompletedProcess:
@@ -128,7 +123,7 @@ def release(course: Course, assignment: str, *, release_dir: Path | None = None)
     args = ["generate_assignment", assignment, "--force"]
     if release_dir is not None:
         args.append(f"--CourseDirectory.release_directory={release_dir}")
-    course.nbgrader(*args)
+    run_nbgrader(args, cwd=course.root)
 
 
 def read_notebook(path: Path) -> dict:

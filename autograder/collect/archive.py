@@ -85,8 +85,7 @@ def _member_reader(zf: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int):
                     if total > cap:
                         return None, f"unpacks past {cap} bytes: refused"
                     chunks.append(chunk)
-        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError,
-                ValueError) as exc:
+        except (*_CORRUPT, RuntimeError) as exc:
             return None, f"corrupt zip member ({type(exc).__name__}: {str(exc)[:80]})"
         return b"".join(chunks), None
     return read
@@ -101,6 +100,23 @@ def _declared_members(f) -> int | None:
         return None
 
 
+_CORRUPT = (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, ValueError)
+
+
+def _zipfile(f, label: str, skipped: list, limits: ZipLimits, what: str = "corrupt zip") -> zipfile.ZipFile | None:
+    """The archive in the binary file ``f``, or None with a report line (too many members, corrupt)."""
+    declared = _declared_members(f)
+    if declared is not None and declared > limits.max_members:
+        skipped.append((label, f"{declared} members (limit {limits.max_members}): refused before extracting"))
+        return None
+    try:
+        f.seek(0)
+        return zipfile.ZipFile(f)
+    except _CORRUPT as exc:
+        skipped.append((label, f"{what} ({type(exc).__name__}): not collected"))
+        return None
+
+
 @contextmanager
 def open_zip(path: Path, skipped: list, limits: ZipLimits) -> Iterator[zipfile.ZipFile | None]:
     """The archive at ``path`` (a regular file, never a link), or None with a report line."""
@@ -110,16 +126,8 @@ def open_zip(path: Path, skipped: list, limits: ZipLimits) -> Iterator[zipfile.Z
         yield None
         return
     with f:
-        declared = _declared_members(f)
-        if declared is not None and declared > limits.max_members:
-            skipped.append((str(path), f"{declared} members (limit {limits.max_members}): refused before extracting"))
-            yield None
-            return
-        try:
-            f.seek(0)
-            zf = zipfile.ZipFile(f)
-        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, ValueError) as exc:
-            skipped.append((str(path), f"corrupt zip ({type(exc).__name__}): not collected"))
+        zf = _zipfile(f, str(path), skipped, limits)
+        if zf is None:
             yield None
             return
         with zf:
@@ -133,10 +141,8 @@ def student_zip_entries(entry: Entry, skipped: list, limits: ZipLimits) -> list[
     if why or data is None:
         skipped.append((entry.where, f"a student's zip: {why or 'unreadable'}"))
         return []
-    try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, ValueError) as exc:
-        skipped.append((entry.where, f"a student's zip, corrupt ({type(exc).__name__}): not collected"))
+    zf = _zipfile(io.BytesIO(data), entry.where, skipped, limits, "a student's zip, corrupt")
+    if zf is None:
         return []
     container = entry.parts[:-1] + (entry.name[:-len(".zip")] + ".ipynb",)
     out = []
