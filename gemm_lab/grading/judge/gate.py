@@ -24,6 +24,7 @@ imports, top-level functions and classes, and assignments of literal values (it 
 from __future__ import annotations
 
 import ast
+import graphlib
 import hashlib
 import importlib
 import sys
@@ -159,19 +160,14 @@ class _Defs:
             self.triton.pop(name, None)
 
 
-def _literal(node):
+_NOT_LITERAL = object()
+
+
+def _literal(node, otherwise=None):
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return None
-
-
-def _is_literal(node) -> bool:
-    try:
-        ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False
-    return True
+        return otherwise
 
 
 def _resolve(full: str, shown: str, value: bool = False):
@@ -303,7 +299,7 @@ class _Gate:
                           "있습니다: @triton.jit만 붙이세요")
         if not call:
             return ast.Attribute(ast.Name("triton", ast.Load()), "jit", ast.Load())
-        if dec.args or not all(k.arg and _is_literal(k.value) for k in dec.keywords):
+        if dec.args or not all(k.arg and _literal(k.value, _NOT_LITERAL) is not _NOT_LITERAL for k in dec.keywords):
             raise Refused(f"@triton.jit 함수 `{fn}`의 데코레이터 인자가 상수가 아닙니다")
         return ast.Call(ast.Attribute(ast.Name("triton", ast.Load()), "jit", ast.Load()), [],
                         [ast.keyword(k.arg, _plain_node(_literal(k.value))) for k in dec.keywords])
@@ -380,17 +376,18 @@ def module_for(sources, name: str) -> str:
                           not_triton=False)
         raise Refused(f"노트북에서 @triton.jit 커널 `{name}`의 정의를 찾지 못했습니다", not_triton=False)
     gate = _Gate(defs)
-    todo, written = [target], {}
+    todo, written, calls = [target], {}, {}
     while todo:
         fn = todo.pop()
         if fn not in written:
-            written[fn], calls = gate.function(defs.jit[fn])
-            todo.extend(sorted(calls - set(written)))
-    cycle = _cycle({n: {c for c in _callees(f) if c in written} for n, f in written.items()})
-    if cycle:
-        raise Refused(f"@triton.jit 함수의 재귀 호출({' → '.join(cycle)})은 GPU용으로 컴파일되지 않습니다 (Triton "
-                      "컴파일러가 끝나지 않습니다; 해석기만 실행합니다). 반복문(for ... in range)으로 바꾸세요.",
-                      not_triton=False)
+            written[fn], calls[fn] = gate.function(defs.jit[fn])
+            todo.extend(sorted(calls[fn] - set(written)))
+    try:
+        graphlib.TopologicalSorter(calls).prepare()
+    except graphlib.CycleError as exc:
+        raise Refused(f"@triton.jit 함수의 재귀 호출({' → '.join(reversed(exc.args[1]))})은 GPU용으로 컴파일되지 "
+                      "않습니다 (Triton 컴파일러가 끝나지 않습니다; 해석기만 실행합니다). 반복문(for ... in range)으로 "
+                      "바꾸세요.", not_triton=False) from None
     body: list[ast.stmt] = [ast.ImportFrom("__future__", [ast.alias("annotations")], 0),
                              ast.Import([ast.alias("triton")]), ast.Import([ast.alias(_LANG, "tl")])]
     for alias in sorted(gate.used & set(defs.triton) - {"triton", "tl"}):
@@ -406,27 +403,6 @@ def module_for(sources, name: str) -> str:
     body += [ast.Assign([ast.Name(n, ast.Store())], ast.Name(defs.aliases[n], ast.Load()))
              for n in sorted(gate.used & set(defs.aliases) | ({name} if name != target else set()))]
     return ast.unparse(ast.fix_missing_locations(ast.Module(body, []))) + "\n"
-
-
-def _callees(fn: ast.FunctionDef) -> set:
-    return {n.func.id for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
-
-
-def _cycle(calls: dict) -> list | None:
-    def visit(n, path):
-        if n in path:
-            return path[path.index(n):] + [n]
-        for c in sorted(calls.get(n, ())):
-            found = visit(c, path + [n])
-            if found:
-                return found
-        return None
-
-    for n in calls:
-        found = visit(n, [])
-        if found:
-            return found
-    return None
 
 
 _LOADED: dict[str, types.ModuleType] = {}
