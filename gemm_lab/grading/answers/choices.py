@@ -3,6 +3,7 @@ coordinates), see ``answers``."""
 
 from __future__ import annotations
 
+import re
 import sys
 
 from ..messages import describe_type, fail, fmt, ok
@@ -10,6 +11,8 @@ from .convert import _Bad, _plain, normalize_text
 from .values import _compare, _Spec
 
 __all__ = ["check_choice", "check_pairs"]
+
+_DIGITS = re.compile("[0-9]+")  # ASCII digits only, as a choice's number is written
 
 
 # --------------------------------------------------------------------------- choices and pairs
@@ -39,14 +42,7 @@ def _choice_key(item, int_mode, aliases):
         if t is float and item == int(item):
             return int(item)
         if t is str:
-            digits, found, cur = [], [], ""
-            for ch in item + " ":
-                if "0" <= ch <= "9":
-                    cur += ch
-                elif cur:
-                    found.append(cur)
-                    cur = ""
-            digits = found
+            digits = _DIGITS.findall(item)
             if len(digits) == 1:
                 return int(digits[0])
         raise _Bad(f"항목 {fmt(item)}을(를) 번호로 읽을 수 없습니다. 번호(예: 1, 2) 또는 '후보 1'처럼 적으세요.")
@@ -58,18 +54,8 @@ def _choice_key(item, int_mode, aliases):
 
 def _numbered(label: str):
     """("후보", 1) for "후보 1": the label's text without its one number, and the number; else None."""
-    found, cur, text = [], "", []
-    for ch in label + " ":
-        if "0" <= ch <= "9":
-            cur += ch
-        else:
-            if cur:
-                found.append(cur)
-                cur = ""
-            text.append(ch)
-    if len(found) != 1:
-        return None
-    return normalize_text("".join(text)), int(found[0])
+    found = _DIGITS.findall(label)
+    return (normalize_text(_DIGITS.sub("", label)), int(found[0])) if len(found) == 1 else None
 
 
 def check_choice(name, got, expected_set, *, accept=None, hint=None, reveal=False):

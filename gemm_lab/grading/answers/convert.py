@@ -97,11 +97,9 @@ def _as_number(x, name: str):
     if t is str:
         try:
             float(v)
-            raise _Bad(f"문자열 {fmt(v)}을(를) 받았습니다. 따옴표 없이 숫자로 적으세요.")
-        except _Bad:
-            raise
-        except Exception:
+        except ValueError:
             raise _Bad(f"문자열 {fmt(v)}을(를) 받았습니다. 숫자를 기대합니다.") from None
+        raise _Bad(f"문자열 {fmt(v)}을(를) 받았습니다. 따옴표 없이 숫자로 적으세요.")
     if t in (list, tuple):
         raise _Bad(f"{describe_type(v)} {fmt(v)}을(를) 받았습니다. 숫자 하나를 기대합니다.")
     if t is type or callable(v):
