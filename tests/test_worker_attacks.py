@@ -13,7 +13,7 @@ from autograder.course import Course
 from autograder.samplekit import attacks_worker
 from autograder.samplekit.expected import write_cases
 from autograder.samplekit.model import Notebook
-from autograder.samplekit.plan import FULL_PLANS, PLANS
+from autograder.samplekit.plan import PLANS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,7 +28,7 @@ def test_each_attack_builds_where_planned_and_loses_only_its_kernel_cells(assign
     nbs = {nb.name: nb for nb in _masters(assignment)}
     for case, make in attacks_worker.CASES.items():
         where = PLANS[assignment].get(case, [])
-        assert where == FULL_PLANS[assignment].get(case, []), case
+        assert where == PLANS[f"{assignment}-all"].get(case, []), case
         for name in where:
             desc, handin, exp = make(nbs[name])
             kernel_tests = set(nbs[name].kernel_tests())
@@ -47,8 +47,8 @@ def test_a_hand_in_poisoning_shared_caches_changes_no_classmate(tmp_path, bwrap)
     from autograder.samplekit.compare import compare_with_expected
 
     nbs = _masters("week06")
-    plan = {"poison_classmates": FULL_PLANS["week06"]["poison_classmates"], "full_marks": ["01_block_model",
-                                                                                           "02_fusion_softmax"]}
+    plan = {"poison_classmates": PLANS["week06-all"]["poison_classmates"],
+            "full_marks": ["01_block_model", "02_fusion_softmax"]}
     samples = write_cases(nbs, tmp_path / "samples", plan)
     course = Course.at(ROOT).scratch(tmp_path / "course", ["week06"], released=True)
     collect(course, "week06", samples)
