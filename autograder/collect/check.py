@@ -42,22 +42,22 @@ def open_regular(path) -> tuple[object | None, str | None]:
     return os.fdopen(fd, "rb"), None
 
 
-def read_regular(path, limit: int = MAX_NOTEBOOK_BYTES) -> tuple[bytes | None, float, str | None]:
-    """(bytes, mtime, None) for a regular file of at most ``limit`` bytes, else (None, 0, reason)."""
+def read_regular(path, limit: int = MAX_NOTEBOOK_BYTES) -> tuple[bytes | None, str | None]:
+    """(bytes, None) for a regular file of at most ``limit`` bytes, else (None, reason)."""
     f, why = open_regular(path)
     if why:
-        return None, 0.0, why
+        return None, why
     with f:
         try:
             st = os.fstat(f.fileno())
             if st.st_size > limit:
-                return None, 0.0, f"too large ({st.st_size} bytes > {limit})"
+                return None, f"too large ({st.st_size} bytes > {limit})"
             data = f.read(limit + 1)
         except OSError as exc:
-            return None, 0.0, f"cannot be read ({exc.strerror or type(exc).__name__})"
+            return None, f"cannot be read ({exc.strerror or type(exc).__name__})"
     if len(data) > limit:
-        return None, 0.0, f"too large (more than {limit} bytes)"
-    return data, st.st_mtime, None
+        return None, f"too large (more than {limit} bytes)"
+    return data, None
 
 
 def parse_notebook(data: bytes) -> tuple[dict | None, str | None]:

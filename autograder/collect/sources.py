@@ -44,10 +44,7 @@ def local_time(seconds: float) -> tuple:
 
 
 def _reader(path: str) -> Callable[[], tuple[bytes | None, str | None]]:
-    def read():
-        data, _, why = read_regular(path, MAX_NOTEBOOK_BYTES)
-        return data, why
-    return read
+    return lambda: read_regular(path, MAX_NOTEBOOK_BYTES)
 
 
 def _refused(why: str) -> Callable[[], tuple[None, str]]:

@@ -21,6 +21,8 @@ from autograder.course import Course, read_notebook
 from autograder.grade import resume, review
 from autograder.grade.nbexec import SIGNAL_RE, STOP_ENAME
 from autograder.grade.safe_feedback import scrub_notebook
+from autograder.sandbox.bwrap import read_outcomes
+from autograder.sandbox.limits import limit_reason
 
 _LIMIT_RE = re.compile(r"LIMIT_[A-Z_]+")
 
@@ -108,11 +110,6 @@ def _copy_notebooks(course: Course, res: HandInResult) -> dict:
 def sandbox_limits(scratch) -> list[str]:
     """Every limit the hand-in's sandboxes hit (``LIMIT_*: detail`` from the outcomes the sandbox wrote
     beside the spec, ``sandbox-outcomes/``), also those that did not end a kernel (a refused fork bomb)."""
-    try:
-        from autograder.sandbox.bwrap import read_outcomes
-        from autograder.sandbox.limits import limit_reason
-    except ImportError:  # a sandbox without outcome reports
-        return []
     hits = set()
     for outcome in read_outcomes(scratch / "sandbox-outcomes"):
         hits.update(h for h in limit_reason(outcome).split("; ") if h.startswith("LIMIT_"))

@@ -83,6 +83,14 @@ def _handout_error(outputs) -> str | None:
     return None
 
 
+def _run_silently(kc, code: str) -> str | None:
+    """Run ``code`` in the kernel without output or history; None when it ended ok, else the error's name."""
+    reply = run_sync(kc.execute_interactive)(code, silent=True, store_history=False, timeout=30,
+                                             output_hook=lambda msg: None)
+    content = reply.get("content", {})
+    return None if content.get("status") == "ok" else str(content.get("ename"))
+
+
 def _stop_output(reason_ko: str) -> NotebookNode:
     return NotebookNode(output_type="error", ename=STOP_ENAME, evalue=reason_ko,
                         traceback=[f"{STOP_ENAME}: {reason_ko}"])
@@ -144,31 +152,22 @@ class GuardedExecute(Execute):
         try:
             kc.start_channels()
             run_sync(kc.wait_for_ready)(timeout=30)
-            reply = run_sync(kc.execute_interactive)(RESET_SOURCE % (self._kernel_cwd(),), silent=True,
-                                                     store_history=False, timeout=30,
-                                                     output_hook=lambda msg: None)
-            ok = reply.get("content", {}).get("status") == "ok"
-            if not ok:
-                self.log.info("%s: the kept kernel did not reset (%s): starting a fresh one", GUARD_MARK,
-                              reply.get("content", {}).get("ename"))
-            return ok
+            why = _run_silently(kc, RESET_SOURCE % (self._kernel_cwd(),))
         except Exception as e:  # noqa: BLE001 - any failure means a fresh kernel
-            self.log.info("%s: the kept kernel did not reset (%s): starting a fresh one", GUARD_MARK,
-                          type(e).__name__)
-            return False
-        finally:
-            try:
-                kc.stop_channels()
-            except Exception:  # noqa: BLE001
-                pass
+            why = type(e).__name__
+        try:
+            kc.stop_channels()
+        except Exception:  # noqa: BLE001
+            pass
+        if why:
+            self.log.info("%s: the kept kernel did not reset (%s): starting a fresh one", GUARD_MARK, why)
+        return not why
 
     def start_new_kernel_client(self):
         kc = super().start_new_kernel_client()
         if not self._reused and SharedKernel.enabled():
             try:
-                reply = run_sync(self.kc.execute_interactive)(BASELINE_SOURCE, silent=True, store_history=False,
-                                                              timeout=30, output_hook=lambda msg: None)
-                self._baseline_ok = reply.get("content", {}).get("status") == "ok"
+                self._baseline_ok = _run_silently(self.kc, BASELINE_SOURCE) is None
             except Exception:  # noqa: BLE001 - this kernel is then simply not kept
                 self._baseline_ok = False
         return kc

@@ -19,18 +19,10 @@ from gemm_lab.grading.audit.scan import scan_source
 
 def review_notebook(nb: dict) -> list[str]:
     """The findings of one autograded notebook, each ``"셀 N [grade_id]: <scan_source finding>"``."""
-    findings: list[str] = []
-    cells = nb.get("cells", [])
-    for idx, cell in enumerate(cells):
-        if not nbcells.is_student_code(cell):
-            continue
-        gid = nbcells.meta(cell).get("grade_id", "-")
-        for f in scan_source(nbcells.source(cell)):
-            findings.append(f"셀 {idx} [{gid}]: {f}")
-    for idx, cell in enumerate(cells):
-        for f in verdict_findings(cell):
-            findings.append(f"셀 {idx} [{nbcells.meta(cell).get('grade_id', '-')}]: {f}")
-    return findings
+    cells = list(enumerate(nb.get("cells", [])))
+    scanned = [(i, c, f) for i, c in cells if nbcells.is_student_code(c) for f in scan_source(nbcells.source(c))]
+    judged = [(i, c, f) for i, c in cells for f in verdict_findings(c)]
+    return [f"셀 {i} [{nbcells.meta(c).get('grade_id', '-')}]: {f}" for i, c, f in scanned + judged]
 
 
 def verdict_findings(cell) -> list[str]:

@@ -112,10 +112,6 @@ def leaks(out, secret: set[str], own_source: str = "") -> bool:
     return any(m in text for m in markers) or any(s in text for s in secret)
 
 
-def _redacted(out) -> dict:
-    return {"output_type": "stream", "name": "stderr", "text": REDACTED_KO + "\n"}
-
-
 def scrub_notebook(nb: dict, extra_paths: list[str] | None = None) -> tuple[dict, list[str]]:
     """Scrub one autograded notebook in place (see the module docstring); returns (nb, review notes)."""
     notes: list[str] = []
@@ -139,12 +135,9 @@ def scrub_notebook(nb: dict, extra_paths: list[str] | None = None) -> tuple[dict
             elif out.get("output_type") == "stream":
                 text = out.get("text", "")
                 out["text"] = strip_paths("".join(text) if isinstance(text, list) else str(text), pairs)
-            if not test and leaks(out, secret, nbcells.source(cell)):
-                notes.append(f"cell {idx}: output quoting hidden tests redacted")
-                out = _redacted(out)
-            elif test and leaks(out, secret):
-                notes.append(f"cell {idx}: test output quoting hidden tests redacted")
-                out = _redacted(out)
+            if leaks(out, secret, "" if test else nbcells.source(cell)):
+                notes.append(f"cell {idx}: {'test ' if test else ''}output quoting hidden tests redacted")
+                out = {"output_type": "stream", "name": "stderr", "text": REDACTED_KO + "\n"}
             new.append(out)
         cell["outputs"] = new
     return nb, notes
