@@ -194,8 +194,7 @@ def decode(obj, depth: int = 0):
     return Unsupported("object")
 
 
-_NUMPY_DTYPES = {"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool",
-                 "bfloat16"} - {"bfloat16"}
+_NUMPY_DTYPES = {"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"}
 
 
 def _list(x) -> list:

@@ -260,13 +260,7 @@ def run_kernel(exercise, kernel_obj, runs, name, ownership=False) -> list:
 def _constexpr_sets(exercise, runs) -> list:
     """Every distinct constexpr set the launcher passes in these runs (decided by the grader)."""
     extras = [r["extra"][0] for r in runs if r["extra"]]
-    view_cases = [{"inputs": [_ShapeOnly(i["shape"]) for i in r["inputs"]]} for r in runs]
-    return EXERCISES[exercise].constexprs(view_cases, extras)
-
-
-class _ShapeOnly:
-    def __init__(self, shape):
-        self.shape = tuple(shape)
+    return EXERCISES[exercise].constexprs([[i["shape"] for i in r["inputs"]] for r in runs], extras)
 
 
 # --------------------------------------------------------------------------- judging them (grader)
@@ -502,8 +496,7 @@ def _error_map(exercise, case, run, result, message, case_entry, ownership) -> N
     try:
         from gemm_lab.viz import error_map
 
-        shapes = [_ShapeOnly(i["shape"]) for i in run["inputs"]]
-        consts = EXERCISES[exercise].constexprs([{"inputs": shapes}], run["extra"][:1])[0]
+        consts = EXERCISES[exercise].constexprs([[i["shape"] for i in run["inputs"]]], run["extra"][:1])[0]
         owner = asked = None
         if ownership:  # the program the grader saw write each tile (-1 nobody, -2 several) against tile % P
             owner = tile_owners(case, run, result)

@@ -41,7 +41,8 @@ class Exercise:
     pointers: tuple[str, ...]  # tensors of the graded dtype
     int_pointers: tuple[str, ...]  # int32 buffers
     launch: Callable  # launch(kernel, *tensors, *extra): the grader's copy of the locked launcher
-    constexprs: Callable  # constexprs(cases, extras): every constexpr set the launcher passes, smallest first
+    constexprs: Callable  # constexprs(shapes, extras): every constexpr set the launcher passes for these input
+    # shapes (one list per run) and extra arguments, smallest first
     cases: Callable  # cases(hidden, extra, **options): the check's cases (``cases``), ``extra`` shapes last
     drawn: Callable  # drawn(d): the shape the grader adds to a check of a hand-in (``d(lo, hi)``: a drawn int)
 
@@ -145,7 +146,7 @@ EXERCISES = {ex.name: ex for ex in (
                 "output_col_stride", "n_rows", "n_cols", "BLOCK_SIZE"), constexpr_params=("BLOCK_SIZE",),
         pointers=("output_ptr", "input_ptr"), int_pointers=(), launch=_launch_softmax,
         constexprs=lambda cs, extras: [
-            {"BLOCK_SIZE": b} for b in sorted({cases.next_pow2(c["inputs"][0].shape[1]) for c in cs})],
+            {"BLOCK_SIZE": b} for b in sorted({cases.next_pow2(shapes[0][1]) for shapes in cs})],
         cases=cases.softmax_cases, drawn=lambda d: (d(2, 12), d(17, 150))),
     Exercise(
         "matmul", "student_matmul_kernel", "check_matmul", "week07/01_pointer_blocks", "student_kernel",

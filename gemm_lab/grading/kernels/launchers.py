@@ -12,7 +12,7 @@ any other object is refused with a Korean message.
 @jit helpers it calls rebuilt the same way: ``mode="run"`` gives what the current runtime launches
 (interpreter function under ``TRITON_INTERPRET=1``, JITFunction on a GPU), ``mode="interpret"`` the
 interpreter's (the grader watches what its programs write), ``mode="compile"`` a JITFunction for
-cross-compiling. ``signature`` and the record's ``constexprs(cases, extras)`` (every distinct set of constexpr
+cross-compiling. ``signature`` and the record's ``constexprs(shapes, extras)`` (every distinct set of constexpr
 values the launcher passes in a check, smallest first) are what the launcher makes Triton compile.
 """
 
