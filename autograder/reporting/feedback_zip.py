@@ -78,12 +78,10 @@ def member_name(lms: str, entry: dict, sid: str, assignment: str, page: str) -> 
         if not uid.isdigit() or not aid:
             return None
         return f"{_canvas_name(name)}_{uid}_{aid}_{_canvas_file(assignment, page)}"
-    if lms == "moodle":
-        pid = str((entry.get("moodle") or {}).get(assignment) or "")
-        if not pid.isdigit():
-            return None
-        return f"{_clean(name, keep_space=True) or sid}_{pid}_assignsubmission_file_/{Path(page).name}"
-    raise ValueError(f"LMS must be one of {', '.join(ZIP_LMS)}; got {lms!r}")
+    pid = str((entry.get("moodle") or {}).get(assignment) or "")  # moodle (build_zip checked lms)
+    if not pid.isdigit():
+        return None
+    return f"{_clean(name, keep_space=True) or sid}_{pid}_assignsubmission_file_/{Path(page).name}"
 
 
 def feedback_assignments(course: Course) -> list[str]:

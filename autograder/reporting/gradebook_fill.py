@@ -123,12 +123,13 @@ def _fill_rows(out: Filled, table: Table, ag: AssignmentGrades, col: int, rows: 
             out.pending.append((ag.name, sid))
 
 
-# ------------------------------------------------------------------------------------------------ Canvas
-def canvas_title(header: str) -> str:
-    m = _CANVAS_TITLE_ID.match(header)
+def _title(pattern: re.Pattern, header: str) -> str:
+    """The assignment title in an LMS's column header (Canvas ``Title (id)``, Blackboard ``Title [...] |id``)."""
+    m = pattern.match(header)
     return m.group(1) if m else header
 
 
+# ------------------------------------------------------------------------------------------------ Canvas
 def fill_canvas(course: Course, table: Table, grades, column: str | None, out: Filled) -> None:
     head = table.header
     if len(head) < 3 or not re.search(r"Student", head[0]) or not re.search(r"ID", head[1]):
@@ -140,7 +141,7 @@ def fill_canvas(course: Course, table: Table, grades, column: str | None, out: F
     points_row = next((r for r, row in enumerate(table.rows[1:], start=1)
                        if row and re.search(r"Points Possible", row[0])), None)
     for ag in grades:
-        col = _column_for(ag.name, assignment_cols, canvas_title, column)
+        col = _column_for(ag.name, assignment_cols, lambda h: _title(_CANVAS_TITLE_ID, h), column)
         if col is None:
             out.unmatched.append(ag.name)
             continue
@@ -161,8 +162,8 @@ def _differs(text: str, value: float) -> bool:
 
 
 # ------------------------------------------------------------------------------------------------ Moodle
-def moodle_ids(table: Table) -> tuple[int, dict[str, int]] | None:
-    """(identifier column, {participant id: row}): the column whose every value is one word and a number
+def moodle_ids(table: Table) -> dict[str, int] | None:
+    """{participant id: row} of the identifier column: the column whose every value is one word and a number
     (``Participant 501``), the words the same in every row."""
     for c in range(len(table.header)):
         prefixes, ids = set(), {}
@@ -176,19 +177,18 @@ def moodle_ids(table: Table) -> tuple[int, dict[str, int]] | None:
             prefixes.add(m["prefix"])
             ids[m["pid"]] = r
         if ids and len(prefixes) == 1:
-            return c, ids
+            return ids
     return None
 
 
 def fill_moodle(course: Course, table: Table, grades, column: str | None, out: Filled, assignment: str | None,
                 comment: bool) -> list[AssignmentGrades]:
     head = [h.strip() for h in table.header]
-    found = moodle_ids(table)
-    if found is None:
+    pid_rows = moodle_ids(table)
+    if pid_rows is None:
         raise ValueError(f"{table.path}: not a Moodle grading worksheet (no column of 'Participant <id>' "
                          "identifiers): download it from the assignment's 'View all submissions' page, Grading "
                          "action → Download grading worksheet")
-    id_col, pid_rows = found
     if column:
         grade_cols = [i for i, h in enumerate(head) if h == column.strip()]
     else:
@@ -205,9 +205,12 @@ def fill_moodle(course: Course, table: Table, grades, column: str | None, out: F
                          "'Identifier', 'Grade' and 'Last modified (grade)' columns on upload")
     grade_col = grade_cols[0]
     roster = load_roster(course)
+
+    def pid(entry: dict, a: str) -> str:
+        return str((entry.get("moodle") or {}).get(a, ""))
+
     if assignment is None:  # the assignment whose participant ids the worksheet holds
-        overlap = {ag.name: sum(str((e.get("moodle") or {}).get(ag.name, "")) in pid_rows for e in roster.values())
-                   for ag in grades}
+        overlap = {ag.name: sum(pid(e, ag.name) in pid_rows for e in roster.values()) for ag in grades}
         best = sorted((n, a) for a, n in overlap.items() if n)
         if not best:
             raise ValueError(f"{table.path}: none of its participants was collected from a Moodle download: "
@@ -218,8 +221,7 @@ def fill_moodle(course: Course, table: Table, grades, column: str | None, out: F
                              "name the assignment (ASSIGNMENT=)")
         grades = [ag for ag in grades if ag.name == best[-1][1]]
     ag = grades[0]
-    rows = {sid: pid_rows[str((e.get("moodle") or {}).get(ag.name))] for sid, e in roster.items()
-            if str((e.get("moodle") or {}).get(ag.name, "")) in pid_rows}
+    rows = {sid: pid_rows[pid(e, ag.name)] for sid, e in roster.items() if pid(e, ag.name) in pid_rows}
     out.columns[ag.name] = head[grade_col]
     _fill_rows(out, table, ag, grade_col, rows)
     comment_cols = [i for i, h in enumerate(head) if h in MOODLE_FEEDBACK_COMMENTS.values()]
@@ -232,11 +234,6 @@ def fill_moodle(course: Course, table: Table, grades, column: str | None, out: F
 
 
 # ------------------------------------------------------------------------------------------------ Blackboard
-def blackboard_title(header: str) -> str:
-    m = _BB_COLUMN.match(header)
-    return m["title"] if m else header
-
-
 def fill_blackboard(course: Course, table: Table, grades, column: str | None, out: Filled) -> None:
     head = table.header
     user_cols = [i for i, h in enumerate(head) if h.strip().strip('"').lower() in _BB_USERNAME]
@@ -246,7 +243,7 @@ def fill_blackboard(course: Course, table: Table, grades, column: str | None, ou
     rows = _student_rows(course, table, user_cols[0], "blackboard")
     with_id = {i: h for i, h in enumerate(head) if _BB_COLUMN.match(h)}
     for ag in grades:
-        col = _column_for(ag.name, with_id, blackboard_title, column)
+        col = _column_for(ag.name, with_id, lambda h: _title(_BB_COLUMN, h), column)
         if col is None:
             if column and any(h.strip() == column.strip() for h in head):
                 raise ValueError(f"COLUMN={column!r} has no Column ID ('|<id>' at the end of its header): "
