@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 from autograder.course import REPO_ROOT
-from autograder.samplekit.model import Notebook
+from autograder.samplekit.model import Notebook, notebook
 
 ASSIGNMENT = "demo01"
 
@@ -36,15 +36,8 @@ def _test(gid, points, src):
     return _cell("code", src, grade_id=gid, grade=True, locked=True, points=points)
 
 
-def _nb(cells):
-    return {"cells": cells, "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
-                                                        "name": "python3"},
-                                         "language_info": {"name": "python"}},
-            "nbformat": 4, "nbformat_minor": 5}
-
-
 NOTEBOOKS = {
-    "01_counts": _nb([
+    "01_counts": notebook([
         _cell("markdown", "# 타일 개수 (demo)"),
         _cell("code", "from gemm_lab.grading import fresh\nfrom gemm_lab.calc.ordering import compare_orders",
               grade_id="setup", locked=True),
@@ -69,7 +62,7 @@ NOTEBOOKS = {
         _cell("markdown", "### BEGIN SOLUTION\n그룹 순서는 같은 A 행을 재사용합니다.\n### END SOLUTION",
               grade_id="explain_order", grade=True, solution=True, points=1),
     ]),
-    "02_vectors": _nb([
+    "02_vectors": notebook([
         _cell("code", "import numpy as np", grade_id="setup2", locked=True),
         _answer("ans_vec", "vec = np.arange(4) * 2.0"),
         # a locked-only cell right before a test cell: deleting that test cell crashed nbgrader 0.9.6

@@ -28,6 +28,13 @@ def code_cell(src: str) -> dict:
     return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": src}
 
 
+def notebook(cells: list[dict]) -> dict:
+    """A notebook (nbformat 4.5, a Python 3 kernel) of ``cells``."""
+    return {"cells": cells, "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
+                                                        "name": "python3"}, "language_info": {"name": "python"}},
+            "nbformat": 4, "nbformat_minor": 5}
+
+
 def assigned_names(src: str) -> tuple[list[str], list[str]]:
     """Top-level names assigned (variables) and defined (functions/classes) by a solution."""
     try:
@@ -185,11 +192,10 @@ class Notebook:
 
     def after_first_test(self) -> tuple[int, str]:
         """Index just after the first auto test cell that follows the first answer, and its grade_id."""
-        start = self.first_answer_index()
-        for j in range(start + 1, len(self.release["cells"])):
-            if is_autograded_test(self.release["cells"][j]):
-                return j + 1, nbcells.meta(self.release["cells"][j])["grade_id"]
-        raise ValueError(f"{self.name}: no test cell after the first answer")
+        first = next((tests[0] for _, tests in self.groups() if tests), None)
+        if first is None:
+            raise ValueError(f"{self.name}: no test cell after the first answer")
+        return self.index_of(first) + 1, first
 
     def answer_cells(self) -> list[str]:
         """Grade ids of the code answer cells with a master solution, in order."""

@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from autograder.course import Course
+from autograder.samplekit.model import notebook
 
 ASSIGNMENT = "week07"
 BREAK_EVEN_HINT = "985번에서는 아직 오토튜닝 경로가 느립니다: 나눗셈 결과를 올림하세요."
@@ -147,12 +148,6 @@ def _pad_output(pad_kb: int, seed: int) -> list[dict]:
              "data": {"image/png": base64.b64encode(blob).decode(), "text/plain": "<Figure size 640x480>"}}]
 
 
-def _nb(cells: list[dict]) -> dict:
-    return {"cells": cells, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                        "language": "python"}},
-            "nbformat": 4, "nbformat_minor": 5}
-
-
 def _grade_meta(c: dict) -> dict:
     return {"nbgrader": {"grade": True, "grade_id": c["grade_id"], "locked": not c.get("manual"),
                          "points": c["points"], "schema_version": 3, "solution": bool(c.get("manual")),
@@ -186,7 +181,7 @@ def make_class(root: str | os.PathLike, n_students: int = 50, spec: list[dict] |
     (course.release / assignment).mkdir(parents=True, exist_ok=True)
     for nb in spec:
         (course.release / assignment / f"{nb['notebook']}.ipynb").write_text(
-            json.dumps(_nb([_source_cell(c) for c in nb["cells"]]), ensure_ascii=False, indent=1))
+            json.dumps(notebook([_source_cell(c) for c in nb["cells"]]), ensure_ascii=False, indent=1))
 
     # what each student gets: {(notebook, grade_id): (verdict or None, points, manual_score or None)}
     plans = {}
@@ -279,7 +274,7 @@ def make_class(root: str | os.PathLike, n_students: int = 50, spec: list[dict] |
                 if extras and s == students[1] and nb_row.name == spec[0]["notebook"]:
                     path.write_text('{"cells": [')  # cut short (a disk filled up while grading)
                 else:
-                    path.write_text(json.dumps(_nb(out_cells), ensure_ascii=False))
+                    path.write_text(json.dumps(notebook(out_cells), ensure_ascii=False))
             gb.db.add(sub)
             if progress and (i + 1) % 100 == 0:
                 progress(f"  {i + 1}/{n_students} students written")
