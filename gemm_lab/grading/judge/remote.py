@@ -332,7 +332,7 @@ class KernelSource:
         return found
 
     def run(self, exercise, runs, dtype, name, ownership) -> dict:
-        """Every prepared run launched in the notebook's kernel worker: raw buffers, judged by the grader."""
+        """Every prepared run launched in a fresh worker: raw buffers, judged by the grader."""
         result = _run_job(self._job("run", exercise, dtype, name, runs=runs, ownership=ownership))
         if "refused" in result:  # a worker's refusal can only cost its own hand-in
             raise AssertionError(str(result["refused"]))

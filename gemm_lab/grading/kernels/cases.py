@@ -216,11 +216,7 @@ def _diag_softmax(case):
 # --------------------------------------------------------------------------- case builders
 
 
-def _vec_gen(rng):
-    return rng.grid(-4096, 4096, 1.0 / 1024)
-
-
-def _sm_gen(rng):
+def _vec_gen(rng):  # vector add and softmax inputs
     return rng.grid(-4096, 4096, 1.0 / 1024)
 
 
@@ -353,7 +349,7 @@ def softmax_cases(hidden, shapes=()) -> list:
         case = {
             "inputs": [_View("x", (R, C), layout)],
             "output": _View("out", (R, C), layout),
-            "gen": _sm_gen,
+            "gen": _vec_gen,
             "nan_hint": "열 마스크(col_offsets < n_cols)와 other=-float('inf')를 확인하세요.",
             "ref": _ref_softmax,
         }
