@@ -435,7 +435,6 @@ def _check(exercise, kernel_obj, cases, extra_for, seed, dtype, name, hint, owne
         raise
     entry["compile"] = {"ok": True, "message": compiled}
     entry["device"] = outcome.get("device")
-    user_hint = hint
     passed_layouts = set()
     for run, result in zip(runs, outcome["results"], strict=True):
         case = cases[run["case"]]
@@ -455,8 +454,8 @@ def _check(exercise, kernel_obj, cases, extra_for, seed, dtype, name, hint, owne
             ):
                 extra_hint = (" 연속 배치(contiguous)에서는 맞았습니다: stride를 직접 계산하지 말고 "
                               "x.stride(0), x.stride(1)을 커널에 넘기세요.")
-            if user_hint:
-                extra_hint += f" (힌트: {user_hint})"
+            if hint:
+                extra_hint += f" (힌트: {hint})"
             if case.get("secret"):  # a hidden case: its layout and the kind of mistake, never a shape or value
                 from gemm_lab.viz.error_map import hidden_text
 

@@ -157,10 +157,7 @@ def _ref_softmax(case, ins):
 
 
 def next_pow2(n: int) -> int:
-    p = 1
-    while p < n:
-        p *= 2
-    return p
+    return 1 << max(n - 1, 0).bit_length()
 
 
 # --------------------------------------------------------------------------- diagnoses
