@@ -49,7 +49,7 @@ def runtime_params(py, exercise: str) -> tuple:
 
 
 def signature(exercise: str, arg_names, dtype_name: str, runtime=()) -> dict:
-    """Triton signature (student's argument name -> type) of what the trusted launcher passes; ``runtime``:
+    """Triton signature (student's argument name -> type) of what the locked launcher passes; ``runtime``:
     constexpr keywords the kernel takes as plain integers (see ``runtime_params``)."""
     ex = EXERCISES[exercise]
     out = {}
@@ -115,7 +115,7 @@ def genuine(obj, exercise: str, name: str):
 
 
 def check_arguments(py, exercise: str, name: str) -> tuple:
-    """The kernel's argument names, checked against what the trusted launcher passes."""
+    """The kernel's argument names, checked against what the locked launcher passes."""
     ex = EXERCISES[exercise]
     code = py.__code__
     names = code.co_varnames[:code.co_argcount]
