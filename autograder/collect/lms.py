@@ -33,6 +33,7 @@ Formats (sources: autograder/README.md, "What collect accepts"):
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from collections.abc import Callable
@@ -270,12 +271,7 @@ def blackboard_prefix(heads: list[str]) -> str:
         return ""
     if len(set(heads)) == 1:
         return heads[0].split("_", 1)[0] if "_" in heads[0] else ""
-    common = heads[0]
-    for h in heads[1:]:
-        i = 0
-        while i < min(len(common), len(h)) and common[i] == h[i]:
-            i += 1
-        common = common[:i]
+    common = os.path.commonprefix(heads)
     cut = common.rfind("_")
     while cut > 0 and not all(len(h) > cut + 1 for h in heads):
         cut = common.rfind("_", 0, cut)

@@ -199,7 +199,6 @@ def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mo
            # compile verdicts of the grader's workers, shared by hand-ins with the same kernel source
            "GEMM_LAB_WORKER_COMPILE_CACHE": str(course.work / "worker-compile"),
            "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
-    env.pop(ENV_SPEC, None)
     if mode == "bwrap":
         spec = scratch / "sandbox.json"
         spec.write_text(json.dumps({"kernel_cwd": str(kernel_cwd), "memory_bytes": settings.memory_bytes,

@@ -203,9 +203,8 @@ def _scalars(value):
         for v in value:
             yield from _scalars(v)
         return
-    for attr in ("__dict__",):  # a small result record (dataclass, namedtuple handled above)
-        if hasattr(value, attr):
-            yield from _scalars(dict(vars(value)))
+    if hasattr(value, "__dict__"):  # a small result record (dataclass, namedtuple handled above)
+        yield from _scalars(dict(vars(value)))
 
 
 def _id_numbers(rest: str):

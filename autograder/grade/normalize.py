@@ -195,7 +195,7 @@ def _adopt_unmarked(cells: list[dict], rel_cells: list[dict], repairs: list[str]
             repairs.append(f"cell {i} recognised as answer cell {gid} (its nbgrader metadata was missing)")
 
 
-def _restore_missing(cells: list[dict], rel_cells: list[dict], rel_ids: list[str], repairs: list[str]) -> list[dict]:
+def _restore_missing(cells: list[dict], rel_cells: list[dict], repairs: list[str]) -> list[dict]:
     for r_idx, rcell in enumerate(rel_cells):
         gid = nbcells.grade_id(rcell)
         if gid is None or not _restorable(rcell):
@@ -231,7 +231,7 @@ def normalize(nb, release_nb: dict, notebook: str | None = None) -> tuple[dict, 
     _restore_metadata(cells, rel_by_id, repairs)
     cells = _drop_duplicates(cells, repairs)
     _adopt_unmarked(cells, rel_cells, repairs)
-    nb["cells"] = _restore_missing(cells, rel_cells, rel_ids, repairs)
+    nb["cells"] = _restore_missing(cells, rel_cells, repairs)
     _unique_cell_ids(nb["cells"])
     return nb, repairs
 

@@ -16,8 +16,6 @@ every course graded from this checkout (the demo's and the tests' scratch course
 notebook or environment gets a new one (folders of the same assignment unused for a day are removed).
 Two runs warming the same folder at once take turns (a file lock). ``GEMM_LAB_SHARED_TRITON_CACHE=0``
 turns it off.
-
-    python -m autograder.grade.triton_cache warm DIR NOTEBOOK...   # what warm() runs in a subprocess
 """
 
 from __future__ import annotations
@@ -99,7 +97,9 @@ def _warm_locked(course, assignment, notebooks, release_dir, target, log):
                    GEMM_LAB_COMPILE_CACHE="off", PYTHONPATH=os.pathsep.join(
                        [str(REPO_ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
         env.pop("TRITON_CACHE_MANAGER", None)
-        cmd = [sys.executable, "-m", "autograder.grade.triton_cache", "warm", str(target),
+        # every notebook top to bottom, in its folder; errors in the TODO cells are expected, not a failure
+        cmd = [sys.executable, "-m", "nbconvert", "--to", "notebook", "--execute", "--inplace", "--allow-errors",
+               f"--ExecutePreprocessor.timeout={WARM_CELL_TIMEOUT}", "--ExecutePreprocessor.kernel_name=python3",
                *[str(Path(tmp) / nb.name) for nb in notebooks]]
         try:
             proc = subprocess.run(cmd, cwd=REPO_ROOT, env=env, capture_output=True, text=True,
@@ -126,21 +126,3 @@ def sandbox_spec(shared: Path | None) -> dict:
     from gemm_lab.triton_cache import env_for  # imports triton: only when there is a cache
 
     return {"env": env_for(str(shared)), "extra_ro_paths": [str(shared)]}
-
-
-def _run_notebooks(paths: list[str]) -> int:
-    """Execute each notebook top to bottom (errors in TODO cells expected: they are not a failure)."""
-    import nbformat
-    from nbclient import NotebookClient
-
-    for p in paths:
-        nb = nbformat.read(p, as_version=4)
-        NotebookClient(nb, timeout=WARM_CELL_TIMEOUT, allow_errors=True, kernel_name="python3",
-                       resources={"metadata": {"path": os.path.dirname(p)}}).execute()
-    return 0
-
-
-if __name__ == "__main__":
-    if len(sys.argv) >= 3 and sys.argv[1] == "warm":
-        sys.exit(_run_notebooks(sys.argv[3:]))
-    sys.exit(__doc__)

@@ -263,7 +263,7 @@ def _processes_of(uid: int) -> int:
 
 
 def read_outcomes(report_dir: str | os.PathLike) -> list[lim.Outcome]:
-    """The outcomes the kernels of one hand-in wrote into ``report_dir`` (spec key), oldest first."""
+    """The outcomes the kernels of one hand-in wrote into ``report_dir`` (kernel.OUTCOME_DIR), oldest first."""
     files = sorted(Path(report_dir).glob("outcome-*.json"), key=lambda p: p.stat().st_mtime) \
         if Path(report_dir).is_dir() else []
     out = []

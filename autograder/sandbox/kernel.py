@@ -20,8 +20,9 @@ for all its processes: :mod:`autograder.sandbox.cgroup`) where the grader may cr
 Nothing else of the repository (``source/`` masters, ``release/``, the gradebook, other hand-ins) exists
 inside the sandbox. The spec is handed from the grading driver to the kernel manager through the
 ``GEMM_LAB_SANDBOX`` environment variable (a JSON file): ``kernel_cwd`` (required), optional ``env``,
-``ro_paths``, ``extra_ro_paths`` (bound read-only beside ``ro_paths``), ``gpu`` (None: auto), ``report_dir`` (each kernel's outcome JSON goes there, default
-``sandbox-outcomes/`` beside the spec file: see :func:`read_outcomes`), and any :class:`Limits` field.
+``ro_paths``, ``extra_ro_paths`` (bound read-only beside ``ro_paths``), ``gpu`` (None: auto) and any
+:class:`Limits` field. Each kernel's outcome JSON goes to ``sandbox-outcomes/`` beside the spec file
+(:func:`autograder.sandbox.bwrap.read_outcomes`).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from autograder.sandbox.bwrap import (
     supervisor_argv,
 )
 
-OUTCOME_DIR = "sandbox-outcomes"  # default report_dir: beside the spec file (the hand-in's scratch folder)
+OUTCOME_DIR = "sandbox-outcomes"  # beside the spec file (the hand-in's scratch folder)
 
 
 class _IpcKernelManager(AsyncKernelManager):
@@ -103,8 +104,7 @@ class SandboxKernelManager(_IpcKernelManager):
         remove_stale_socket_dirs()
         self._cgroup, note = cg_mod.create(limits.group_memory_bytes, limits.max_processes)
         name = f"outcome-{os.getpid()}-{uuid.uuid4().hex[:8]}.json"
-        report_dir = spec.get("report_dir") or os.path.join(os.path.dirname(os.path.abspath(spec_path)),
-                                                            OUTCOME_DIR)
+        report_dir = os.path.join(os.path.dirname(os.path.abspath(spec_path)), OUTCOME_DIR)
         os.makedirs(report_dir, exist_ok=True)
         self._report = os.path.join(report_dir, name)
         self._outcome = None

@@ -32,7 +32,6 @@ class SandboxRunner(remote.ForkingRunner):
 
     def spawn(self) -> remote.Worker:
         spec = json.loads(Path(self.spec_path).read_text())
-        spec.pop("report_dir", None)
         folder = tempfile.mkdtemp(prefix="glw-", dir=os.environ.get("JUPYTER_RUNTIME_DIR") or "/tmp")
         (Path(folder) / "cwd").mkdir()
         sockets = bwrap.socket_dir(folder)
