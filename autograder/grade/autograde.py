@@ -391,8 +391,7 @@ class _Run:
         if list(finished) == [None]:
             part, res = finished[None]
         else:
-            res = schedule.combine_parts(course, a, s, {nb: r for nb, (_, r) in finished.items()},
-                                         self.snapshots[a])
+            res = schedule.combine_parts(course, a, s, {nb: r for nb, (_, r) in finished.items()})
         notes = [n + "; graded again in a fresh kernel" for p, _ in finished.values() for n in p.notes]
         if notes:  # merge keeps this key and records it with the scores
             res.incidents["regraded"] = notes

@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import warnings
+from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
 
 from autograder import cells as nbcells
@@ -141,19 +142,25 @@ def _merge(course: Course, res: HandInResult) -> None:
     limits = sandbox_limits(scratch)
     if limits:
         res.incidents["sandbox"] = limits
-    with Gradebook(f"sqlite:///{scratch / 'gradebook.db'}", "gemm-lab") as sgb, \
-            Gradebook(course.db_url, "gemm-lab") as gb:
+    # the scratch gradebook(s): the hand-in's own, or one per notebook graded apart (schedule.combine_parts)
+    dbs = {"*": scratch / "gradebook.db",
+           **{p.parent.name[len("nb-"):]: p for p in sorted(scratch.glob("nb-*/gradebook.db"))}}
+    with ExitStack() as stack:
+        gb = stack.enter_context(Gradebook(course.db_url, "gemm-lab"))
+        subs = {}
+        for name, db in dbs.items():
+            if db.is_file():
+                with suppress(MissingEntry):
+                    sgb = stack.enter_context(Gradebook(f"sqlite:///{db}", "gemm-lab"))
+                    subs[name] = sgb.find_submission(res.assignment, res.student)
+        ssub = next(iter(subs.values()), None)
         gb.update_or_create_student(res.student)
-        try:
-            ssub = sgb.find_submission(res.assignment, res.student)
-        except MissingEntry:
-            ssub = None
         kw = {"timestamp": ssub.timestamp} if ssub is not None and ssub.timestamp is not None else {}
         sub = gb.update_or_create_submission(res.assignment, res.student, **kw)
         for nb in sub.notebooks:
             snb = None
             if ssub is not None and res.ok:
-                snb = next((x for x in ssub.notebooks if x.name == nb.name), None)
+                snb = next((x for x in subs.get(nb.name, ssub).notebooks if x.name == nb.name), None)
             sgrades = {g.name: g for g in snb.grades} if snb is not None else {}
             manual = set(res.manual.get(nb.name, []))
             for grade in nb.grades:

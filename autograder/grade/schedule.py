@@ -11,8 +11,9 @@
   student's notebook, else the class median of that notebook, else its number of code cells.
 * **One hand-in from its parts** (:func:`combine_parts`): per notebook, every notebook is graded by its own
   ``nbgrader autograde --notebook`` in ``work/grade/ASSIGNMENT/STUDENT/nb-NOTEBOOK/``; when the last one
-  ends, their gradebooks, notebooks and sandbox reports are put together in ``work/grade/ASSIGNMENT/STUDENT/``,
-  the layout autograder/grade/merge.py reads, and merged in one transaction as before.
+  ends, their notebooks and sandbox reports are put together in ``work/grade/ASSIGNMENT/STUDENT/``, the
+  layout autograder/grade/merge.py reads (each notebook's scores from its own run's gradebook), and merged
+  in one transaction as before.
 """
 
 from __future__ import annotations
@@ -240,25 +241,16 @@ def regrade_reasons(course: Course, part: Part, res, nbgrader_killed: str) -> li
 
 
 # ----------------------------------------------------------------------------- one hand-in from parts
-def combine_parts(course: Course, assignment: str, student: str, results: dict[str, object],
-                  snapshot: Path):
+def combine_parts(course: Course, assignment: str, student: str, results: dict[str, object]):
     """Put the per-notebook runs ``results`` ({notebook: HandInResult}) of one hand-in together in
-    work/grade/ASSIGNMENT/STUDENT/ (gradebook, autograded notebooks, sandbox reports, one log) and
-    return the hand-in's HandInResult (ok only when every notebook's nbgrader ended well)."""
+    work/grade/ASSIGNMENT/STUDENT/ (autograded notebooks, sandbox reports, one log; merge reads each
+    notebook's scores from its own run's gradebook) and return the hand-in's HandInResult (ok only when
+    every notebook's nbgrader ended well)."""
     from autograder.grade.merge import HandInResult
 
     dest = part_dir(course, assignment, student, None)
     dest.mkdir(parents=True, exist_ok=True)
     names = sorted(results)
-    # the gradebook: a scratch one whose other notebooks nbgrader left as they were, then each notebook's
-    # grades copied in from the run that graded it
-    db = dest / "gradebook.db"
-    base = next((part_dir(course, assignment, student, nb) / "gradebook.db" for nb in names
-                 if results[nb].ok and (part_dir(course, assignment, student, nb) / "gradebook.db").is_file()),
-                snapshot)
-    shutil.copy(base, db)
-    _copy_grades(db, assignment, student,
-                 {nb: part_dir(course, assignment, student, nb) / "gradebook.db" for nb in names if results[nb].ok})
     nb_dir = dest / "autograded" / student / assignment
     nb_dir.mkdir(parents=True, exist_ok=True)
     outcomes = dest / "sandbox-outcomes"
@@ -294,35 +286,3 @@ def combine_parts(course: Course, assignment: str, student: str, results: dict[s
     for nb in names:
         res.repairs.update(results[nb].repairs)
     return res
-
-
-def _copy_grades(db: Path, assignment: str, student: str, sources: dict[str, Path]) -> None:
-    """Copy each notebook's auto scores, comments and late penalty from ``sources`` ({notebook: gradebook})."""
-    import warnings
-
-    from nbgrader.api import Gradebook, MissingEntry
-    from sqlalchemy.exc import SAWarning
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SAWarning)
-        with Gradebook(f"sqlite:///{db}", "gemm-lab") as gb:
-            for nb, src in sources.items():
-                if src.resolve() == db.resolve():
-                    continue
-                with Gradebook(f"sqlite:///{src}", "gemm-lab") as sgb:
-                    try:
-                        snb = sgb.find_submission_notebook(nb, assignment, student)
-                        dnb = gb.find_submission_notebook(nb, assignment, student)
-                    except MissingEntry:
-                        continue
-                    grades = {g.name: g for g in snb.grades}
-                    for g in dnb.grades:
-                        if g.name in grades:
-                            g.auto_score = grades[g.name].auto_score
-                            g.needs_manual_grade = grades[g.name].needs_manual_grade
-                    comments = {c.name: c for c in snb.comments}
-                    for c in dnb.comments:
-                        if c.name in comments:
-                            c.auto_comment = comments[c.name].auto_comment
-                    dnb.late_submission_penalty = snb.late_submission_penalty
-            gb.db.commit()
