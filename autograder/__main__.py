@@ -15,6 +15,7 @@ Student code runs under bubblewrap; without bwrap, autograde refuses unless --al
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import time
@@ -144,22 +145,12 @@ def cmd_demo(course, args):
     return demo_main(course, args.assignment, _settings(args), keep=args.keep)
 
 
-def _leaderboard():
-    from autograder.reporting.leaderboard import main as leaderboard_main
-
-    return leaderboard_main
-
-
-def _bench_grading():
-    from autograder.bench.grading import main as bench_main
-
-    return bench_main
-
-
-# verbs whose options their own module reads (``python -m autograder VERB --help``)
+# verbs whose options their own module reads (``python -m autograder VERB --help``): the module's main(argv)
 FORWARDED = {
-    "leaderboard": (_leaderboard, "GPU host: time each graded week07 matmul kernel beside torch.matmul (ungraded)"),
-    "bench-grading": (_bench_grading, "class-scale grading benchmark: N synthetic students graded by one autograde"),
+    "leaderboard": ("autograder.reporting.leaderboard",
+                    "GPU host: time each graded week07 matmul kernel beside torch.matmul (ungraded)"),
+    "bench-grading": ("autograder.bench.grading",
+                      "class-scale grading benchmark: N synthetic students graded by one autograde"),
 }
 
 
@@ -225,7 +216,7 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     i = 2 if argv[:1] == ["--course-root"] else 1 if argv[:1] and argv[0].startswith("--course-root=") else 0
     if argv[i:i + 1] and argv[i] in FORWARDED:
-        return FORWARDED[argv[i]][0]()(argv[i + 1:])
+        return importlib.import_module(FORWARDED[argv[i]][0]).main(argv[i + 1:])
     args = _parser().parse_args(argv)
     course = Course.at(args.course_root)
     try:
