@@ -24,8 +24,7 @@ ALLOWED_FAILURES = 1  # worker deaths a task survives: one retry, then reported
 # A worker holds only the task it runs (saturation 1.0): a death then marks only that hand-in, not queued ones.
 SCHEDULER_CONFIG = {"distributed.scheduler.allowed-failures": ALLOWED_FAILURES,
                     "distributed.scheduler.worker-saturation": 1.0}
-SCHEDULER_ENV = {"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": str(ALLOWED_FAILURES),
-                 "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION": "1.0"}
+SCHEDULER_ENV = {"DASK_" + k.upper().replace(".", "__").replace("-", "_"): str(v) for k, v in SCHEDULER_CONFIG.items()}
 
 
 def scheduler_address(scheduler: str | None = None) -> str | None:
