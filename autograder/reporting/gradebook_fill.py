@@ -108,15 +108,14 @@ def _student_rows(course: Course, table: Table, col: int, lms: str) -> dict[str,
             if col < len(row) and row[col].strip() in student_of}
 
 
-def _fill_rows(out: Filled, table: Table, ag: AssignmentGrades, col: int, rows: dict[str, int],
-               value=None) -> None:
+def _fill_rows(out: Filled, table: Table, ag: AssignmentGrades, col: int, rows: dict[str, int]) -> None:
     """Write each graded student's points into ``rows`` (student -> row index) at column ``col``."""
     for sid in sorted(ag.score):
         r = rows.get(sid)
         if r is None:
             out.not_in_file.setdefault(ag.name, []).append(sid)
             continue
-        text = value(sid) if value else fmt_points(ag.score[sid])
+        text = fmt_points(ag.score[sid])
         _set(table, r, col, text)
         out.written[(ag.name, sid)] = text
         if ag.pending.get(sid):
