@@ -29,16 +29,16 @@ from autograder.samplekit.model import Notebook
 from autograder.samplekit.plan import FIXTURE_PLAN, PLANS
 
 
-def make_samples(course: Course, assignment: str, out: Path, notebooks: list[str] | None = None,
-                 from_source: bool = False, plan: str | None = None, cases: list[str] | None = None) -> Path:
+def make_samples(course: Course, assignment: str, out: Path, from_source: bool = False, plan: str | None = None,
+                 cases: list[str] | None = None) -> Path:
     """Write the samples; ``from_source``: release the masters afresh instead of reading release/;
     ``plan``: a name in ``PLANS`` (default: the assignment's own plan, else ``FIXTURE_PLAN``); ``cases``: only
     these students of the plan."""
     if from_source:  # a scratch course: the real release/ and gradebook untouched
         with tempfile.TemporaryDirectory(prefix="samples-", dir=course.root) as tmp:
             scratch = course.scratch(Path(tmp) / "c", [assignment], released=True)
-            return make_samples(scratch, assignment, out, notebooks, plan=plan, cases=cases)
-    names = notebooks or course.notebooks(assignment, "release")
+            return make_samples(scratch, assignment, out, plan=plan, cases=cases)
+    names = course.notebooks(assignment, "release")
     if not names:
         raise FileNotFoundError(f"no release notebooks for {assignment} in {course.release}: "
                                 "run `python -m autograder release` (or pass --from-source)")
