@@ -176,8 +176,9 @@ def _titles(course: Course, assignment: str, cells: list[CellInfo]) -> None:
                 info.order = nb_order * 10_000 + 9_999
 
 
-def _str(v, default: str = "") -> str:
-    return v if isinstance(v, str) else default
+def _of(v, kind: type, default=None):
+    """``v`` when it is a ``kind``, else ``default``: a recorded verdict's fields are checked one by one."""
+    return v if isinstance(v, kind) else default
 
 
 def _check_kernels(checks: list) -> dict | None:
@@ -188,7 +189,7 @@ def _check_kernels(checks: list) -> dict | None:
     compiles = [k["compile"] for k in found if isinstance(k.get("compile"), dict)]
     return {"refused": next((k["refused"] for k in found if k.get("refused")), None),
             "compile": next((c for c in compiles if c.get("ok") is False), compiles[0] if compiles else {}),
-            "cases": [c for k in found for c in (k.get("cases") if isinstance(k.get("cases"), list) else [])]}
+            "cases": [c for k in found for c in _of(k.get("cases"), list, [])]}
 
 
 def _clean_verdict(v, gid: str) -> tuple[dict | None, str | None]:
@@ -197,27 +198,22 @@ def _clean_verdict(v, gid: str) -> tuple[dict | None, str | None]:
         return None, "verdict is not an object"
     if v.get("grade_id") != gid:
         return None, f"verdict names {str(v.get('grade_id'))[:40]!r} in cell {gid!r}"
-    status = v.get("status") if v.get("status") in STATUSES else "grader_error"
-    checks = []
-    for ch in v.get("checks") if isinstance(v.get("checks"), list) else []:
-        if isinstance(ch, dict):
-            checks.append({"name": _str(ch.get("name"), "?"), "claimed": ch.get("claimed"),
-                           "expected": ch.get("expected"), "ok": ch.get("ok") is True,
-                           "message": _str(ch.get("message"))})
-    kernel = v.get("kernel")
-    if not isinstance(kernel, dict):  # the grader keeps each kernel check's record in its check entry
-        kernel = _check_kernels(v.get("checks") if isinstance(v.get("checks"), list) else [])
-    if isinstance(kernel, dict):
-        comp = kernel.get("compile") if isinstance(kernel.get("compile"), dict) else {}
-        cases = [{"kind": _str(c.get("kind"), "?"), "where": _str(c.get("where")), "ok": c.get("ok") is True,
-                  "reason": _str(c.get("reason")), "map": c.get("map") if isinstance(c.get("map"), dict) else None}
-                 for c in (kernel.get("cases") if isinstance(kernel.get("cases"), list) else [])
-                 if isinstance(c, dict)]
-        kernel = {"refused": _str(kernel.get("refused")) or None, "compile_ok": comp.get("ok", True) is True,
-                  "compile_message": _str(comp.get("message")), "cases": cases}
-    else:
-        kernel = None
-    return {"status": status, "message": _str(v.get("message")), "checks": checks, "kernel": kernel}, None
+    raw_checks = _of(v.get("checks"), list, [])
+    checks = [{"name": _of(ch.get("name"), str, "?"), "claimed": ch.get("claimed"), "expected": ch.get("expected"),
+               "ok": ch.get("ok") is True, "message": _of(ch.get("message"), str, "")}
+              for ch in raw_checks if isinstance(ch, dict)]
+    # the grader keeps each kernel check's record in its check entry (a record for the whole cell is read too)
+    kernel = v["kernel"] if isinstance(v.get("kernel"), dict) else _check_kernels(raw_checks)
+    if kernel is not None:
+        comp = _of(kernel.get("compile"), dict, {})
+        kernel = {"refused": _of(kernel.get("refused"), str) or None, "compile_ok": comp.get("ok", True) is True,
+                  "compile_message": _of(comp.get("message"), str, ""),
+                  "cases": [{"kind": _of(c.get("kind"), str, "?"), "where": _of(c.get("where"), str, ""),
+                             "ok": c.get("ok") is True, "reason": _of(c.get("reason"), str, ""),
+                             "map": _of(c.get("map"), dict)}
+                            for c in _of(kernel.get("cases"), list, []) if isinstance(c, dict)]}
+    return {"status": v.get("status") if v.get("status") in STATUSES else "grader_error",
+            "message": _of(v.get("message"), str, ""), "checks": checks, "kernel": kernel}, None
 
 
 def read_verdicts(path: Path, grade_ids: set[str]) -> tuple[dict, list[str], str | None]:
