@@ -23,7 +23,7 @@ and imports (``model.helper_cell``); writing a module is itself a finding (WRITE
 
 The tricks of the old threat model that the other families cover are not repeated here: a grading module
 swapped in ``sys.modules`` (``attacks_sandbox.tamper_checker``), library functions patched in the student's
-process (``tamper_compare``), a forged compile verdict (``attacks_worker.worker_forged_compile``).
+process (``tamper_compare``), forged compile verdicts in a cache (``attacks_worker.poison_classmates``).
 """
 
 from __future__ import annotations
