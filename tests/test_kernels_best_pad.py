@@ -47,6 +47,8 @@ def test_pad_copies_equal_their_sources_and_take_a_descriptor(a_shape, b_shape, 
             assert copy.shape == src.shape and torch.equal(copy, src)
             assert copy.stride() == (padded_cols(src.shape[1], 2), 1) == (pads.stride(i, src), 1)
             assert _descriptor_ok(copy) and copy.data_ptr() != src.data_ptr()
+            rows, pitch = copy.shape[0], copy.stride(0)
+            assert (copy.as_strided((rows, pitch), (pitch, 1))[:, src.shape[1]:] == 0).all()  # zeroed padding
         assert torch.equal(a, a0) and torch.equal(b, b0)
 
 
