@@ -55,7 +55,6 @@ def _stat(text: str, over: int, anonymous: bool) -> str:
     return "–" if anonymous and over < MIN_STATS else text
 
 
-
 _ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent), autoescape=True,
                           undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 _PAGE = _ENV.get_template("class_report.html.j2")
