@@ -130,18 +130,19 @@ def read_notebook(path: Path) -> dict:
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` in one step (a temporary file beside it, synced, then renamed): a
-    reader, or a run killed midway, sees the old file or the new one, never a part."""
+def write_atomic(path: Path, text: str | bytes) -> Path:
+    """Replace ``path`` with ``text`` (str as UTF-8) in one step (a temporary file beside it, synced, then
+    renamed): a reader, or a run killed midway, sees the old file or the new one, never a part."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(text.encode("utf-8") if isinstance(text, str) else text)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return path
