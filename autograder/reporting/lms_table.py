@@ -12,9 +12,10 @@ import codecs
 import csv
 import io
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from autograder.course import write_atomic
 
 MAX_BYTES = 64 * 2**20  # a class's grade file is kilobytes; anything this large is not one
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
@@ -84,10 +85,4 @@ def render(table: Table) -> bytes:
 
 def write_table(table: Table, path: str | os.PathLike) -> Path:
     """Write ``table`` to ``path`` in its own form (atomically: a half-written grade file is never left)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    with os.fdopen(fd, "wb") as f:
-        f.write(render(table))
-    os.replace(tmp, path)
-    return path
+    return write_atomic(path, render(table))
