@@ -35,6 +35,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder import cells as nbcells
 from autograder.course import Course
 from autograder.reporting.class_report_model import (
     MIN_SHARED,
@@ -158,10 +159,8 @@ def _titles(course: Course, assignment: str, cells: list[CellInfo]) -> None:
             nb_cells = []
         heading = ""
         for i, cell in enumerate(nb_cells):
-            src = cell.get("source", "")
-            src = "".join(src) if isinstance(src, list) else str(src)
-            gid = ((cell.get("metadata") or {}).get("nbgrader") or {}).get("grade_id")
-            info = by_nb[nb].get(gid) if isinstance(gid, str) else None
+            src, gid = nbcells.source(cell), nbcells.grade_id(cell)
+            info = by_nb[nb].get(gid) if gid else None
             if info is not None:
                 info.order = nb_order * 10_000 + i
                 info.title = heading
@@ -232,15 +231,11 @@ def read_verdicts(path: Path, grade_ids: set[str]) -> tuple[dict, list[str], str
         return {}, [], f"unreadable autograded notebook ({type(exc).__name__})"
     out, ignored = {}, []
     for cell in cells:
-        meta = cell.get("metadata") if isinstance(cell, dict) else None
-        if not isinstance(meta, dict) or not isinstance(meta.get("gemm_lab"), dict):
-            continue
-        raw = meta["gemm_lab"].get("verdict")
+        raw = _of(_of(_of(cell, dict, {}).get("metadata"), dict, {}).get("gemm_lab"), dict, {}).get("verdict")
         if raw is None:
             continue
-        nbg = meta.get("nbgrader") if isinstance(meta.get("nbgrader"), dict) else {}
-        gid = nbg.get("grade_id")
-        if not (nbg.get("grade") is True and isinstance(gid, str) and gid in grade_ids):
+        gid = nbcells.grade_id(cell)
+        if not (nbcells.meta(cell).get("grade") is True and gid in grade_ids):
             ignored.append("verdict in a cell that is not a graded cell")
             continue
         if gid in out:
