@@ -441,7 +441,7 @@ def items_rows(report: ClassReport) -> list[dict]:
     for c in report.cells:
         best = None
         for cs in c.checks.values():
-            shown, _, _ = cs.top_wrong(MIN_SHARED)
+            shown, _ = cs.top_wrong(MIN_SHARED)
             if shown and (best is None or len(shown[0].students) > len(best[1].students)):
                 best = (cs.name, shown[0])
         kernel = "; ".join(f"{kind}: {len(ss)}" for kind, ss in c.kernel.students_by_kind()) if c.kernel else ""

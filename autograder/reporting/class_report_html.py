@@ -55,6 +55,11 @@ def _stat(text: str, over: int, anonymous: bool) -> str:
     return "–" if anonymous and over < MIN_STATS else text
 
 
+def _share(n: int, over: int, anonymous: bool) -> str:
+    """``n`` of ``over`` students as a percentage (a statistic: see :func:`_stat`)."""
+    return _stat(_pct(n / over if over else None), over, anonymous)
+
+
 _ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent), autoescape=True,
                           undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 _PAGE = _ENV.get_template("class_report.html.j2")
@@ -78,23 +83,20 @@ def _wrong_sections(report: ClassReport, anonymous: bool) -> list[dict]:
         for ch in c.checks.values():
             if not ch.wrong and not ch.blank:
                 continue
-            shown, n_other, other_students = ch.top_wrong(k)
-            other = [s for w in ch.wrong.values() if w not in shown for s in w.students]
+            shown, rest = ch.top_wrong(k)
+            other = [s for w in rest for s in w.students]
             checks.append({
                 "name": ch.name, "expected": untrusted(show(ch.expected_value)),
                 "checked": _count(ch.checked, anonymous),
-                "correct": _stat(_pct(ch.correct / ch.checked if ch.checked else None), ch.checked, anonymous),
-                "blank": _count(len(ch.blank), anonymous),
-                "blank_share": _stat(_pct(len(ch.blank) / ch.checked if ch.checked else None), ch.checked,
-                                     anonymous),
+                "correct": _share(ch.correct, ch.checked, anonymous), "blank": _count(len(ch.blank), anonymous),
+                "blank_share": _share(len(ch.blank), ch.checked, anonymous),
                 "blank_list": _ids(ch.blank),
                 "rows": [{"value": untrusted(show(w.value)), "count": len(w.students),
-                          "share": _stat(_pct(len(w.students) / ch.checked), ch.checked, anonymous),
+                          "share": _share(len(w.students), ch.checked, anonymous),
                           "message": untrusted(w.message),
                           "students": _ids(w.students)} for w in shown],
-                "other_values": n_other, "other_students": _count(other_students, anonymous),
-                "other_share": _stat(_pct(other_students / ch.checked if ch.checked else None), ch.checked,
-                                     anonymous), "other_list": _ids(other)})
+                "other_values": len(rest), "other_students": _count(len(other), anonymous),
+                "other_share": _share(len(other), ch.checked, anonymous), "other_list": _ids(other)})
         ranked = sorted(c.unchecked.items(), key=lambda kv: (-len(kv[1]), kv[0]))
         unchecked = [{"message": untrusted(m), "count": len(ss), "students": _ids(ss)}
                      for m, ss in ranked if len(ss) >= k][:TOP_WRONG]

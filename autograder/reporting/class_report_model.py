@@ -62,12 +62,11 @@ class CheckStats:
     wrong: dict = field(default_factory=dict)  # canonical key -> WrongAnswer
     expected: Counter = field(default_factory=Counter)
 
-    def top_wrong(self, min_students: int = 1) -> tuple[list[WrongAnswer], int, int]:
-        """(the most frequent wrong answers given by >= min_students, rows left out, their students)."""
+    def top_wrong(self, min_students: int = 1) -> tuple[list[WrongAnswer], list[WrongAnswer]]:
+        """(the most frequent wrong answers given by >= min_students, the others)."""
         ranked = sorted(self.wrong.values(), key=lambda w: (-len(w.students), _key(w.value)))
         shown = [w for w in ranked if len(w.students) >= min_students][:TOP_WRONG]
-        rest = [w for w in ranked if w not in shown]
-        return shown, len(rest), sum(len(w.students) for w in rest)
+        return shown, [w for w in ranked if w not in shown]
 
     @property
     def expected_value(self):
