@@ -135,15 +135,16 @@ CASES = {
     # a student's own cell holds the literal hidden-test marker (feedback must treat it as data)
     "hidden_literal": extra_cell(f'# 메모: "### {HIDDEN_MARK}" 가 무슨 뜻인지 궁금합니다\nnote = "### {HIDDEN_MARK} ... END"\n'
                                  "print(note)", "a student cell holds the literal hidden-test marker"),
-    "history_snoop": extra_cell(_P["HISTORY_SNOOP"], "a last cell prints In/_ih/%history/Out looking for hidden tests", last=True),
+    "history_snoop": extra_cell(_P["HISTORY_SNOOP"], "a last cell prints In/_ih/%history/Out looking for hidden tests",
+                                last=True),
     "redefined_launcher": redefined_launcher,
     "os_exit": after_first_test("import os\nos._exit(0)", "os._exit() after the first test cell"),
     "kernel_crash": after_first_test("import ctypes\nctypes.string_at(0)",
                                      "a segfault (ctypes) after the first test cell"),
     "tamper_checker": tamper(_P["TAMPER_CHECKER"], "swaps gemm_lab.grading in sys.modules for always-pass checks after "
-                             "the first test cell; later answers wrong; later tests zeroed pending review"),
+                             "the first test cell; later answers wrong"),
     "tamper_compare": tamper(_P["TAMPER_COMPARE"], "neuters numpy/torch comparisons and empties later cells after the "
-                             "first test cell; later answers wrong; later tests zeroed pending review"),
+                             "first test cell; later answers wrong"),
     "snoop": extra_cell(SNOOP, "reads masters/gradebook/other hand-ins, writes the gradebook, opens sockets"),
 }
 # redefined_launcher and history_snoop are not flagged: the grader launches its own copy of the given launcher,
