@@ -29,7 +29,6 @@ import math
 import os
 import re
 import secrets
-import signal
 import time
 from time import monotonic
 
@@ -52,7 +51,7 @@ from autograder.grade.output_limits import (
 from autograder.grade.shared_kernel import BASELINE_SOURCE, RESET_SOURCE, SharedKernel
 from autograder.sandbox.bwrap import ENV_SPEC, SANDBOX_CWD
 from autograder.sandbox.kernel import PlainIpcKernelManager, SandboxKernelManager
-from autograder.sandbox.limits import signal_of
+from autograder.sandbox.limits import signal_name, signal_of
 from gemm_lab.grading.judge import handout, remote, replay
 
 STOP_ENAME = "GraderStop"
@@ -69,11 +68,7 @@ def death_reason(returncode: int | None) -> tuple[str, int | None]:
     sig = signal_of(returncode)
     if sig is None:
         return f"kernel exited with code {returncode}", None
-    try:
-        name = signal.Signals(sig).name
-    except ValueError:
-        name = f"SIG{sig}"
-    return f"{SIGNAL_NOTE} {sig} ({name})", sig
+    return f"{SIGNAL_NOTE} {sig} ({signal_name(sig)})", sig
 
 
 def _handout_error(outputs) -> str | None:

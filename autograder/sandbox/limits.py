@@ -58,11 +58,11 @@ def human(n: float) -> str:
 
 @dataclass
 class LimitHit:
-    """One limit a hand-in ran into: a stable English code, an English detail, a Korean line."""
+    """One limit a hand-in ran into: a stable English code and an English detail (the review column; the
+    student's Korean line is nbexec's, in the cell the kernel died in)."""
 
     code: str  # MEMORY, PROCESSES, DISK, KILLED_BY_SIGNAL
     detail: str
-    message_ko: str
 
     def __str__(self) -> str:
         return f"LIMIT_{self.code}: {self.detail}" if self.code != "KILLED_BY_SIGNAL" else \
@@ -84,7 +84,7 @@ class Outcome:
 
     @classmethod
     def from_json(cls, data: dict) -> Outcome:
-        return cls(data.get("returncode"), [LimitHit(**h) for h in data.get("hits", [])],
+        return cls(data.get("returncode"), [LimitHit(h["code"], h["detail"]) for h in data.get("hits", [])],
                    data.get("cgroup", ""), list(data.get("notes", [])))
 
 
@@ -106,30 +106,29 @@ def signal_of(returncode: int | None) -> int | None:
     return None
 
 
+def signal_name(sig: int) -> str:
+    try:
+        return signal.Signals(sig).name
+    except ValueError:
+        return f"SIG{sig}"
+
+
 def signal_hit(returncode: int | None) -> LimitHit | None:
     sig = signal_of(returncode)
     if sig is None:
         return None
-    try:
-        name = signal.Signals(sig).name
-    except ValueError:
-        name = f"signal {sig}"
-    return LimitHit("KILLED_BY_SIGNAL", f"the kernel was killed by signal {sig} ({name})",
-                    f"커널이 시그널 {sig}({name})로 종료되었습니다.")
+    return LimitHit("KILLED_BY_SIGNAL", f"the kernel was killed by signal {sig} ({signal_name(sig)})")
 
 
 def memory_hit(limit: int, oom_kills: int) -> LimitHit:
     return LimitHit("MEMORY", f"the hand-in's memory limit ({human(limit)}) was reached: the OOM killer "
-                              f"ended {oom_kills} process(es)",
-                    f"제출물 전체 메모리 제한({human(limit)})을 넘어 프로세스 {oom_kills}개가 강제 종료되었습니다.")
+                              f"ended {oom_kills} process(es)")
 
 
 def processes_hit(limit: int, refused: int) -> LimitHit:
     return LimitHit("PROCESSES", f"the hand-in reached its process limit ({limit} tasks): {refused} fork(s) "
-                                 "refused",
-                    f"제출물의 프로세스 수 제한({limit}개)에 걸려 fork가 {refused}번 거부되었습니다.")
+                                 "refused")
 
 
 def disk_hit(path: str, size: int) -> LimitHit:
-    return LimitHit("DISK", f"{path} is full ({human(size)})",
-                    f"{path}의 용량 제한({human(size)})이 가득 찼습니다.")
+    return LimitHit("DISK", f"{path} is full ({human(size)})")
