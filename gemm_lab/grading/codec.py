@@ -16,6 +16,7 @@ result depends on (``key_of``), the code that made it included (``code_version``
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import itertools
@@ -24,6 +25,7 @@ import math
 import os
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 
 __all__ = ["encode", "decode", "Unsupported", "TooBig", "MAX_ITEMS", "MAX_DEPTH", "key_of", "code_version",
            "read_cached", "write_cached"]
@@ -32,19 +34,15 @@ MAX_ITEMS = 20_000  # elements of one array, table or list
 MAX_DEPTH = 8
 
 
+@dataclass(repr=False)
 class Unsupported:
     """A claimed value the hand-out could not carry as data (its type name and a short text)."""
 
-    def __init__(self, type_name: str, text: str = ""):
-        self.type_name, self.text = type_name, text
+    type_name: str
+    text: str = ""
 
     def __repr__(self) -> str:
         return f"<{self.type_name}: {self.text}>" if self.text else f"<{self.type_name}>"
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Unsupported) and (self.type_name, self.text) == (other.type_name, other.text)
-
-    __hash__ = None
 
 
 class TooBig(ValueError):
@@ -74,9 +72,7 @@ def encode(value, depth: int = 0, name: str = ""):
     """JSON-able form of a student's value (see the module docstring); never raises for odd objects."""
     if depth > MAX_DEPTH:
         return {"__unsupported__": "nested too deeply", "text": ""}
-    if value is None or isinstance(value, (bool, str)) and type(value) in (bool, str):
-        return value
-    if type(value) is int:
+    if value is None or type(value) in (bool, str, int):
         return value
     if type(value) is float:
         return _float(value)
@@ -171,24 +167,16 @@ def decode(obj, depth: int = 0):
             return np.array(data, dtype=np_dtype if np_dtype in _NUMPY_DTYPES else None)
         except (TypeError, ValueError):
             return Unsupported("array", dtype)
-    if "__dataframe__" in obj:
-        import pandas as pd
+    for tag, kind, label in (("__dataframe__", "DataFrame", "columns"), ("__series__", "Series", "name")):
+        if tag in obj:
+            import pandas as pd
 
-        d = obj["__dataframe__"] if isinstance(obj["__dataframe__"], dict) else {}
-        try:
-            return pd.DataFrame(decode(d.get("data", []), depth + 1), index=decode(d.get("index"), depth + 1),
-                                columns=decode(d.get("columns"), depth + 1))
-        except (TypeError, ValueError):
-            return Unsupported("DataFrame")
-    if "__series__" in obj:
-        import pandas as pd
-
-        d = obj["__series__"] if isinstance(obj["__series__"], dict) else {}
-        try:
-            return pd.Series(decode(d.get("data", []), depth + 1), index=decode(d.get("index"), depth + 1),
-                             name=decode(d.get("name"), depth + 1))
-        except (TypeError, ValueError):
-            return Unsupported("Series")
+            d = obj[tag] if isinstance(obj[tag], dict) else {}
+            parts = {k: decode(d.get(k, [] if k == "data" else None), depth + 1) for k in ("data", "index", label)}
+            try:
+                return getattr(pd, kind)(parts.pop("data"), **parts)
+            except (TypeError, ValueError):
+                return Unsupported(kind)
     if "__unsupported__" in obj:
         return Unsupported(str(obj["__unsupported__"])[:80], str(obj.get("text", ""))[:200])
     return Unsupported("object")
@@ -245,7 +233,5 @@ def write_cached(folder: str | None, key: str, value) -> None:
             json.dump(value, f)
         os.replace(tmp, path)
     except OSError:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
