@@ -7,6 +7,8 @@ numpy/torch/pandas scalars and small arrays become ``int``/``float``/``str``/``b
 from __future__ import annotations
 
 import sys
+from decimal import Decimal
+from fractions import Fraction
 
 from ..messages import describe_type, fmt
 
@@ -27,20 +29,14 @@ def _plain(x):
     t = type(x)
     if t in (int, float, bool, str, type(None), tuple, list, dict, set):
         return x
-    mod = t.__module__ or ""
-    if mod == "numpy" or mod.startswith("numpy."):
-        np = sys.modules.get("numpy")
-        if np is not None and isinstance(x, np.generic):
-            return x.item()
-        if np is not None and isinstance(x, np.ndarray):
-            return _unwrap_one(x.tolist())
-    if mod.startswith("torch"):
-        torch = sys.modules.get("torch")
-        if torch is not None and isinstance(x, torch.Tensor):
-            return _unwrap_one(x.detach().cpu().tolist())
-    if t.__name__ in ("Fraction", "Decimal") and mod in ("fractions", "decimal"):
-        if t.__name__ == "Decimal" and not x.is_finite():
-            return float(str(x).lower().replace("infinity", "inf"))
+    np, torch = sys.modules.get("numpy"), sys.modules.get("torch")  # loaded when the value is theirs
+    if np is not None and isinstance(x, np.generic):
+        return x.item()
+    if np is not None and isinstance(x, np.ndarray):
+        return _unwrap_one(x.tolist())
+    if torch is not None and isinstance(x, torch.Tensor):
+        return _unwrap_one(x.detach().cpu().tolist())
+    if isinstance(x, (Fraction, Decimal)):
         return float(x)
     if t.__name__ == "ndarray" or t.__name__ == "Tensor":
         return x
@@ -78,7 +74,7 @@ def _unwrap_one(v):
     return v
 
 
-def _as_number(x, name: str):
+def _as_number(x):
     """A Python int or float from a student's value, or _Bad with a Korean reason."""
     v = _plain(x)
     t = type(v)
@@ -118,15 +114,10 @@ def _as_bool(x):
     raise _Bad(f"{describe_type(v)} {fmt(v)}을(를) 받았습니다. True 또는 False로 답하세요.")
 
 
+_IGNORED = str.maketrans({**dict.fromkeys(" \t\r\n_-·"), **{o: o - 0xFEE0 for o in range(0xFF01, 0xFF5F)}})
+
+
 def normalize_text(s: str) -> str:
-    """Case-, width-, space-, '_' and '-'-insensitive form of a string (used for answers and labels)."""
-    s = str(s).casefold()
-    out = []
-    for ch in s:
-        if ch in " \t\r\n_-·":
-            continue
-        o = ord(ch)
-        if 0xFF01 <= o <= 0xFF5E:  # full-width ASCII
-            ch = chr(o - 0xFEE0)
-        out.append(ch)
-    return "".join(out)
+    """Case-, width-, space-, '_' and '-'-insensitive form of a string (used for answers and labels): full-width
+    ASCII as ASCII, spaces, '_', '-' and '·' dropped."""
+    return str(s).casefold().translate(_IGNORED)

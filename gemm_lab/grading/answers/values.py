@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 from ..messages import describe_type, fail, fmt, ok, tolerance_text
 from .convert import _as_bool, _as_number, _Bad, _plain, normalize_text
@@ -18,10 +19,11 @@ def _exponent10(v: float) -> int:
     return math.floor(math.log10(abs(v)))
 
 
-def _within(got, exp, digits, rel, abs_tol, sig) -> bool:
+def _within(got, exp, spec) -> bool:
+    digits, rel, abs_tol, sig = spec[:4]
     diff = abs(got - exp)
     mag = abs(exp)
-    if digits is None and rel is None and abs_tol is None and sig is None:
+    if spec[:4] == (None,) * 4:
         if type(exp) is int or (type(exp) is float and exp == int(exp) and mag < 1e15):
             return diff <= 1e-9
         return diff <= 1e-6 * mag + 1e-12
@@ -49,53 +51,42 @@ def _times(ratio: float) -> str:
     return format(r, ".2g")
 
 
-def _number_feedback(got, exp, reveal, digits, rel, abs_tol, sig) -> str:
-    text = f"{fmt(got)}을(를) 받았습니다."
-    if reveal:
-        pct = ""
-        if exp != 0:
-            pct = f", {format(abs(got - exp) / abs(exp) * 100.0, '.3g')}% 차이"
-        return text + f" 기대값: {fmt(exp)}{pct}. 허용 오차: {tolerance_text(digits, rel, abs_tol, sig)}."
+def _number_feedback(got, exp, spec) -> str:
+    text, tolerance = f"{fmt(got)}을(를) 받았습니다.", f" 허용 오차: {tolerance_text(*spec[:4])}."
+    if spec.reveal:
+        pct = f", {format(abs(got - exp) / abs(exp) * 100.0, '.3g')}% 차이" if exp != 0 else ""
+        return text + f" 기대값: {fmt(exp)}{pct}." + tolerance
     if exp != 0 and got != 0 and (got > 0) != (exp > 0):
         text += " 부호가 반대입니다."
     elif exp != 0 and got != 0 and (abs(got) >= 3 * abs(exp) or 3 * abs(got) <= abs(exp)):
         ratio = abs(got) / abs(exp)
-        if ratio >= 1:
-            text += f" 기대값보다 약 {_times(ratio)}배 큽니다 — 단위나 자릿수를 확인하세요."
-        else:
-            text += f" 기대값보다 약 {_times(1 / ratio)}배 작습니다 — 단위나 자릿수를 확인하세요."
-    elif got > exp:
-        text += " 기대값보다 큽니다."
+        text += (f" 기대값보다 약 {_times(max(ratio, 1 / ratio))}배 {'큽니다' if ratio >= 1 else '작습니다'} — "
+                 "단위나 자릿수를 확인하세요.")
     else:
-        text += " 기대값보다 작습니다."
-    return text + f" 허용 오차: {tolerance_text(digits, rel, abs_tol, sig)}."
+        text += " 기대값보다 큽니다." if got > exp else " 기대값보다 작습니다."
+    return text + tolerance
 
 
 # --------------------------------------------------------------------------- generic element check
 
 
-class _Spec:
-    __slots__ = ("digits", "rel", "abs_tol", "sig", "accept", "reveal")
+class _Spec(NamedTuple):
+    """How an answer is compared: the tolerances first (``tolerance_text``'s order), string aliases, reveal."""
 
-    def __init__(self, digits=None, rel=None, abs_tol=None, sig=None, accept=None, reveal=False):
-        self.digits, self.rel, self.abs_tol, self.sig = digits, rel, abs_tol, sig
-        self.accept = accept
-        self.reveal = reveal
+    digits: int | None = None
+    rel: float | None = None
+    abs_tol: float | None = None
+    sig: int | None = None
+    accept: object = None
+    reveal: bool = False
 
 
 def _aliases(expected: str, accept) -> set:
-    names = {normalize_text(expected)}
-    if accept is None:
-        return names
-    if type(accept) is str:
-        accept = [accept]
     if type(accept) is dict:
         accept = accept.get(expected, [])
-        if type(accept) is str:
-            accept = [accept]
-    for a in accept:
-        names.add(normalize_text(a))
-    return names
+    if type(accept) is str:
+        accept = [accept]
+    return {normalize_text(expected), *(normalize_text(a) for a in accept or ())}
 
 
 def _compare(got, exp, spec: _Spec, path: str = ""):
@@ -111,10 +102,10 @@ def _compare(got, exp, spec: _Spec, path: str = ""):
                 return path, f"{g}을(를) 받았습니다. 기대값: {exp}."
             return path, f"{g}을(를) 받았습니다. 반대로 생각해 보세요."
         if te is int or te is float:
-            g = _as_number(got, path)
-            if _within(g, exp, spec.digits, spec.rel, spec.abs_tol, spec.sig):
+            g = _as_number(got)
+            if _within(g, exp, spec):
                 return None
-            return path, _number_feedback(g, exp, spec.reveal, spec.digits, spec.rel, spec.abs_tol, spec.sig)
+            return path, _number_feedback(g, exp, spec)
         if te is str:
             g = _plain(got)
             if g is None:
@@ -166,7 +157,7 @@ def _match_mistake(got, mistakes, spec):
         return None
     items = mistakes.items() if type(mistakes) is dict else mistakes
     for wrong, message in items:
-        if _compare(got, wrong, _Spec(spec.digits, spec.rel, spec.abs_tol, spec.sig, spec.accept)) is None:
+        if _compare(got, wrong, spec._replace(reveal=False)) is None:
             return message
     return None
 
@@ -186,7 +177,4 @@ def check_value(name, got, expected, *, rel=None, abs=None, digits=None, sig=Non
         return None
     path, reason = result
     known = _match_mistake(got, mistakes, spec)
-    label = f"{name}{path}" if path else name
-    if known:
-        fail(label, f"{reason} {known}", hint)
-    fail(label, reason, hint)
+    fail(f"{name}{path}", f"{reason} {known}" if known else reason, hint)
