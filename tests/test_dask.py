@@ -61,9 +61,12 @@ def local_scores(tmp_path_factory, make_scratch_course, bwrap):
 def test_scheduler_address_is_checked(monkeypatch):
     monkeypatch.delenv(dispatch.ENV, raising=False)
     assert dispatch.scheduler_address() is None
-    assert dispatch.scheduler_address("tcp://h:8786") == "tcp://h:8786"
+    monkeypatch.setenv(dispatch.ENV, "tcp://h:8786")
+    assert dispatch.scheduler_address() == "tcp://h:8786"
+    monkeypatch.setenv(dispatch.ENV, "h:8786")
     with pytest.raises(ValueError, match="scheduler"):
-        dispatch.scheduler_address("h:8786")
+        dispatch.scheduler_address()
+    monkeypatch.delenv(dispatch.ENV)
     with pytest.raises(ValueError, match="jobs"):
         with dispatch.pool(0):
             pass
@@ -97,7 +100,7 @@ def _always_dies(marker: str) -> str:
 @pytest.mark.slow
 def test_worker_death_retried_once_then_reported(tmp_path):
     once, always = tmp_path / "once", tmp_path / "always"
-    with dispatch.local_cluster(2) as cluster, dispatch.dask_client(cluster) as client:
+    with dispatch.local_cluster(2) as cluster, distributed.Client(cluster) as client:
         submit = dispatch.dask_submit(client)
         got = {}
         for fn, marker in ((_dies_first_time, once), (_always_dies, always)):  # one at a time: own deaths only

@@ -257,10 +257,7 @@ def _plain(parts, origin, ctx: Context):
     return naming
 
 
-FORMATS: list[tuple[str, Callable]] = [
-    ("gradescope", _gradescope), ("exchange", _exchange), ("moodle", _moodle), ("blackboard", _blackboard),
-    ("canvas", _canvas), ("classroom", _classroom), ("plain", _plain),
-]
+FORMATS = (_gradescope, _exchange, _moodle, _blackboard, _canvas, _classroom, _plain)  # most specific first
 
 
 # -------------------------------------------------------------------------------- upload-wide facts
@@ -338,7 +335,7 @@ def read_name(parts: tuple, origin: str, ctx: Context) -> Naming | str | None:
     """The first format that reads ``parts`` (a Naming) or refuses it (a reason); None: none does."""
     if ctx.pattern is not None:
         return _pattern(parts, origin, ctx)
-    for _, fn in FORMATS:
+    for fn in FORMATS:
         got = fn(parts, origin, ctx)
         if got is not None:
             return got

@@ -14,9 +14,10 @@ import stat
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
-from autograder.collect.check import MAX_NOTEBOOK_BYTES, file_kind, read_regular
+from autograder.collect.check import file_kind, read_regular
 
 MAX_DEPTH = 6  # FROM/student/sub/sub/...: deeper folders are reported, not walked
 
@@ -43,14 +44,6 @@ def local_time(seconds: float) -> tuple:
     return tuple(time.localtime(seconds)[:6]) + (round(seconds % 1, 6),)
 
 
-def _reader(path: str) -> Callable[[], tuple[bytes | None, str | None]]:
-    return lambda: read_regular(path, MAX_NOTEBOOK_BYTES)
-
-
-def _refused(why: str) -> Callable[[], tuple[None, str]]:
-    return lambda: (None, why)
-
-
 def walk_folder(root: Path, skipped: list) -> Iterator[Entry]:
     """Entries of every regular file under ``root`` (sorted, depth-first); links are never followed."""
     stack = [((), str(root))]
@@ -73,7 +66,8 @@ def walk_folder(root: Path, skipped: list) -> Iterator[Entry]:
             if stat.S_ISLNK(st.st_mode) or not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
                 why = ("symbolic link: not followed" if stat.S_ISLNK(st.st_mode)
                        else f"{file_kind(st.st_mode)}, not a regular file: not opened")
-                files.append(Entry(parts + (e.name,), where, (), _refused(why), problem=why, origin=str(root)))
+                files.append(Entry(parts + (e.name,), where, (), lambda why=why: (None, why), problem=why,
+                                   origin=str(root)))
             elif stat.S_ISDIR(st.st_mode):
                 if e.name == ".ipynb_checkpoints":
                     skipped.append((where, "Jupyter checkpoint folder: ignored"))
@@ -84,6 +78,6 @@ def walk_folder(root: Path, skipped: list) -> Iterator[Entry]:
                 else:
                     stack.append((parts + (e.name,), where))
             else:
-                files.append(Entry(parts + (e.name,), where, local_time(st.st_mtime), _reader(where),
+                files.append(Entry(parts + (e.name,), where, local_time(st.st_mtime), partial(read_regular, where),
                                    origin=str(root)))
         yield from reversed(files)

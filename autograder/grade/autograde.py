@@ -130,14 +130,6 @@ def submitted_students(course: Course, assignment: str) -> list[str]:
                   if (p / assignment).is_dir() and any((p / assignment).glob("*.ipynb")))
 
 
-def _snapshot(src: Path, dst: Path) -> None:
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    if dst.exists():
-        dst.unlink()
-    with sqlite3.connect(src) as a, sqlite3.connect(dst) as b:
-        a.backup(b)
-
-
 def _copy_public_files(src_dir: Path, dst_dir: Path) -> None:
     """Copy the non-notebook, non-ignored files of an assignment folder (nbgrader's own rule)."""
     from nbgrader.utils import find_all_files
@@ -155,12 +147,15 @@ def prepare_gradebook(course: Course, assignment: str) -> Path:
         shutil.rmtree(scratch_release / assignment)
     release(course, assignment, release_dir=scratch_release)
     snap = course.work / "grade" / assignment / "gradebook.base.db"
-    _snapshot(course.gradebook, snap)
+    snap.parent.mkdir(parents=True, exist_ok=True)
+    snap.unlink(missing_ok=True)
+    with sqlite3.connect(course.gradebook) as a, sqlite3.connect(snap) as b:
+        a.backup(b)
     return snap
 
 
 def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mode: str, settings: GradeSettings,
-               shared_cache: str | None = None, notebook: str | None = None,
+               shared_cache: Path | None = None, notebook: str | None = None,
                group_memory_bytes: int | None = None) -> HandInResult:
     """Grade one hand-in (``notebook`` None) or one of its notebooks in its own scratch course
     (autograder/grade/schedule.py part_dir) with its own ``nbgrader autograde``; nothing is merged here."""
@@ -203,7 +198,7 @@ def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mo
         spec = scratch / "sandbox.json"
         spec.write_text(json.dumps({"kernel_cwd": str(kernel_cwd), "memory_bytes": settings.memory_bytes,
                                     "group_memory_bytes": group_memory_bytes,
-                                    **triton_cache.sandbox_spec(Path(shared_cache) if shared_cache else None)}))
+                                    **triton_cache.sandbox_spec(shared_cache)}))
         env[ENV_SPEC] = str(spec)
         env["GEMM_LAB_UNSANDBOXED"] = "0"
     else:
@@ -302,14 +297,13 @@ class _Run:
 
     def __init__(self, course, mode, settings: GradeSettings, jobs, why, group_bytes, unit, on_part):
         self.course, self.mode, self.settings, self.jobs, self.why = course, mode, settings, jobs, why
-        self.keep_scratch, self.quiet, self.unit, self.on_part = settings.keep_scratch, settings.quiet, unit, on_part
-        self.group_bytes = group_bytes
+        self.group_bytes, self.unit, self.on_part = group_bytes, unit, on_part
         self.snapshots: dict[str, Path] = {}
-        self.caches: dict[str, str | None] = {}
+        self.caches: dict[str, Path | None] = {}
         self.source_sha: dict[str, str] = {}
 
     def say(self, msg: str) -> None:
-        if not self.quiet:
+        if not self.settings.quiet:
             print(msg, flush=True)
 
     def grade(self, todo: dict[str, list[str]]) -> dict[str, list[HandInResult]]:
@@ -331,12 +325,9 @@ class _Run:
         for a in left:  # every assignment is recorded before any task runs: the pool then never waits
             self.snapshots[a] = prepare_gradebook(course, a)
         resume.ensure_table(course.gradebook)
-        for a in left:
-            shared = None  # the shared read-only Triton cache (autograder/grade/triton_cache.py): sandboxed grading only
-            if self.mode == "bwrap":
-                shared = triton_cache.warm(course, a, course.work / "release" / a,
-                                           log=(lambda m: None) if self.quiet else (lambda m: print(m, flush=True)))
-            self.caches[a] = None if shared is None else str(shared)
+        for a in left:  # the shared read-only Triton cache (autograder/grade/triton_cache.py): sandboxed grading only
+            self.caches[a] = triton_cache.warm(course, a, course.work / "release" / a, log=self.say) \
+                if self.mode == "bwrap" else None
             self.source_sha[a] = resume.tree_sha256(course.source / a)
         parts = schedule.plan_parts(course, left, self.unit)
         handins = {(a, s) for a, ss in left.items() for s in ss}
@@ -345,7 +336,7 @@ class _Run:
         for res in self._pool(parts):
             out[res.assignment].append(res)
         for a in left:
-            if not self.keep_scratch:
+            if not self.settings.keep_scratch:
                 self.snapshots[a].unlink(missing_ok=True)
         for results in out.values():
             results.sort(key=lambda r: r.student)
@@ -389,7 +380,7 @@ class _Run:
     def _finish(self, a: str, s: str, finished: dict) -> HandInResult:
         course = self.course
         if list(finished) == [None]:
-            part, res = finished[None]
+            res = finished[None][1]
         else:
             res = schedule.combine_parts(course, a, s, {nb: r for nb, (_, r) in finished.items()})
         notes = [n + "; graded again in a fresh kernel" for p, _ in finished.values() for n in p.notes]
@@ -398,7 +389,7 @@ class _Run:
         res.source_sha = self.source_sha[a]
         merge(course, res)
         schedule.record_durations(course, [(p, r.seconds) for p, r in finished.values()])
-        if not self.keep_scratch:
+        if not self.settings.keep_scratch:
             shutil.rmtree(course.work / "grade" / a / s, ignore_errors=True)
         flag = "" if res.ok else f"  !! {res.error}"
         extra = "".join(f"  [{nb}: {', '.join(v)}]" for nb, v in res.incidents.items())

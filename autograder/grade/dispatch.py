@@ -27,53 +27,30 @@ SCHEDULER_CONFIG = {"distributed.scheduler.allowed-failures": ALLOWED_FAILURES,
 SCHEDULER_ENV = {"DASK_" + k.upper().replace(".", "__").replace("-", "_"): str(v) for k, v in SCHEDULER_CONFIG.items()}
 
 
-def scheduler_address(scheduler: str | None = None) -> str | None:
-    """``scheduler`` or ``$GEMM_LAB_SCHEDULER``; '' and None mean local."""
-    addr = scheduler if scheduler is not None else os.environ.get(ENV, "")
-    if addr and not isinstance(addr, str):
-        raise TypeError(f"scheduler: expected an address string, got {type(addr).__name__}")
+def scheduler_address() -> str | None:
+    """``$GEMM_LAB_SCHEDULER``; unset or '' means local."""
+    addr = os.environ.get(ENV, "")
     if addr and "://" not in addr:
-        raise ValueError(f"scheduler: expected an address like tcp://host:8786, got {addr!r}")
+        raise ValueError(f"scheduler ({ENV}): expected an address like tcp://host:8786, got {addr!r}")
     return addr or None
 
 
-def lost(exc: BaseException) -> str | None:
-    """A Korean-free English reason when ``exc`` means the task's workers died (else None: a real error)."""
-    try:
-        from distributed.scheduler import KilledWorker
-    except ImportError:
-        return None
-    if isinstance(exc, KilledWorker):
-        return f"the Dask worker grading it died {ALLOWED_FAILURES + 1} times ({exc}); not graded"
-    return None
-
-
 @contextmanager
-def pool(jobs: int, scheduler: str | None = None):
+def pool(jobs: int):
     """``submit(fn, *args, key=None, priority=0)``, a future of ``fn(*args)``: on ``jobs`` local threads,
-    which take tasks in the order submitted, or on ``scheduler`` (see :func:`scheduler_address`), which
+    which take tasks in the order submitted, or on the Dask scheduler (see :func:`scheduler_address`), which
     takes them by ``priority`` (higher first), so submit longest-expected first with the higher priority."""
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
         raise ValueError(f"jobs: expected an int >= 1, got {jobs!r}")
-    addr = scheduler_address(scheduler)
+    addr = scheduler_address()
     if addr is None:
         with ThreadPoolExecutor(max_workers=jobs) as ex:
             yield lambda fn, *a, key=None, priority=0: ex.submit(fn, *a)
         return
-    with dask_client(addr) as client:
-        yield dask_submit(client)
-
-
-@contextmanager
-def dask_client(addr):
-    """A client of ``addr`` (an address, or a LocalCluster / its address)."""
     from distributed import Client
 
-    client = Client(addr)
-    try:
-        yield client
-    finally:
-        client.close()
+    with Client(addr) as client:
+        yield dask_submit(client)
 
 
 def dask_submit(client):
@@ -104,14 +81,13 @@ class Completion:
         return fut, tag
 
 
-def local_cluster(n_workers: int = 2, **kwargs):
+def local_cluster(n_workers: int = 2):
     """A LocalCluster (processes, one thread each) whose scheduler retries a task once after a worker death."""
     import dask
     from distributed import LocalCluster
 
     with dask.config.set(SCHEDULER_CONFIG):
-        return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                            **kwargs)
+        return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None)
 
 
 def result(fut, student: str, assignment: str, log: str):
@@ -119,9 +95,9 @@ def result(fut, student: str, assignment: str, log: str):
     try:
         return fut.result()
     except Exception as exc:
-        why = lost(exc)
-        if why is None:
+        if type(exc).__name__ != "KilledWorker":  # distributed's: the task's workers died (else a real error)
             raise
         from autograder.grade.merge import HandInResult
 
+        why = f"the Dask worker grading it died {ALLOWED_FAILURES + 1} times ({exc}); not graded"
         return HandInResult(student, assignment, ok=False, seconds=0.0, log=log, error=why)

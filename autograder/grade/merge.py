@@ -88,7 +88,7 @@ def merge(course: Course, res: HandInResult) -> None:
     resume.write_review_files(course, only=(res.assignment, res.student))
 
 
-def _copy_notebooks(course: Course, res: HandInResult) -> dict:
+def _copy_notebooks(course: Course, res: HandInResult) -> None:
     scratch = course.work / "grade" / res.assignment / res.student
     src_nb_dir = scratch / "autograded" / res.student / res.assignment
     dst_nb_dir = course.autograded / res.student / res.assignment
@@ -96,16 +96,13 @@ def _copy_notebooks(course: Course, res: HandInResult) -> dict:
         shutil.rmtree(dst_nb_dir)
     if src_nb_dir.is_dir():
         shutil.copytree(src_nb_dir, dst_nb_dir)
-    notebooks = {}
     for nb_path in sorted(dst_nb_dir.glob("*.ipynb")) if dst_nb_dir.is_dir() else []:
         nb = read_notebook(nb_path)
         nb, notes = scrub_notebook(nb, [str(course.root), str(scratch)])
         nb_path.write_text(json.dumps(nb, ensure_ascii=False, indent=1), encoding="utf-8")
         if notes:
             res.redacted[nb_path.stem] = notes
-        notebooks[nb_path.stem] = nb
         _notebook_review(res, nb_path.stem, nb)
-    return notebooks
 
 
 def sandbox_limits(scratch) -> list[str]:

@@ -41,6 +41,7 @@ from nbgrader.preprocessors import Execute
 from traitlets import Integer
 
 from autograder import cells as nbcells
+from autograder.grade import shared_kernel
 from autograder.grade.output_limits import (
     DEFAULT_CELL_BYTES,
     DEFAULT_NOTEBOOK_BYTES,
@@ -48,7 +49,7 @@ from autograder.grade.output_limits import (
     notice,
     output_bytes,
 )
-from autograder.grade.shared_kernel import BASELINE_SOURCE, RESET_SOURCE, SharedKernel
+from autograder.grade.shared_kernel import BASELINE_SOURCE, RESET_SOURCE
 from autograder.sandbox.bwrap import ENV_SPEC, SANDBOX_CWD
 from autograder.sandbox.kernel import PlainIpcKernelManager, SandboxKernelManager
 from autograder.sandbox.limits import signal_name, signal_of
@@ -109,9 +110,8 @@ class GuardedExecute(Execute):
         self.log.info("%s: kernel manager %s", GUARD_MARK, kwargs["kernel_manager_class"].__name__)
         self._deadline = None
         self._stop_reason = None
-        self._reused = False
-        self._timed_out = False
-        self._baseline_ok = False
+        self._reused = self._timed_out = self._baseline_ok = False
+        self._budget = OutputBudget(self.max_cell_output_bytes, self.max_notebook_output_bytes)
 
     def preprocess(self, nb, resources=None, km=None):
         self._deadline = monotonic() + self.notebook_timeout
@@ -131,14 +131,14 @@ class GuardedExecute(Execute):
 
     def create_kernel_manager(self):
         # called by nbclient's synchronous setup_kernel (no event loop running), so run_sync is safe here
-        km = SharedKernel.take(self._path) if SharedKernel.enabled() else None
+        km = shared_kernel.take(self._path) if shared_kernel.enabled() else None
         if km is not None and self._reset_kept(km):
             self._reused = True
             self.log.info("%s: the kept kernel runs this notebook (namespace reset)", GUARD_MARK)
             self.km = km
             return km
         if km is not None:
-            SharedKernel._shut(km)
+            shared_kernel.shut(km)
         return super().create_kernel_manager()
 
     def _reset_kept(self, km) -> bool:
@@ -160,7 +160,7 @@ class GuardedExecute(Execute):
 
     def start_new_kernel_client(self):
         kc = super().start_new_kernel_client()
-        if not self._reused and SharedKernel.enabled():
+        if not self._reused and shared_kernel.enabled():
             try:
                 self._baseline_ok = _run_silently(self.kc, BASELINE_SOURCE) is None
             except Exception:  # noqa: BLE001 - this kernel is then simply not kept
@@ -187,16 +187,14 @@ class GuardedExecute(Execute):
     async def _async_cleanup_kernel(self) -> None:
         """Keep the kernel for the hand-in's next notebook when this one ended cleanly, else shut it."""
         km = self.km
-        keep = (SharedKernel.enabled() and km is not None and self._stop_reason is None
+        keep = (shared_kernel.enabled() and km is not None and self._stop_reason is None
                 and not self._timed_out and (self._reused or self._baseline_ok) and not self._flagged())
         if keep:
             try:
                 keep = bool(await ensure_async(km.is_alive()))
             except Exception:  # noqa: BLE001
                 keep = False
-        if not keep:
-            if km is not None and SharedKernel.km is km:
-                SharedKernel.km = None
+        if not keep:  # (a kept kernel was taken out of the slot when this notebook started)
             await super()._async_cleanup_kernel()
             return
         if getattr(self, "kc", None) is not None:
@@ -204,7 +202,7 @@ class GuardedExecute(Execute):
                 self.kc.stop_channels()
             finally:
                 self.kc = None
-        SharedKernel.keep(km, self._path)
+        shared_kernel.keep(km, self._path)
         self.km = None
 
     _cleanup_kernel = run_sync(_async_cleanup_kernel)  # nbclient binds its own at class creation
@@ -231,17 +229,14 @@ class GuardedExecute(Execute):
             cell.outputs = [_stop_output("앞 셀에서 커널이 종료되어(os._exit, 충돌 등) 이 셀은 실행되지 "
                                          "않았습니다.")]
             return cell, self.resources
-        budget = getattr(self, "_budget", None)
-        if budget is not None:
-            budget.start_cell()
+        self._budget.start_cell()
         try:
             if nbcells.is_autograded_test(cell):
                 return self._grade_test_cell(cell, resources, index)
             cell, resources = super().preprocess_cell(cell, resources, index)
-            if budget is not None:
-                before = list(cell.get("outputs", []))
-                cell.outputs = budget.settle(before)
-                self._remap_display_ids(index, before, cell.outputs)
+            before = list(cell.get("outputs", []))
+            cell.outputs = self._budget.settle(before)
+            self._remap_display_ids(index, before, cell.outputs)
             return cell, resources
         except DeadKernelError:
             self._stop_reason = "kernel_died"
@@ -268,9 +263,8 @@ class GuardedExecute(Execute):
 
     def output(self, outs, msg, display_id, cell_index):
         out = super().output(outs, msg, display_id, cell_index)
-        budget = getattr(self, "_budget", None)
-        if budget is not None and out is not None:
-            budget.admit(outs, out)
+        if out is not None:
+            self._budget.admit(outs, out)
             if display_id and not any(o is out for o in outs):  # dropped: forget where it would have been
                 idxs = self._display_id_map.get(display_id, {}).get(cell_index, [])
                 if idxs and (idxs[-1] >= len(outs) or outs[idxs[-1]] is not out):
@@ -298,8 +292,8 @@ class GuardedExecute(Execute):
         except ValueError:
             return
         data, meta = out["data"], out["metadata"]
-        budget = getattr(self, "_budget", None)
-        if budget is not None and output_bytes(out) > budget.cell_bytes:
+        budget = self._budget
+        if output_bytes(out) > budget.cell_bytes:
             data, meta = {"text/plain": notice(budget.cell_bytes, budget.notebook_bytes)["text"]}, {}
         for cell_idx, idxs in cells.items():
             outputs = self.nb["cells"][cell_idx].get("outputs", [])

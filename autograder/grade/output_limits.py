@@ -16,7 +16,6 @@ from nbformat.notebooknode import NotebookNode
 
 DEFAULT_CELL_BYTES = 512 << 10
 DEFAULT_NOTEBOOK_BYTES = 3 << 20
-NOTICE_NAME = "stderr"
 
 
 def output_bytes(out) -> int:
@@ -26,7 +25,7 @@ def output_bytes(out) -> int:
 def notice(cell_bytes: int, notebook_bytes: int) -> NotebookNode:
     text = (f"\n[출력 제한] 출력이 너무 커서 여기서 잘렸습니다 (셀당 {cell_bytes // 1024} KiB, "
             f"노트북 전체 {notebook_bytes // 1024} KiB 제한).\n")
-    return NotebookNode(output_type="stream", name=NOTICE_NAME, text=text)
+    return NotebookNode(output_type="stream", name="stderr", text=text)
 
 
 def is_notice(out) -> bool:
@@ -35,20 +34,18 @@ def is_notice(out) -> bool:
 
 def _shorten(out, room: int):
     """A text output cut to about ``room`` bytes, or None when it is not text or no room is left."""
-    if room < 64:
+    if room < 64 or out.get("output_type") != "stream":
         return None
-    if out.get("output_type") == "stream":
-        text = out.get("text", "")
-        text = "".join(text) if isinstance(text, list) else str(text)
-        short = NotebookNode(output_type="stream", name=out.get("name", "stdout"), text="")
-        keep = room - output_bytes(short)
-        while keep > 0:
-            short["text"] = text.encode("utf-8")[:keep].decode("utf-8", errors="ignore")
-            over = output_bytes(short) - room
-            if over <= 0:
-                return short
-            keep -= max(over, 16)  # JSON escapes made it longer than its UTF-8 bytes
-        return None
+    text = out.get("text", "")
+    text = "".join(text) if isinstance(text, list) else str(text)
+    short = NotebookNode(output_type="stream", name=out.get("name", "stdout"), text="")
+    keep = room - output_bytes(short)
+    while keep > 0:
+        short["text"] = text.encode("utf-8")[:keep].decode("utf-8", errors="ignore")
+        over = output_bytes(short) - room
+        if over <= 0:
+            return short
+        keep -= max(over, 16)  # JSON escapes made it longer than its UTF-8 bytes
     return None
 
 
@@ -95,7 +92,7 @@ class OutputBudget:
         """Re-measure a finished cell's outputs (display updates may have grown them); return the capped list."""
         total = sum(output_bytes(o) for o in outputs)
         self.notebook_used -= self.cell_used
-        if total <= self._room_for_cell():
+        if total <= min(self.cell_bytes, self.notebook_bytes - self.notebook_used):
             self.cell_used = total
             self.notebook_used += total
             return outputs
@@ -112,6 +109,3 @@ class OutputBudget:
             kept.append(notice(self.cell_bytes, self.notebook_bytes))
             self.cut = True
         return kept
-
-    def _room_for_cell(self) -> int:
-        return min(self.cell_bytes, self.notebook_bytes - self.notebook_used)

@@ -197,15 +197,10 @@ def plan_parts(course: Course, todo: dict[str, list[str]], unit: str | None = No
         for s in students:
             nbs = handin_notebooks(course, a, s)
             handin = course.submitted / s / a
-            if unit == "handin" or not nbs:
-                p = Part(a, s, None)
-                proxy = float(sum(_code_cells(nb) for nb in handin.glob("*.ipynb")))
-                p.expected_s = expected_seconds(history, p, proxy)
-                parts.append(p)
-                continue
-            for nb in nbs:
+            for nb in [None] if unit == "handin" or not nbs else nbs:
                 p = Part(a, s, nb)
-                p.expected_s = expected_seconds(history, p, float(_code_cells(handin / f"{nb}.ipynb")))
+                files = handin.glob("*.ipynb") if nb is None else [handin / f"{nb}.ipynb"]
+                p.expected_s = expected_seconds(history, p, float(sum(map(_code_cells, files))))
                 parts.append(p)
     parts.sort(key=lambda p: (-p.expected_s, p.assignment, p.student, p.notebook or ""))
     return parts

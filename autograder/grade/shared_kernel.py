@@ -1,9 +1,9 @@
 """The kernel the notebooks of one hand-in share (one per nbgrader process), and the code that resets it.
 
-After a notebook that ended cleanly, :class:`autograder.grade.nbexec.GuardedExecute` keeps its kernel here;
-the next notebook takes it, runs ``RESET_SOURCE`` in it (the kernel's namespace and common process-wide
-settings back to what ``BASELINE_SOURCE`` recorded at its start) and runs there, sparing a kernel start and
-the course's imports per notebook. A notebook that timed out, stopped or lost its kernel hands the next one a
+After a notebook that ended cleanly, :class:`autograder.grade.nbexec.GuardedExecute` keeps its kernel here
+(:func:`keep`); the next notebook takes it (:func:`take`), runs ``RESET_SOURCE`` in it (the kernel's namespace
+and common process-wide settings back to what ``BASELINE_SOURCE`` recorded at its start) and runs there,
+sparing a kernel start and the course's imports per notebook. A notebook that timed out, stopped or lost its kernel hands the next one a
 fresh kernel (the kernel is the student's machine: what one notebook leaves there can only change what the
 next one claims, and claims are checked in the grader).
 """
@@ -74,58 +74,49 @@ get_ipython().execution_count = 1
 """
 
 
-class SharedKernel:
-    """The kernel kept between the notebooks of one hand-in (one per nbgrader process).
+_kept: list = []  # [(kernel manager, the folder it ran in)]: at most one, kept for the hand-in's next notebook
 
-    ``GEMM_LAB_SHARE_KERNEL=0`` turns sharing off (every notebook starts its own kernel).
-    """
 
-    km = None
-    path: str | None = None
+def enabled() -> bool:
+    """``GEMM_LAB_SHARE_KERNEL=0`` turns sharing off (every notebook starts its own kernel)."""
+    return os.environ.get("GEMM_LAB_SHARE_KERNEL", "1") != "0"
 
-    @classmethod
-    def enabled(cls) -> bool:
-        return os.environ.get("GEMM_LAB_SHARE_KERNEL", "1") != "0"
 
-    @classmethod
-    def take(cls, path: str | None):
-        """The kept kernel manager if it is alive and ran in ``path``; else None (and any kept one is shut)."""
-        km, cls.km = cls.km, None
-        if km is None:
-            return None
-        try:
-            alive = run_sync(km.is_alive)()
-        except Exception:  # noqa: BLE001 - a manager in a bad state is simply not reused
-            alive = False
-        if alive and cls.path == path:
-            return km
-        cls._shut(km)
+def take(path: str | None):
+    """The kept kernel manager if it is alive and ran in ``path``; else None (and any kept one is shut)."""
+    if not _kept:
         return None
-
-    @classmethod
-    def keep(cls, km, path: str | None) -> None:
-        """Keep ``km`` for the next notebook (``take`` always empties the slot, so nothing is overwritten)."""
-        cls.km, cls.path = km, path
-
-    @classmethod
-    def _shut(cls, km) -> None:
-        # graceful, as nbclient ends a kernel: the sandbox's supervisor outlives the kernel and writes
-        # its outcome (the limits it hit), which an immediate kill of the supervisor would lose
-        try:
-            if run_sync(km.is_alive)():
-                run_sync(km.shutdown_kernel)(now=False)
-        except Exception:  # noqa: BLE001 - already gone
-            pass
-        try:
-            run_sync(km.cleanup_resources)()
-        except Exception:  # noqa: BLE001
-            pass
-
-    @classmethod
-    def close(cls) -> None:
-        km, cls.km = cls.km, None
-        if km is not None:
-            cls._shut(km)
+    km, kept_path = _kept.pop()
+    try:
+        alive = run_sync(km.is_alive)()
+    except Exception:  # noqa: BLE001 - a manager in a bad state is simply not reused
+        alive = False
+    if alive and kept_path == path:
+        return km
+    shut(km)
+    return None
 
 
-atexit.register(SharedKernel.close)
+def keep(km, path: str | None) -> None:
+    """Keep ``km`` for the next notebook (``take`` always empties the slot, so nothing is overwritten)."""
+    _kept.append((km, path))
+
+
+def shut(km) -> None:
+    # graceful, as nbclient ends a kernel: the sandbox's supervisor outlives the kernel and writes
+    # its outcome (the limits it hit), which an immediate kill of the supervisor would lose
+    try:
+        if run_sync(km.is_alive)():
+            run_sync(km.shutdown_kernel)(now=False)
+    except Exception:  # noqa: BLE001 - already gone
+        pass
+    try:
+        run_sync(km.cleanup_resources)()
+    except Exception:  # noqa: BLE001
+        pass
+
+
+@atexit.register
+def close() -> None:
+    while _kept:
+        shut(_kept.pop()[0])
