@@ -29,7 +29,6 @@ from pathlib import Path
 from autograder.collect.roster import load_roster
 from autograder.course import Course
 
-LMS_CHOICES = ("canvas", "moodle", "blackboard", "csv")
 PENDING = "pending manual grading"
 PREVIEW_HINT = {
     "canvas": "Canvas matches a column by 'Title (id)' or its exact title: in the import preview map {cols} to your "
@@ -134,7 +133,7 @@ def _scores(grades: list[AssignmentGrades], s: str) -> list[str]:
     return [_fmt(ag.score[s]) if s in ag.score else "" for ag in grades]
 
 
-def write_canvas(course: Course, grades: list[AssignmentGrades], out: Path) -> tuple[Path, list[str]]:
+def write_canvas(course: Course, grades: list[AssignmentGrades], out: Path, flags: dict) -> tuple[list, list]:
     roster = load_roster(course)
     _, missing = _by_id(roster, _students(grades), "canvas")
     path = _write_csv(out / "grades_canvas.csv", [
@@ -142,11 +141,11 @@ def write_canvas(course: Course, grades: list[AssignmentGrades], out: Path) -> t
         ["    Points Possible", "", "", "", "", *[_fmt(ag.max_score) for ag in grades]],
         *[[roster.get(s, {}).get("name", s), lms_id(roster.get(s, {}), "canvas"), "", "", "", *_scores(grades, s)]
           for s in _students(grades)]])
-    return path, [f"canvas: {len(missing)} students have no Canvas user id (not collected from a Canvas download): "
+    return [path], [f"canvas: {len(missing)} students have no Canvas user id (not collected from a Canvas download): "
                   f"{', '.join(missing[:5])}; Canvas matches them by name only"] if missing else []
 
 
-def write_moodle(course: Course, grades: list[AssignmentGrades], out: Path) -> tuple[list[Path], list[str]]:
+def write_moodle(course: Course, grades: list[AssignmentGrades], out: Path, flags: dict) -> tuple[list, list]:
     roster = load_roster(course)
     paths, msgs = [], []
     for ag in grades:
@@ -160,17 +159,17 @@ def write_moodle(course: Course, grades: list[AssignmentGrades], out: Path) -> t
     return paths, msgs
 
 
-def write_blackboard(course: Course, grades: list[AssignmentGrades], out: Path) -> tuple[Path, list[str]]:
+def write_blackboard(course: Course, grades: list[AssignmentGrades], out: Path, flags: dict) -> tuple[list, list]:
     found, missing = _by_id(load_roster(course), _students(grades), "blackboard")
     path = _write_csv(out / "grades_blackboard.csv", [
         ["Last Name", "First Name", "Username", "Student ID",
          *[f"{ag.name} [Total Pts: {_fmt(ag.max_score)} Score]" for ag in grades]],
         *[[e.get("name", s), "", user, "", *_scores(grades, s)] for s, e, user in found]], quote_all=True)
-    return path, [f"blackboard: {len(missing)} students have no Blackboard username (not collected from a "
+    return [path], [f"blackboard: {len(missing)} students have no Blackboard username (not collected from a "
                   f"Blackboard download), left out: {', '.join(missing[:5])}"] if missing else []
 
 
-def write_plain(course: Course, grades: list[AssignmentGrades], out: Path, flags: dict) -> tuple[Path, list[str]]:
+def write_plain(course: Course, grades: list[AssignmentGrades], out: Path, flags: dict) -> tuple[list, list]:
     roster = load_roster(course)
     head = ["student_id", "name", "lms_ids"]
     for ag in grades:
@@ -185,7 +184,7 @@ def write_plain(course: Course, grades: list[AssignmentGrades], out: Path, flags
             row += [_fmt(ag.score[s]), _fmt(ag.pending.get(s, 0))] if s in ag.score else ["", ""]
         rows.append(row + [_fmt(sum(ag.score.get(s, 0) for ag in grades)),
                            _fmt(sum(ag.pending.get(s, 0) for ag in grades)), "; ".join(flags.get(s, []))])
-    return _write_csv(out / "grades_by_assignment.csv", rows), []
+    return [_write_csv(out / "grades_by_assignment.csv", rows)], []
 
 
 def write_pending(course: Course, grades: list[AssignmentGrades], out: Path, lms: str) -> Path | None:
@@ -204,6 +203,10 @@ def write_pending(course: Course, grades: list[AssignmentGrades], out: Path, lms
         for ag, s in pending])
 
 
+WRITERS = {"canvas": write_canvas, "moodle": write_moodle, "blackboard": write_blackboard, "csv": write_plain}
+LMS_CHOICES = tuple(WRITERS)
+
+
 def export(course: Course, lms: str, out: Path | None = None, flags: dict | None = None) -> tuple[list[Path], list[str]]:
     """Write the ``lms`` export(s) under ``out`` (default autograder/); returns (paths, warnings)."""
     if lms not in LMS_CHOICES:
@@ -211,17 +214,9 @@ def export(course: Course, lms: str, out: Path | None = None, flags: dict | None
     out = Path(out or course.root / "autograder")
     out.mkdir(parents=True, exist_ok=True)
     grades = read_gradebook(course)
-    if lms == "canvas":
-        p, msgs = write_canvas(course, grades, out)
-        paths = [p]
-    elif lms == "moodle":
-        paths, msgs = write_moodle(course, grades, out)
-    elif lms == "blackboard":
-        p, msgs = write_blackboard(course, grades, out)
-        paths = [p]
-    else:
-        p, msgs = write_plain(course, grades, out, flags or {})
-        return [p], msgs
+    paths, msgs = WRITERS[lms](course, grades, out, flags or {})
+    if lms == "csv":  # for a person: the pending points are in its own columns
+        return paths, msgs
     pending = write_pending(course, grades, out, lms)
     msgs = msgs + [f"{lms}: " + PREVIEW_HINT[lms].format(cols=", ".join(ag.name for ag in grades))]
     return paths + ([pending] if pending else []), msgs

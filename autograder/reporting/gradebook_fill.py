@@ -33,8 +33,6 @@ from autograder.course import Course
 from autograder.reporting.gradebook_export import AssignmentGrades, fmt_points, lms_id, read_gradebook
 from autograder.reporting.lms_table import Table, read_table, write_table
 
-FILL_LMS = ("canvas", "moodle", "blackboard")
-
 # Moodle's strings, by language (moodle/moodle lang/en/*.php and the language packs): the grade column is
 # get_string('grade') (get_string('gradenoun') since Moodle 4.1, the same words), the importer also needs
 # get_string('lastmodifiedgrade', 'assign'); identifiers are get_string('hiddenuser', 'assign') + id.
@@ -129,7 +127,7 @@ def _title(pattern: re.Pattern, header: str) -> str:
 
 
 # ------------------------------------------------------------------------------------------------ Canvas
-def fill_canvas(course: Course, table: Table, grades, column: str | None, out: Filled) -> None:
+def fill_canvas(course: Course, table: Table, grades, column: str | None, out: Filled, *_) -> None:
     head = table.header
     if len(head) < 3 or not re.search(r"Student", head[0]) or not re.search(r"ID", head[1]):
         raise ValueError(f"{table.path}: not a Canvas gradebook export (its header starts 'Student, ID'): "
@@ -181,7 +179,7 @@ def moodle_ids(table: Table) -> dict[str, int] | None:
 
 
 def fill_moodle(course: Course, table: Table, grades, column: str | None, out: Filled, assignment: str | None,
-                comment: bool) -> list[AssignmentGrades]:
+                comment: bool) -> None:
     head = [h.strip() for h in table.header]
     pid_rows = moodle_ids(table)
     if pid_rows is None:
@@ -229,11 +227,10 @@ def fill_moodle(course: Course, table: Table, grades, column: str | None, out: F
             _set(table, rows[sid], comment_cols[0], f"수동 채점 전 {fmt_points(ag.pending[sid])}점 제외")
     elif comment:
         out.notes.append("no 'Feedback comments' column in the worksheet: no comment written")
-    return grades
 
 
 # ------------------------------------------------------------------------------------------------ Blackboard
-def fill_blackboard(course: Course, table: Table, grades, column: str | None, out: Filled) -> None:
+def fill_blackboard(course: Course, table: Table, grades, column: str | None, out: Filled, *_) -> None:
     head = table.header
     user_cols = [i for i, h in enumerate(head) if h.strip().strip('"').lower() in _BB_USERNAME]
     if not user_cols:
@@ -254,6 +251,11 @@ def fill_blackboard(course: Course, table: Table, grades, column: str | None, ou
 
 
 # ------------------------------------------------------------------------------------------------ entry
+# each takes (course, table, grades, column, out, assignment, comment); only Moodle's reads the last two
+FILLERS = {"canvas": fill_canvas, "moodle": fill_moodle, "blackboard": fill_blackboard}
+FILL_LMS = tuple(FILLERS)
+
+
 def fill(course: Course, lms: str, source: str | Path, out_dir: str | Path | None = None,
          assignment: str | None = None, column: str | None = None, comment: bool = False) -> Filled:
     """Fill ``source`` (the LMS's own download) with the gradebook's scores; writes
@@ -269,12 +271,7 @@ def fill(course: Course, lms: str, source: str | Path, out_dir: str | Path | Non
         raise ValueError("nothing graded yet: run make autograde first")
     out_dir = Path(out_dir or course.root / "autograder")
     out = Filled(out_dir / f"grades_{lms}_filled_{source.name}", lms)
-    if lms == "canvas":
-        fill_canvas(course, table, grades, column, out)
-    elif lms == "moodle":
-        fill_moodle(course, table, grades, column, out, assignment, comment)
-    else:
-        fill_blackboard(course, table, grades, column, out)
+    FILLERS[lms](course, table, grades, column, out, assignment, comment)
     if not out.columns:
         titles = [h for h in table.header if h.strip()]
         raise ValueError(f"{source.name}: no column for {', '.join(out.unmatched)} among {titles[:12]}: name it, "
