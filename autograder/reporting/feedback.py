@@ -41,7 +41,7 @@ def write_feedback(course: Course, assignments: list[str], lms: str | None = Non
         print(f"error: LMS must be one of {', '.join(ZIP_LMS)} (make feedback LMS=canvas); got {lms!r}",
               file=sys.stderr)
         return 2
-    if not any(p.is_dir() for p in course.autograded.glob("*/*")) if course.autograded.is_dir() else True:
+    if not any(p.is_dir() for p in course.autograded.glob("*/*")):
         print("nothing autograded yet: run make collect FROM=<LMS download> and make autograde first "
               "(then grade the written answers in make formgrader)", file=sys.stderr)
         return 1

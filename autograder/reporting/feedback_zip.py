@@ -45,8 +45,7 @@ class FeedbackZip:
 def _clean(text: str, keep_space: bool) -> str:
     text = unicodedata.normalize("NFC", text)
     text = re.sub(r"[_/\\:*?\"<>|\x00-\x1f]+", " ", text)
-    text = re.sub(r"\s+", " " if keep_space else "", text).strip()
-    return text
+    return re.sub(r"\s+", " " if keep_space else "", text).strip()
 
 
 def _canvas_name(name: str) -> str:
@@ -85,8 +84,6 @@ def member_name(lms: str, entry: dict, sid: str, assignment: str, page: str) -> 
 
 
 def feedback_assignments(course: Course) -> list[str]:
-    if not course.feedback.is_dir():
-        return []
     return sorted({p.parent.name for p in course.feedback.glob("*/*/*.html")})
 
 

@@ -95,10 +95,10 @@ def _incident_tag(text: str) -> str:
     return "incident"
 
 
-def write_grades_csv(course: Course, path: Path | None = None, assignments: list[str] | None = None) -> Path:
+def write_grades_csv(course: Course, path: Path | None = None) -> Path:
     """One row per student (plus a ``max`` row): one column per notebook, ``total``, ``review``."""
     path = Path(path or course.grades_csv)
-    columns, table, maxima = scores(course, assignments)
+    columns, table, maxima = scores(course)
     flags = review_flags(course)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as f:
@@ -112,13 +112,12 @@ def write_grades_csv(course: Course, path: Path | None = None, assignments: list
     return path
 
 
-def grade_table(course: Course, assignments: list[str] | None = None,
-                handed_in: dict[str, set[tuple[str, str]]] | None = None) -> str:
+def grade_table(course: Course, handed_in: dict[str, set[tuple[str, str]]] | None = None) -> str:
     """The grade table as text: a column per notebook under its assignment, total, review notes.
 
     ``handed_in`` ({assignment: {(student, notebook)}}, what ``make demo`` prints): only those students and
     notebooks, ``-`` where a student handed no such notebook in (not a zero), totals over the hand-ins."""
-    columns, table, maxima = scores(course, list(handed_in) if handed_in is not None else assignments)
+    columns, table, maxima = scores(course, None if handed_in is None else list(handed_in))
     students = sorted(table)
     if handed_in is not None:
         has = {(s, f"{a}/{nb}") for a, pairs in handed_in.items() for s, nb in pairs}

@@ -15,6 +15,7 @@ import os
 import sys
 from pathlib import Path
 
+from autograder.collect.summary import review_notes
 from autograder.course import Course
 from autograder.reporting.gradebook_export import (
     LMS_CHOICES,
@@ -50,7 +51,7 @@ def write_grades(course: Course, *, lms: str | None = None, out: str | None = No
     from autograder.reporting.grade_table import grade_table, review_flags, write_grades_csv
 
     grades = read_gradebook(course)
-    if not any(ag.score for ag in grades) and not _unreadable_rows(course):
+    if not any(ag.score for ag in grades) and not any(review_notes(course)[1].values()):
         print("nothing graded yet: run make collect FROM=<LMS download> and make autograde first",
               file=sys.stderr)
         return 1
@@ -62,7 +63,7 @@ def write_grades(course: Course, *, lms: str | None = None, out: str | None = No
     print(grade_table(course))
     print(f"wrote {path}")
     if source:
-        status = _fill(course, lms, source, export_dir, assignment, column, comment)
+        status = _fill(course, grades, lms, source, export_dir, assignment, column, comment)
         if status:
             return status
     elif lms:
@@ -77,7 +78,7 @@ def write_grades(course: Course, *, lms: str | None = None, out: str | None = No
     return 0
 
 
-def _fill(course: Course, lms, source, export_dir, assignment, column, comment) -> int:
+def _fill(course: Course, grades, lms, source, export_dir, assignment, column, comment) -> int:
     """FROM=: fill the LMS's own file (one line and exit 2 when it cannot be filled as it is)."""
     from autograder.reporting.gradebook_fill import fill
 
@@ -88,7 +89,7 @@ def _fill(course: Course, lms, source, export_dir, assignment, column, comment) 
         return 2
     cols = ", ".join(f"{a} -> {h!r}" for a, h in done.columns.items())
     print(f"wrote {done.path} ({lms}: {len(done.written)} scores in {cols}; every other cell as downloaded)")
-    pending = write_pending(course, [ag for ag in read_gradebook(course) if ag.name in done.columns],
+    pending = write_pending(course, [ag for ag in grades if ag.name in done.columns],
                             Path(export_dir or course.root / "autograder"), lms)
     if pending:
         print(f"wrote {pending} (points awaiting manual grading, not in the upload)")
@@ -101,9 +102,3 @@ def _fill(course: Course, lms, source, export_dir, assignment, column, comment) 
     for note in done.notes:
         print(f"warning: {note}", file=sys.stderr)
     return 0
-
-
-def _unreadable_rows(course: Course) -> bool:
-    from autograder.collect.summary import review_notes
-
-    return any(review_notes(course)[1].values())
