@@ -249,17 +249,17 @@ def read_verdicts(path: Path, grade_ids: set[str]) -> tuple[dict, list[str], str
     return out, ignored, None
 
 
-def _read_many(jobs: list[tuple[str, str, Path, frozenset]]) -> list[tuple[str, str, tuple]]:
-    return [(s, nb, read_verdicts(p, set(g))) for s, nb, p, g in jobs]
+def _read_one(job: tuple[str, str, Path, frozenset]) -> tuple[str, str, tuple]:
+    s, nb, path, gids = job
+    return s, nb, read_verdicts(path, gids)
 
 
 def _read_all(jobs: list[tuple[str, str, Path, frozenset]]) -> list[tuple[str, str, tuple]]:
     workers = min(os.cpu_count() or 1, 8)
     if len(jobs) < PARALLEL_FROM or workers < 2:
-        return _read_many(jobs)
-    chunks = [jobs[i::workers * 4] for i in range(workers * 4)]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        return [r for part in pool.map(_read_many, chunks) for r in part]
+        return [_read_one(job) for job in jobs]
+    with ProcessPoolExecutor(max_workers=workers) as pool:  # in job order, as read here
+        return list(pool.map(_read_one, jobs, chunksize=-(-len(jobs) // (workers * 4))))
 
 
 # ------------------------------------------------------------------------------------- analysis
@@ -322,7 +322,7 @@ def analyze(course: Course, assignment: str, progress=None) -> ClassReport:
     _check_gradebook(course)
     cells, grades, students = _gradebook_rows(course, assignment)
     _titles(course, assignment, cells)
-    stats = {c.key: CellStats(c) for c in cells}
+    stats = {(c.notebook, c.grade_id): CellStats(c) for c in cells}
     notebooks = sorted({c.notebook for c in cells})
     nb_max = {nb: sum(c.max_points for c in cells if c.notebook == nb) for nb in notebooks}
     gids = {nb: frozenset(c.grade_id for c in cells if c.notebook == nb) for nb in notebooks}
@@ -486,7 +486,6 @@ class ReportFiles:
     class_copy: Path
     items_csv: Path
     figures: list
-    seconds: float = 0.0
 
 
 def report_dir(course: Course) -> Path:
@@ -498,7 +497,6 @@ def build_report(course: Course, assignment: str, out_dir: Path | None = None, p
     from autograder.reporting.class_report_html import render
     from autograder.reporting.class_report_plots import figures
 
-    t0 = time.monotonic()
     out = Path(out_dir or report_dir(course))
     report = analyze(course, assignment, progress=progress)
     paths, pages, shared, instructor_figs = [], {}, {}, {}
@@ -510,12 +508,10 @@ def build_report(course: Course, assignment: str, out_dir: Path | None = None, p
             if not (anonymous and instructor_figs.get(name) == png):  # a class PNG only where it differs
                 paths.append(_write(out / f"{assignment}{'_class' if anonymous else ''}_{name}.png", png))
         pages[audience] = render(report, figs, anonymous=anonymous)
-    files = ReportFiles(
+    return ReportFiles(
         instructor=_write(out / f"{assignment}.html", pages["instructor"].encode("utf-8")),
         class_copy=_write(out / f"{assignment}_class.html", pages["class"].encode("utf-8")),
         items_csv=write_items_csv(report, out / f"{assignment}_items.csv"), figures=paths)
-    files.seconds = time.monotonic() - t0
-    return files
 
 
 def build_reports(course: Course, assignments: list[str] | None = None, out_dir: Path | None = None,
@@ -526,9 +522,10 @@ def build_reports(course: Course, assignments: list[str] | None = None, out_dir:
         raise ReportError("the gradebook holds no graded hand-in: run make autograde first")
     done = []
     for a in names:
+        t0 = time.monotonic()
         files = build_report(course, a, out_dir, progress=progress)
         if progress:
-            progress(f"{a}: report in {files.seconds:.1f}s -> {_rel(course, files.instructor)} "
+            progress(f"{a}: report in {time.monotonic() - t0:.1f}s -> {_rel(course, files.instructor)} "
                      f"(class copy {files.class_copy.name}, {files.items_csv.name}, {len(files.figures)} PNG)")
         done.append(files)
     return done

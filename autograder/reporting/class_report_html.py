@@ -139,7 +139,6 @@ def render(report: ClassReport, figs: dict[str, bytes], anonymous: bool) -> str:
                       "handed_in": _count(c.handed_in, anonymous),
                       "rate": _stat(_pct(c.pass_rate), c.graded, anonymous),
                       "low": shown and c.pass_rate is not None and c.pass_rate < 0.5,
-                      "waiting": _count(len(c.pending), anonymous) if c.pending else "",
                       "mean": _stat(_num(c.mean_points), c.graded, anonymous), "status": status or "–",
                       "blank": _stat(_pct(c.blank_share), c.verdicts, anonymous),
                       "pending": _count(len(c.pending), anonymous) or ""})

@@ -37,10 +37,6 @@ class CellInfo:
     title: str = ""  # the nearest heading above the cell in release/ (Korean)
     description: str = ""  # the test cell's docstring, first line
 
-    @property
-    def key(self) -> tuple[str, str]:
-        return self.notebook, self.grade_id
-
 
 @dataclass
 class WrongAnswer:
