@@ -67,7 +67,7 @@ def test_resource_usage_reads_registers_from_the_cubin(tmp_path):
 
 def _compile_check(mod, fingerprint):
     py = launchers.genuine(mod.add_kernel, "vector_add", "t")
-    found = compiler.results(fingerprint, lambda: launchers.rebuild(py, "compile"), SIG, {"BLOCK_SIZE": 128})
+    found = compiler.results(fingerprint, lambda: launchers.rebuild(py, "compile"), SIG, [{"BLOCK_SIZE": 128}])
     return compiler.judge("vector_add", found)
 
 
@@ -141,7 +141,7 @@ def test_shared_memory_over_the_t4_limit_fails(monkeypatch):
     monkeypatch.setattr(gcompile, "GRADER_RESULTS", {})
     monkeypatch.setattr(gcompile, "compile_jit", lambda *a, **k: Fake())
     with pytest.raises(AssertionError, match=r"sm_75\(T4\)에서 공유 메모리 80 KiB가 한도 64 KiB를 넘습니다"):
-        compiler.judge("matmul", compiler.results(f"fp-{time.time_ns()}", lambda: None, {}, {}))
+        compiler.judge("matmul", compiler.results(f"fp-{time.time_ns()}", lambda: None, {}, [{}]))
 
 
 # --------------------------------------------------------------------------- static: unmasked loads
@@ -220,5 +220,5 @@ def test_missing_compiler_tools_are_a_grader_problem_not_cached(monkeypatch):
     monkeypatch.setattr(gcompile, "GRADER_RESULTS", {})
     monkeypatch.setattr(gcompile, "compile_jit", no_ptxas)
     with pytest.raises(AssertionError, match="채점 환경 문제로 sm_75\\(T4\\) 컴파일러를 실행하지 못했습니다"):
-        compiler.judge("matmul", compiler.results(f"env-{time.time_ns()}", lambda: None, {}, {}))
+        compiler.judge("matmul", compiler.results(f"env-{time.time_ns()}", lambda: None, {}, [{}]))
     assert gcompile.GRADER_RESULTS == {}

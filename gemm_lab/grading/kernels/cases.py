@@ -55,15 +55,14 @@ class _Rand:
 class _View:
     """A logical tensor placed in a flat buffer; positions are computed here, not asked from torch."""
 
-    def __init__(self, name, shape, layout, front=16, pad=5, back_rows=160):
+    def __init__(self, name, shape, layout):
         self.name, self.shape, self.layout = name, shape, layout
+        front, pad, back_rows = 16, 5, 160  # NaN margins: before, between rows (padded) and after the view
         if len(shape) == 1:
             (n,) = shape
-            step = 2 if layout == "strided" else 1
-            self.strides = (step,)
-            self.offset = front
-            self.size = front + (n - 1) * step + 1 + 1100 if n else front + 1100
-            self.positions = [front + i * step for i in range(n)]
+            self.strides, self.offset = (1,), front
+            self.size = front + n + 1100
+            self.positions = [front + i for i in range(n)]
         else:
             R, C = shape
             if layout == "packed":
@@ -92,17 +91,13 @@ class _View:
 
     def where(self) -> str:
         words = {"packed": "연속", "padded": "행 사이 여백", "aligned": "행 사이 여백(16바이트 정렬)",
-                 "transposed": "전치(transposed) 뷰", "strided": "stride 2"}
+                 "transposed": "전치(transposed) 뷰"}
         return f"{self.name}{list(self.shape)} {words[self.layout]}"
 
 
 def _same_list(a, b) -> bool:
-    if len(a) != len(b):
-        return False
-    for x, y in zip(a, b, strict=True):
-        if x != y and not (x != x and y != y):
-            return False
-    return True
+    """Equal element by element, NaN equal to NaN (the inputs' margins)."""
+    return len(a) == len(b) and all(x == y or (x != x and y != y) for x, y in zip(a, b, strict=True))
 
 
 def _fmt(x) -> str:
@@ -225,11 +220,8 @@ _NAN_HINT_MM = ("K축 마스크(offs_k < K - k * BLOCK_K)와 A·B 로드의 mask
                 "(K가 BLOCK_K의 배수가 아닌 경우).")
 
 
-def _align(specs, aligned):
-    """With ``aligned``, every view gets 16-byte-aligned row strides and no transposed views (TMA)."""
-    if not aligned:
-        return specs
-    return [(shape, ("aligned",) * 3) for shape, layouts in specs if "transposed" not in layouts]
+_PADDED = ("padded", "padded", "padded")
+_TRANSPOSED = ((45, 37, 29), ("transposed", "transposed", "padded"))  # a hidden case of both matmul checks
 
 
 def _mm_case(M, N, K, la, lb, lc) -> dict:
@@ -245,22 +237,28 @@ def _mm_case(M, N, K, la, lb, lc) -> dict:
     return case
 
 
+def _mm_cases(specs, hidden_specs, hidden, extra_shapes, noncontiguous, aligned) -> list:
+    """The cases of a matmul check: ``specs``, with ``hidden`` also ``hidden_specs`` and (``noncontiguous``) the
+    transposed views, then ``extra_shapes`` padded; ``aligned``: every view with 16-byte-aligned row strides
+    and no transposed views (TMA)."""
+    if hidden:
+        specs = specs + hidden_specs + [_TRANSPOSED] * noncontiguous
+    specs = specs + [(s, _PADDED) for s in extra_shapes]
+    if aligned:
+        specs = [(shape, ("aligned",) * 3) for shape, layouts in specs if "transposed" not in layouts]
+    return [_mm_case(M, N, K, la, lb, lc) for (M, N, K), (la, lb, lc) in specs]
+
+
 def matmul_cases(hidden, extra_shapes=(), noncontiguous=True, aligned=False) -> list:
-    specs = [
+    return _mm_cases([
         ((64, 64, 64), ("packed", "packed", "packed")),
         ((37, 45, 50), ("packed", "packed", "packed")),       # K not a multiple of BLOCK_K, contiguous
-        ((29, 40, 48), ("padded", "padded", "padded")),       # row strides != row lengths
-    ]
-    if hidden:
-        specs += [
-            ((1, 33, 70), ("padded", "padded", "padded")),        # one row, K not a multiple of 32/64
-            ((130, 7, 45), ("padded", "padded", "padded")),       # tall-skinny
-            ((65, 129, 33), ("packed", "packed", "padded")),      # just past tile multiples
-        ]
-        if noncontiguous:
-            specs += [((45, 37, 29), ("transposed", "transposed", "padded"))]
-    specs += [(s, ("padded", "padded", "padded")) for s in extra_shapes]
-    return [_mm_case(M, N, K, la, lb, lc) for (M, N, K), (la, lb, lc) in _align(specs, aligned)]
+        ((29, 40, 48), _PADDED),                              # row strides != row lengths
+    ], [
+        ((1, 33, 70), _PADDED),                               # one row, K not a multiple of 32/64
+        ((130, 7, 45), _PADDED),                              # tall-skinny
+        ((65, 129, 33), ("packed", "packed", "padded")),      # just past tile multiples
+    ], hidden, extra_shapes, noncontiguous, aligned)
 
 
 
@@ -303,21 +301,14 @@ def _diag_persistent(case, base):
 
 
 def persistent_cases(hidden, extra_shapes=(), noncontiguous=True, aligned=False) -> list:
-    specs = [((130, 70, 50), ("padded", "padded", "padded"))]
-    if hidden:
-        specs += [((1, 33, 70), ("padded", "padded", "padded")), ((200, 9, 45), ("padded", "padded", "padded"))]
-        if noncontiguous:
-            specs += [((45, 37, 29), ("transposed", "transposed", "padded"))]
-    specs += [(s, ("padded", "padded", "padded")) for s in extra_shapes]
-    cases = []
-    for (M, N, K), (la, lb, lc) in _align(specs, aligned):
-        case = _mm_case(M, N, K, la, lb, lc)
+    cases = _mm_cases([((130, 70, 50), _PADDED)], [((1, 33, 70), _PADDED), ((200, 9, 45), _PADDED)], hidden,
+                      extra_shapes, noncontiguous, aligned)
+    for case in cases:
         case["unwritten_hint"] = (
             "프로그램 수가 타일 수보다 적으면 각 프로그램이 for tile_id in range(pid, num_tiles, NUM_PROGRAMS)로 "
             "여러 타일을 돌아야 합니다 (num_programs를 커널에 넘겼는지, 타일 좌표를 tile_id로 계산하는지 확인하세요)."
         )
         case["diagnose"] = _diag_persistent(case, case["diagnose"])
-        cases.append(case)
     return cases
 
 

@@ -18,6 +18,7 @@ read-only or missing directory is fine: the cache is then only read, or not used
 
 from __future__ import annotations
 
+import functools
 import os
 
 from ..codec import code_version, key_of, read_cached, write_cached
@@ -48,22 +49,11 @@ def _key(fingerprint: str, signature: dict, constexprs: dict, target: str) -> st
                   target, NUM_WARPS, NUM_STAGES, code_version(*COMPILING_CODE))
 
 
-def _memory():
-    from gemm_lab import compile as _compile
-
-    return _compile.GRADER_RESULTS
-
-
 _FIELDS = ("ok", "kind", "message", "line", "source", "shared", "regs", "local", "mma")
 
 
 def _valid(entry) -> bool:
     return isinstance(entry, dict) and all(k in entry for k in _FIELDS)
-
-
-def _disk_get(key: str):
-    entry = read_cached(cache_dir(), key)
-    return entry if _valid(entry) and entry.get("key") == key else None
 
 
 def compile_one(build, signature: dict, constexprs: dict, target: str) -> dict:
@@ -138,19 +128,16 @@ def results(fingerprint: str, build, signature: dict, constexpr_sets) -> list:
     ``[{"constexprs", "target", "ok", "kind", "message", ...}]``. ``build()`` makes the JITFunction; it is
     only called on a cache miss. (The compiler compiles only the branches a constexpr set takes, so each
     set the interpreter will run is compiled.)"""
-    if isinstance(constexpr_sets, dict):
-        constexpr_sets = [constexpr_sets]
-    memory, built, out = _memory(), [], []
+    from gemm_lab.compile import GRADER_RESULTS as memory
 
-    def make():
-        if not built:
-            built.append(build())
-        return built[0]
-
+    make, out = functools.cache(build), []  # built once, on the first miss
     for constexprs in constexpr_sets:
         for target, _dev, _gpu in TARGETS:
             key = _key(fingerprint, signature, constexprs, target)
-            r = memory.get(key) if _valid(memory.get(key)) else _disk_get(key)
+            r = memory.get(key)
+            if not _valid(r):  # this process has not compiled it: the disk cache, if it holds this key
+                r = read_cached(cache_dir(), key)
+                r = r if _valid(r) and r.get("key") == key else None
             if r is None:
                 r = compile_one(make, signature, constexprs, target)
                 if not r.get("environment"):  # never cached: the next run may have the tools

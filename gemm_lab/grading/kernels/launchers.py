@@ -33,19 +33,11 @@ def runtime_params(py, exercise: str) -> tuple:
     """The launcher's constexpr keywords that the student's kernel does not annotate ``tl.constexpr``: Triton
     then compiles them as runtime integers (and e.g. ``tl.arange(0, BLOCK_SIZE)`` fails), so the compile
     check must too."""
+    def text(a) -> str:  # "tl.constexpr" (postponed annotations), the class tl.constexpr, or an instance of it
+        return a if type(a) is str else a.__name__ if isinstance(a, type) else type(a).__name__
+
     ann = py.__annotations__
-    out = []
-    for name in EXERCISES[exercise].constexpr_params:
-        a = ann.get(name)
-        if a is None:
-            text = ""
-        elif type(a) is str:  # postponed annotations: "tl.constexpr"
-            text = a
-        else:  # the class tl.constexpr itself, or an instance of it
-            text = a.__name__ if isinstance(a, type) else type(a).__name__
-        if "constexpr" not in text:
-            out.append(name)
-    return tuple(out)
+    return tuple(n for n in EXERCISES[exercise].constexpr_params if "constexpr" not in text(ann.get(n, "")))
 
 
 def signature(exercise: str, arg_names, dtype_name: str, runtime=()) -> dict:
@@ -69,19 +61,14 @@ def signature(exercise: str, arg_names, dtype_name: str, runtime=()) -> dict:
 
 
 def _classes():
+    from triton.runtime.interpreter import InterpretedFunction
     from triton.runtime.jit import JITFunction
 
-    try:
-        from triton.runtime.interpreter import InterpretedFunction
-    except ImportError:  # pragma: no cover - every supported triton has it
-        InterpretedFunction = None
     return JITFunction, InterpretedFunction
 
 
 def _is_jit(obj) -> bool:
-    jit, interp = _classes()
-    t = type(obj)
-    return t is jit or (interp is not None and t is interp)
+    return type(obj) in _classes()
 
 
 def genuine(obj, exercise: str, name: str):
@@ -157,8 +144,7 @@ def rebuild(py, mode: str, _memo=None):
     new.__module__, new.__qualname__, new.__doc__ = py.__module__, py.__qualname__, py.__doc__
     new.__kwdefaults__ = py.__kwdefaults__
     new.__annotations__ = dict(py.__annotations__)
-    use_interp = (mode == "interpret" or mode == "run" and runtime.INTERPRET) and interp is not None
-    out = interp(new) if use_interp else jit(new)
+    out = interp(new) if mode == "interpret" or mode == "run" and runtime.INTERPRET else jit(new)
     memo[id(py)] = out  # before the globals are filled: a helper that calls back finds it
     source = py.__globals__
     for n in _referenced(py.__code__) | _names_in(_source(py)):  # the source: Triton reads annotations, defaults

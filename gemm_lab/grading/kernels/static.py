@@ -53,29 +53,18 @@ class _Lang:
             return True
         return attr == "load" and isinstance(f, ast.Name) and f.id in self.load
 
+    def arange_in(self, expr) -> bool:
+        return any(self.is_call(n, "arange") for n in ast.walk(expr))
 
-def _targets(node) -> list[str]:
-    out = []
-    for t in ast.walk(node):
-        if isinstance(t, ast.Name):
-            out.append(t.id)
-    return out
+
+def _names(node) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
 def _taint(fn: ast.FunctionDef, lang: _Lang, params_are_blocks: bool) -> set:
     """Names that hold blocks of offsets/pointers (from tl.arange)."""
-    block = set()
-    if params_are_blocks:
-        for a in fn.args.args:
-            ann = a.annotation
-            if not (ann is not None and "constexpr" in ast.dump(ann)):
-                block.add(a.arg)
-
-    def uses(expr, names) -> bool:
-        return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(expr))
-
-    def makes(expr, attr) -> bool:
-        return any(lang.is_call(n, attr) for n in ast.walk(expr))
+    block = {a.arg for a in fn.args.args if params_are_blocks
+             and not (a.annotation is not None and "constexpr" in ast.dump(a.annotation))}
 
     assigns = []
     for node in ast.walk(fn):
@@ -91,34 +80,16 @@ def _taint(fn: ast.FunctionDef, lang: _Lang, params_are_blocks: bool) -> set:
     while changed:
         changed = False
         for targets, value in assigns:
-            if makes(value, "arange") or uses(value, block):
-                for t in targets:
-                    for name in _targets(t):
-                        if name not in block:
-                            block.add(name)
-                            changed = True
+            if lang.arange_in(value) or _names(value) & block:
+                new = set().union(*map(_names, targets)) - block
+                block |= new
+                changed = changed or bool(new)
     return block
 
 
 def _kw(call: ast.Call, name: str, pos: int):
-    for k in call.keywords:
-        if k.arg == name:
-            return k.value
-    if len(call.args) > pos:
-        return call.args[pos]
-    return None
-
-
-def _is_none(node) -> bool:
-    return node is None or (isinstance(node, ast.Constant) and node.value is None)
-
-
-def _parse(src: str):
-    tree = ast.parse(src)
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef):
-            return node
-    return None
+    """The argument ``name`` of ``call``, by keyword or at position ``pos``; None when not given."""
+    return next((k.value for k in call.keywords if k.arg == name), call.args[pos] if len(call.args) > pos else None)
 
 
 def unmasked_loads(functions) -> list[dict]:
@@ -128,7 +99,7 @@ def unmasked_loads(functions) -> list[dict]:
     found = []
     for k, (name, src, glob) in enumerate(functions):
         try:
-            fn = _parse(src)
+            fn = next((n for n in ast.parse(src).body if isinstance(n, ast.FunctionDef)), None)
         except SyntaxError:
             continue
         if fn is None:
@@ -141,9 +112,9 @@ def unmasked_loads(functions) -> list[dict]:
             ptr = _kw(node, "pointer", 0)
             if ptr is None:
                 continue
-            names = {n.id for n in ast.walk(ptr) if isinstance(n, ast.Name)}
-            direct_block = any(lang.is_call(n, "arange") for n in ast.walk(ptr))
-            if (names & block or direct_block) and _is_none(_kw(node, "mask", 1)):
+            mask = _kw(node, "mask", 1)
+            if (_names(ptr) & block or lang.arange_in(ptr)) and (mask is None or isinstance(mask, ast.Constant)
+                                                               and mask.value is None):
                 found.append({"function": name,
                               "code": ast.get_source_segment(src, node) or "tl.load(...)"})
     return found
