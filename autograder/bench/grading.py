@@ -293,13 +293,14 @@ def grade_class(args, repo: Course) -> int:
         bad = score_mismatches(course, expected)
         errors = [f"{r.assignment}/{r.student}: {r.error}" for rs in results.values() for r in rs if not r.ok]
         secs = [x for xs in per_nb.values() for x in xs]
-        from autograder.grade.autograde import default_jobs
-        from autograder.grade.schedule import grading_unit
+        from autograder.grade import schedule
 
         row = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M"), "commit": _commit(repo),
                "cpus": cpus, "ram_gib": f"{ram:.1f}", "load_1min": f"{load:.1f}", "students": args.n,
                "assignments": " ".join(assignments), "notebooks_each": n_nb,
-               "jobs": args.jobs or default_jobs(), "unit": grading_unit(args.unit), "wall_s": f"{wall:.0f}",
+               "jobs": schedule.plan_jobs(args.jobs, per_handin_bytes=schedule.handin_memory_bytes(),
+                                           available=schedule.available_memory())[0],
+               "unit": schedule.grading_unit(args.unit), "wall_s": f"{wall:.0f}",
                "wall_per_student_s": f"{wall / args.n:.1f}", "nb_median_s": f"{statistics.median(secs):.1f}",
                "nb_p95_s": f"{p95(secs):.1f}", "nb_max_s": f"{max(secs):.1f}",
                "peak_mem_gib": f"{mem.peak / (1 << 30):.2f}", "largest_process_gib": f"{maxrss / (1 << 30):.2f}",

@@ -54,10 +54,7 @@ class _Candidate:
     when: tuple
     where: str
     staged: Path
-    lms: bool = False  # ``when`` is the LMS's submission time
-    stem: str = ""  # the file stem as handed in (to tell hand-ins of different people apart)
-    named: bool = False  # the student comes from a file name the LMS wrote
-    attachment: str = ""  # the LMS's id of this file (Canvas attachment id), kept for the feedback upload
+    naming: lms.Naming  # how the LMS named it: its time, the stem as handed in, the Canvas attachment id
 
 
 def _notebook_index(course: Course, assignment: str) -> dict[str, set]:
@@ -234,16 +231,15 @@ class _Run:
         if any(p.startswith(".") for p in entry.parts):
             self.report.skipped.append((where, "hidden file: not collected"))
             return
-        if entry.problem and not entry.name.lower().endswith(".ipynb"):
-            self.report.skipped.append((where, entry.problem))
-            return
-        if not entry.name.lower().endswith(".ipynb"):
-            low = entry.name.lower()
-            if low == "submission_metadata.yml" or (low.endswith(".txt") and "_attempt_" in entry.name):
-                self.report.skipped.append((where, "the LMS's record of a hand-in (read for names): not a notebook"))
-                return
-            kind = "zip inside a zip or a student folder" if low.endswith(".zip") else "not a notebook"
-            self.report.skipped.append((where, f"{kind}: ignored"))
+        low = entry.name.lower()
+        if not low.endswith(".ipynb"):
+            if entry.problem:
+                why = entry.problem
+            elif low == "submission_metadata.yml" or (low.endswith(".txt") and "_attempt_" in entry.name):
+                why = "the LMS's record of a hand-in (read for names): not a notebook"
+            else:
+                why = f"{'zip inside a zip or a student folder' if low.endswith('.zip') else 'not a notebook'}: ignored"
+            self.report.skipped.append((where, why))
             return
         naming = self.namings.get(id(entry))
         if isinstance(naming, str):
@@ -271,9 +267,7 @@ class _Run:
         for note in naming.notes:
             self.report.note(student, note)
         when = naming.when if naming.when is not None else entry.when
-        self.candidates.append(_Candidate(student, name, tuple(when) + (naming.order,), where, staged,
-                                          naming.when is not None, naming.stem or "", naming.fmt != "plain",
-                                          naming.attachment))
+        self.candidates.append(_Candidate(student, name, tuple(when) + (naming.order,), where, staged, naming))
 
     def choose(self) -> list[_Candidate]:
         """The newest hand-in per (student, notebook); the others are reported as dropped. Hand-ins
@@ -300,9 +294,9 @@ class _Run:
         notebook's name, nor each other's) under a folder-named student are refused as a whole."""
         bad = []
         for (student, nb), cands in groups.items():
-            if len(cands) < 2 or any(c.named for c in cands):
+            if len(cands) < 2 or any(c.naming.fmt != "plain" for c in cands):  # LMS-written names: told apart
                 continue
-            stems = {clean_stem(c.stem) for c in cands if c.stem}
+            stems = {clean_stem(c.naming.stem) for c in cands if c.naming.stem}
             unrelated = {s for s in stems if nb.lower() not in s}
             if len(unrelated) > 1:
                 bad.append(f"{student}: {', '.join(sorted(Path(c.where).name for c in cands))}")
@@ -318,7 +312,7 @@ class _Run:
         stamps: dict[str, tuple] = {}
         for c in winners:
             (self.course.submitted / c.student / self.assignment).mkdir(parents=True, exist_ok=True)
-            if c.lms:
+            if c.naming.when is not None:  # the LMS's submission time
                 stamps[c.student] = max(stamps.get(c.student, c.when), c.when)
         for student, when in stamps.items():
             staged = self.stage / "handins" / f"{student}.timestamp.txt"
@@ -326,8 +320,8 @@ class _Run:
         for c in winners:
             os.replace(c.staged, self.course.submitted / c.student / self.assignment / f"{c.notebook}.ipynb")
             self.report.collected.setdefault(c.student, []).append(c.notebook)
-            if c.attachment and c.student in self.report.roster:
-                self.report.roster[c.student].setdefault("attachments", {})[c.notebook] = c.attachment
+            if c.naming.attachment and c.student in self.report.roster:  # a Canvas feedback file names it
+                self.report.roster[c.student].setdefault("attachments", {})[c.notebook] = c.naming.attachment
         for student in stamps:
             os.replace(self.stage / "handins" / f"{student}.timestamp.txt",
                        self.course.submitted / student / self.assignment / "timestamp.txt")

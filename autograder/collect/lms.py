@@ -208,21 +208,18 @@ def _blackboard(parts, origin, ctx: Context):
 
 def _canvas(parts, origin, ctx: Context):
     anon = _CANVAS_ANON.match(parts[-1])
-    if anon and anon["file"].lower().endswith(".ipynb"):
-        aid = anon["anon"]
-        naming = Naming("canvas_anon", f"anon_{aid}", f"canvas_anon:{aid}", _stem(anon["file"]), lms_id=aid,
-                        order=int(anon["sub"]), attachment=anon["sub"])
-        naming.notes.append(f"{anon['file']}: anonymous Canvas download (anonymous id {aid}): no Canvas user id "
-                            "until the assignment's anonymity is lifted")
-        if anon["late"]:
-            naming.notes.append(f"{anon['file']}: handed in late (Canvas)")
-        return naming
-    m = _CANVAS.match(parts[-1])
+    m = anon or _CANVAS.match(parts[-1])
     if not m or not m["file"].lower().endswith(".ipynb"):
         return None
-    name = nfc(m["name"])
-    naming = Naming("canvas", name, f"canvas:{m['uid']}", _stem(m["file"]), lms_id=m["uid"], order=int(m["sub"]),
-                    attachment=m["sub"])
+    if anon:
+        aid = anon["anon"]
+        naming = Naming("canvas_anon", f"anon_{aid}", f"canvas_anon:{aid}", _stem(m["file"]), lms_id=aid,
+                        order=int(m["sub"]), attachment=m["sub"])
+        naming.notes.append(f"{m['file']}: anonymous Canvas download (anonymous id {aid}): no Canvas user id "
+                            "until the assignment's anonymity is lifted")
+    else:
+        naming = Naming("canvas", nfc(m["name"]), f"canvas:{m['uid']}", _stem(m["file"]), lms_id=m["uid"],
+                        order=int(m["sub"]), attachment=m["sub"])
     if m["late"]:
         naming.notes.append(f"{m['file']}: handed in late (Canvas)")
     return naming

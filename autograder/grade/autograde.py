@@ -194,16 +194,13 @@ def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mo
            # compile verdicts of the grader's workers, shared by hand-ins with the same kernel source
            "GEMM_LAB_WORKER_COMPILE_CACHE": str(course.work / "worker-compile"),
            "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+    env[ENV_SPEC], env["GEMM_LAB_UNSANDBOXED"] = "", "1"
     if mode == "bwrap":
         spec = scratch / "sandbox.json"
         spec.write_text(json.dumps({"kernel_cwd": str(kernel_cwd), "memory_bytes": settings.memory_bytes,
                                     "group_memory_bytes": group_memory_bytes,
                                     **triton_cache.sandbox_spec(shared_cache)}))
-        env[ENV_SPEC] = str(spec)
-        env["GEMM_LAB_UNSANDBOXED"] = "0"
-    else:
-        env[ENV_SPEC] = ""
-        env["GEMM_LAB_UNSANDBOXED"] = "1"
+        env[ENV_SPEC], env["GEMM_LAB_UNSANDBOXED"] = str(spec), "0"
     n_nb = 1 if notebook is not None else max(1, len(list(handin.glob("*.ipynb"))))
     log = part_log(course, assignment, student, notebook)
     result = HandInResult(student, assignment, ok=False, seconds=0.0, log=str(log), repairs=repairs,
@@ -229,15 +226,6 @@ def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mo
         shutil.rmtree(runtime_dir, ignore_errors=True)
     result.seconds = time.monotonic() - t0
     return result
-
-
-def default_jobs(memory_bytes: int | None = None) -> int:
-    """Hand-ins graded at once by default: min(CPUs + 1, available memory / a hand-in's memory limit)
-    (autograder/grade/schedule.py plan_jobs). One more than the CPUs, because a hand-in waits part of its time
-    (kernel start-up, nbgrader's own start): 50 week-7 hand-ins on 2 cores took 1,022 s at 2 at a time
-    (CPU 83 % busy) and 885 s at 3 (98 %)."""
-    return schedule.plan_jobs(per_handin_bytes=schedule.handin_memory_bytes(memory_bytes),
-                              available=schedule.available_memory())[0]
 
 
 def autograde(course: Course, assignment: str, settings: GradeSettings | None = None, *,
@@ -281,15 +269,12 @@ def autograde_all(course: Course, assignments: list[str], settings: GradeSetting
         return _Run(course, mode, settings, n_jobs, why, group_bytes, unit, on_part).grade(todo)
 
 
-def _skipped_results(course: Course, assignment: str, done: dict[str, str]) -> list[HandInResult]:
-    rows = resume.graded_rows(course.gradebook, assignment)
-    out = []
-    for student, sha in sorted(done.items()):
-        rev = rows[(assignment, student)]["review"]
-        out.append(HandInResult(student, assignment, ok=True, seconds=0.0, log=str(course.root / rev["log"]),
-                                error=rev.get("error", ""), handin_sha=sha, skipped=True,
-                                **{k: rev.get(k, {}) for k in REVIEW_NOTES}))
-    return out
+def _skipped_results(course: Course, assignment: str, done: dict[str, dict]) -> list[HandInResult]:
+    """The recorded results of the hand-ins resume skips (``done``: student -> its graded row)."""
+    return [HandInResult(student, assignment, ok=True, seconds=0.0, log=str(course.root / row["review"]["log"]),
+                         error=row["review"].get("error", ""), handin_sha=row["handin_sha"], skipped=True,
+                         **{k: row["review"].get(k, {}) for k in REVIEW_NOTES})
+            for student, row in sorted(done.items())]
 
 
 class _Run:

@@ -16,6 +16,7 @@ import shutil
 import warnings
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from autograder import cells as nbcells
 from autograder.course import Course, read_notebook
@@ -88,14 +89,23 @@ def merge(course: Course, res: HandInResult) -> None:
     resume.write_review_files(course, only=(res.assignment, res.student))
 
 
+def _parts(scratch) -> list:
+    """The hand-in's scratch folder, then each ``nb-NOTEBOOK/`` of its notebooks graded apart (per notebook)."""
+    return [scratch, *sorted(scratch.glob("nb-*"))]
+
+
 def _copy_notebooks(course: Course, res: HandInResult) -> None:
     scratch = course.work / "grade" / res.assignment / res.student
-    src_nb_dir = scratch / "autograded" / res.student / res.assignment
     dst_nb_dir = course.autograded / res.student / res.assignment
     if dst_nb_dir.exists():
         shutil.rmtree(dst_nb_dir)
-    if src_nb_dir.is_dir():
-        shutil.copytree(src_nb_dir, dst_nb_dir)
+    for part in _parts(scratch):
+        src_nb_dir = part / "autograded" / res.student / res.assignment
+        own = part.name[len("nb-"):]  # a notebook's own run: only that notebook of it was graded, links stay out
+        skip = None if part == scratch else lambda d, names, own=own: [
+            n for n in names if Path(d, n).is_symlink() or (n.endswith(".ipynb") and n[:-len(".ipynb")] != own)]
+        if src_nb_dir.is_dir():
+            shutil.copytree(src_nb_dir, dst_nb_dir, ignore=skip, dirs_exist_ok=True)
     for nb_path in sorted(dst_nb_dir.glob("*.ipynb")) if dst_nb_dir.is_dir() else []:
         nb = read_notebook(nb_path)
         nb, notes = scrub_notebook(nb, [str(course.root), str(scratch)])
@@ -109,7 +119,7 @@ def sandbox_limits(scratch) -> list[str]:
     """Every limit the hand-in's sandboxes hit (``LIMIT_*: detail`` from the outcomes the sandbox wrote
     beside the spec, ``sandbox-outcomes/``), also those that did not end a kernel (a refused fork bomb)."""
     hits = set()
-    for outcome in read_outcomes(scratch / "sandbox-outcomes"):
+    for outcome in (o for part in _parts(scratch) for o in read_outcomes(part / "sandbox-outcomes")):
         hits.update(h for h in limit_reason(outcome).split("; ") if h.startswith("LIMIT_"))
     return sorted(hits)
 
@@ -139,9 +149,8 @@ def _merge(course: Course, res: HandInResult) -> None:
     limits = sandbox_limits(scratch)
     if limits:
         res.incidents["sandbox"] = limits
-    # the scratch gradebook(s): the hand-in's own, or one per notebook graded apart (schedule.combine_parts)
-    dbs = {"*": scratch / "gradebook.db",
-           **{p.parent.name[len("nb-"):]: p for p in sorted(scratch.glob("nb-*/gradebook.db"))}}
+    # the scratch gradebook(s): the hand-in's own, or one per notebook graded apart
+    dbs = {"*": scratch / "gradebook.db", **{p.name[len("nb-"):]: p / "gradebook.db" for p in _parts(scratch)[1:]}}
     with ExitStack() as stack:
         gb = stack.enter_context(Gradebook(course.db_url, "gemm-lab"))
         subs = {}

@@ -77,18 +77,12 @@ def forget(gradebook: Path, assignment: str, student: str) -> None:
         db.execute(f"DELETE FROM {TABLE} WHERE assignment = ? AND student = ?", (assignment, student))
 
 
-def already_graded(course: Course, assignment: str, students: list[str]) -> dict[str, str]:
-    """student -> handin checksum, for the students whose current hand-in is graded from today's source."""
+def already_graded(course: Course, assignment: str, students: list[str]) -> dict[str, dict]:
+    """student -> graded row, for the students whose current hand-in is graded from today's source."""
     rows = graded_rows(course.gradebook, assignment)
     src = tree_sha256(course.source / assignment)
-    out = {}
-    for s in students:
-        row = rows.get((assignment, s))
-        if row and row["ok"] and row["source_sha"] == src:
-            sha = tree_sha256(course.submitted / s / assignment)
-            if row["handin_sha"] == sha:
-                out[s] = sha
-    return out
+    return {s: row for s in students if (row := rows.get((assignment, s))) and row["ok"] and row["source_sha"] == src
+            and row["handin_sha"] == tree_sha256(course.submitted / s / assignment)}
 
 
 def review_path(course: Course, assignment: str, student: str) -> Path:
