@@ -435,9 +435,11 @@ ITEM_COLUMNS = ["assignment", "notebook", "grade_id", "title", "description", "m
                 "top_wrong_message", "kernel_failures"]
 
 
-def items_rows(report: ClassReport) -> list[dict]:
+def write_items_csv(report: ClassReport, path: Path) -> Path:
     """One row per graded cell, hardest first (wrong answers only when MIN_SHARED students gave them)."""
-    rows = []
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, ITEM_COLUMNS)
+    w.writeheader()
     for c in report.cells:
         best = None
         for cs in c.checks.values():
@@ -445,7 +447,7 @@ def items_rows(report: ClassReport) -> list[dict]:
             if shown and (best is None or len(shown[0].students) > len(best[1].students)):
                 best = (cs.name, shown[0])
         kernel = "; ".join(f"{kind}: {len(ss)}" for kind, ss in c.kernel.students_by_kind()) if c.kernel else ""
-        rows.append({
+        row = {
             "assignment": report.assignment, "notebook": c.info.notebook, "grade_id": c.info.grade_id,
             "title": c.info.title, "description": c.info.description, "max_points": c.info.max_points,
             "handed_in": c.handed_in, "graded": c.graded, "full_points": c.full,
@@ -454,16 +456,8 @@ def items_rows(report: ClassReport) -> list[dict]:
             "blank_share": c.blank_share, "top_wrong_check": best[0] if best else "",
             "top_wrong_answer": show(best[1].value) if best else "",
             "top_wrong_students": len(best[1].students) if best else "",
-            "top_wrong_message": best[1].message if best else "", "kernel_failures": kernel})
-    return rows
-
-
-def write_items_csv(report: ClassReport, path: Path) -> Path:
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow(ITEM_COLUMNS)
-    for row in items_rows(report):
-        w.writerow([_csv_cell(row[k]) for k in ITEM_COLUMNS])
+            "top_wrong_message": best[1].message if best else "", "kernel_failures": kernel}
+        w.writerow({k: _csv_cell(v) for k, v in row.items()})
     return _write(path, buf.getvalue().encode("utf-8"))
 
 
