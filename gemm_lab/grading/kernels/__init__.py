@@ -26,6 +26,7 @@ when a kernel check runs. bf16 only works on a GPU (the interpreter's bf16 ``tl.
 from __future__ import annotations
 
 import contextlib
+import math
 
 from .. import record
 from . import compiler, launchers, static
@@ -83,10 +84,6 @@ def _prepare(cases, extra_for, seed, dtype_name):
                 "_ref": case["ref"](case, reads), "_reads": reads,
             })
     return runs
-
-
-def _payload(runs) -> list:
-    return [{k: v for k, v in r.items() if not k.startswith("_")} for r in runs]
 
 
 # --------------------------------------------------------------------------- running them (kernel's process)
@@ -203,21 +200,21 @@ def _launch_runs(launch, observe_launch, runs, ownership):
                     JITFunction.__call__ = compiled_call
             result["returned_tensor"] = isinstance(returned, torch.Tensor)
         except Exception as exc:  # noqa: BLE001 - anything the student's kernel raises is feedback
-            etype = type(exc).__name__
             text = str(exc).strip().splitlines()
-            if etype == "NotImplementedError" or "NotImplementedError" in repr(exc):
-                result["error"] = "아직 구현하지 않았습니다 (NotImplementedError). 커널을 완성하세요."
-            else:
-                result["error"] = f"실행 중 오류가 났습니다: {etype}: {text[-1][:300] if text else ''}"
+            result["error"] = ("아직 구현하지 않았습니다 (NotImplementedError). 커널을 완성하세요."
+                               if "NotImplementedError" in repr(exc) else
+                               f"실행 중 오류가 났습니다: {type(exc).__name__}: {text[-1][:300] if text else ''}")
         result["out"] = obuf.float().cpu().tolist()
         result["inputs_after"] = [b.float().cpu().tolist() for b, _t in ins]
         results.append(result)
     return results
 
 
-def _static(exercise, kernel_obj, name):
-    """genuine kernel (the gate already refused stubs, recursion and what is not Triton) -> static checks; the
-    plain function and its argument names, or the Korean AssertionError."""
+def compile_results(exercise, kernel_obj, dtype, name, constexprs) -> list:
+    """Static checks, then the compiler's raw results (``compiler.results``) for one constexpr set of
+    the launcher. Runs where the kernel's source lives (the student's process, or the grader's compile
+    process, which never launches it); raises AssertionError (Korean) when the kernel is refused (the gate
+    already refused stubs, recursion and what is not Triton)."""
     py = launchers.genuine(kernel_obj, exercise, name)
     arg_names = launchers.check_arguments(py, exercise, name)
     try:
@@ -229,20 +226,10 @@ def _static(exercise, kernel_obj, name):
     found = static.unmasked_loads(functions)
     if found:
         raise AssertionError(f"❌ {name}: {static.describe(found, py.__name__)}")
-    return py, arg_names
-
-
-def compile_results(exercise, kernel_obj, dtype, name, constexprs) -> list:
-    """Static checks, then the compiler's raw results (``compiler.results``) for one constexpr set of
-    the launcher. Runs where the kernel's source lives (the student's process, or the grader's compile
-    process, which never launches it); raises AssertionError (Korean) when the kernel is refused."""
-    py, arg_names = _static(exercise, kernel_obj, name)
-    runtime_ints = launchers.runtime_params(py, exercise)
-    if runtime_ints:  # compiled as Triton compiles them on a GPU: plain i32 arguments
-        constexprs = {k: v for k, v in constexprs.items() if k not in runtime_ints}
+    runtime_ints = launchers.runtime_params(py, exercise)  # compiled as Triton compiles them on a GPU: i32
     sig = launchers.signature(exercise, arg_names, dtype, runtime_ints)
-    return compiler.results(launchers.fingerprint(py),
-                                  lambda: launchers.rebuild(py, "compile"), sig, [constexprs])
+    return compiler.results(launchers.fingerprint(py), lambda: launchers.rebuild(py, "compile"), sig,
+                            [{k: v for k, v in constexprs.items() if k not in runtime_ints}])
 
 
 def run_kernel(exercise, kernel_obj, runs, name, ownership=False) -> list:
@@ -257,12 +244,6 @@ def run_kernel(exercise, kernel_obj, runs, name, ownership=False) -> list:
                             ownership)
 
 
-def _constexpr_sets(exercise, runs) -> list:
-    """Every distinct constexpr set the launcher passes in these runs (decided by the grader)."""
-    extras = [r["extra"][0] for r in runs if r["extra"]]
-    return EXERCISES[exercise].constexprs([[i["shape"] for i in r["inputs"]] for r in runs], extras)
-
-
 # --------------------------------------------------------------------------- judging them (grader)
 
 
@@ -270,7 +251,8 @@ def _judge(case, run, result):
     """None when the run is right, else the Korean reason (``result``: raw data from where the kernel ran)."""
     in_views, out_view = case["inputs"], case["output"]
     after = result.get("inputs_after") if isinstance(result, dict) else None
-    if not (isinstance(after, list) and len(after) == len(in_views) and isinstance(result.get("out"), list)
+    out_all = result.get("out") if isinstance(result, dict) else None
+    if not (isinstance(after, list) and len(after) == len(in_views) and isinstance(out_all, list)
             and all(isinstance(a, list) and len(a) == len(s["flat"]) for a, s in zip(after, run["inputs"], strict=True))):
         return "커널 실행 결과를 읽을 수 없습니다."
     if result.get("error"):
@@ -278,7 +260,6 @@ def _judge(case, run, result):
     for v, spec, after in zip(in_views, run["inputs"], result["inputs_after"], strict=True):
         if not _same_list(after, spec["flat"]):
             return f"입력 {v.name}을(를) 덮어썼습니다: 커널은 출력에만 써야 합니다 (포인터/마스크를 확인하세요)."
-    out_all = result["out"]
     if len(out_all) != out_view.size:
         return "출력 버퍼를 읽지 못했습니다."
     inside = set(out_view.positions)
@@ -303,23 +284,15 @@ def _judge(case, run, result):
         first = unwritten[0]
         return (f"출력 {len(unwritten)}개가 쓰이지 않았습니다 (처음: {_idx(out_view, first)}). "
                 + case.get("unwritten_hint", "그리드 크기(cdiv로 올림했는지)나 마지막 블록·타일 처리를 확인하세요."))
-    rel, abs_tol = TOLERANCES[run["out_dtype"]]
-    bad, max_err, nan_first = [], 0.0, None
-    for k, (g, r) in enumerate(zip(got, ref, strict=True)):
-        if g != g or g in (float("inf"), float("-inf")):
-            if nan_first is None:
-                nan_first = k
-            continue
-        d = abs(g - r)
-        max_err = max(max_err, d)
-        if d > rel * abs(r) + abs_tol:
-            bad.append(k)
-    if nan_first is not None:
-        return (f"결과에 NaN/inf가 있습니다 (처음: {_idx(out_view, nan_first)}): 범위 밖 입력(NaN으로 채운 여백)을 "
+    nonfinite = [k for k, g in enumerate(got) if not math.isfinite(g)]
+    if nonfinite:
+        return (f"결과에 NaN/inf가 있습니다 (처음: {_idx(out_view, nonfinite[0])}): 범위 밖 입력(NaN으로 채운 여백)을 "
                 "마스크 없이 읽은 것 같습니다. " + case["nan_hint"])
+    rel, abs_tol = TOLERANCES[run["out_dtype"]]
+    bad = [k for k, (g, r) in enumerate(zip(got, ref, strict=True)) if abs(g - r) > rel * abs(r) + abs_tol]
     if not bad:
         return None
-    first = bad[0]
+    first, max_err = bad[0], max(abs(g - r) for g, r in zip(got, ref, strict=True))
     facts = (f"처음 틀린 원소 {_idx(out_view, first)}: {_fmt(got[first])} (기대 {_fmt(ref[first])}), "
              f"틀린 원소 {len(bad)}/{len(got)}개, 최대 오차 {format(max_err, '.3g')}")
     return f"값이 다릅니다 — {facts}. " + case["diagnose"](got, ref, bad, run["_reads"])
@@ -417,7 +390,9 @@ def _check(exercise, kernel_obj, cases, extra_for, seed, dtype, name, hint, owne
              "not_triton": bool(getattr(kernel_obj, "not_triton", False))}
     record.add({"check": EXERCISES[exercise].check, "name": name, "claimed": None,
                 "expected": None, "ok": False, "message": "", "kernel": entry})
-    payload, sets = _payload(runs), _constexpr_sets(exercise, runs)
+    payload = [{k: v for k, v in r.items() if not k.startswith("_")} for r in runs]
+    sets = EXERCISES[exercise].constexprs(  # every distinct constexpr set the launcher passes in these runs
+        [[i["shape"] for i in r["inputs"]] for r in runs], [r["extra"][0] for r in runs if r["extra"]])
     held = isinstance(kernel_obj, remote.KernelSource)
     try:
         if held:
@@ -435,7 +410,7 @@ def _check(exercise, kernel_obj, cases, extra_for, seed, dtype, name, hint, owne
         raise
     entry["compile"] = {"ok": True, "message": compiled}
     entry["device"] = outcome.get("device")
-    passed_layouts = set()
+    packed_passed = False
     for run, result in zip(runs, outcome["results"], strict=True):
         case = cases[run["case"]]
         reason = _judge(case, run, result)
@@ -446,12 +421,11 @@ def _check(exercise, kernel_obj, cases, extra_for, seed, dtype, name, hint, owne
             where += f", num_programs={run['extra'][0]}"
         entry["cases"].append({"kind": ",".join(_kinds(case)), "where": where, "ok": reason is None,
                                "reason": reason, "drawn": bool(case.get("drawn"))})
+        layouts = {v.layout for v in case["inputs"] + [case["output"]]}
         if reason is not None:
             extra_hint = ""
-            layouts = {v.layout for v in case["inputs"] + [case["output"]]}
-            if reason.startswith(("값이 다릅니다", "결과에 NaN", "출력 행 사이")) and (
-                "packed" in passed_layouts and layouts - {"packed"}
-            ):
+            wrong = reason.startswith(("값이 다릅니다", "결과에 NaN", "출력 행 사이"))
+            if wrong and packed_passed and layouts != {"packed"}:
                 extra_hint = (" 연속 배치(contiguous)에서는 맞았습니다: stride를 직접 계산하지 말고 "
                               "x.stride(0), x.stride(1)을 커널에 넘기세요.")
             if hint:
@@ -464,8 +438,7 @@ def _check(exercise, kernel_obj, cases, extra_for, seed, dtype, name, hint, owne
             _error_map(exercise, case, run, result, msg, entry["cases"][-1], ownership)
             record.finish(False, msg)
             raise AssertionError(msg)
-        if all(v.layout == "packed" for v in case["inputs"] + [case["output"]]):
-            passed_layouts.add("packed")
+        packed_passed = packed_passed or layouts == {"packed"}
     n_runs = len(runs)
     what = f"{len(cases)}개 경우" if n_runs == len(cases) else f"{len(cases)}개 경우 × 실행 {n_runs}번"
     msg = f"✅ {name}: {what} 모두 통과 (여백 오염·미기록 원소 없음, 기준값과 일치); {compiled}"
@@ -479,10 +452,8 @@ def _mark_drawn(cases, n: int, hidden: bool = False, public: int = 0) -> None:
     every case of a ``hidden=True`` check is hidden (no error map shows its shape), and those past the
     ``public`` ones the notebook's own check also runs are secret (their message names no shape or value)."""
     for k, case in enumerate(cases):
-        case["hidden"] = hidden
+        case["hidden"], case["drawn"] = hidden, k >= len(cases) - n
         case["secret"] = hidden and public <= k < len(cases) - n
-    for case in cases[len(cases) - n:] if n else []:
-        case["drawn"] = True
 
 
 def _error_map(exercise, case, run, result, message, case_entry, ownership) -> None:
@@ -500,7 +471,6 @@ def _error_map(exercise, case, run, result, message, case_entry, ownership) -> N
         if ownership:  # the program the grader saw write each tile (-1 nobody, -2 several) against tile % P
             owner = tile_owners(case, run, result)
             asked = [t % run["extra"][0] for t in range(len(owner))] if owner else None
-            owner = owner or None
         emap = error_map.arrays_from_buffer(
             run["_ref"], result["out"], shape=out.shape, strides=out.strides, offset=out.offset, sentinel=SENTINEL,
             tolerance=TOLERANCES[run["out_dtype"]], block=error_map.block_from(consts, len(out.shape)),
