@@ -34,13 +34,13 @@ import textwrap
 
 from autograder import cells as nbcells
 from autograder.cells import is_solution
+from gemm_lab.grading.kernels.exercises import for_notebook
 
 from .honest import number_answers
 from .model import (
     Notebook,
     assigned_names,
     cell_of,
-    exercise_of,
     helper_cell,
     insert_cell,
     mentions,
@@ -86,7 +86,7 @@ def frame_walk(nb: Notebook):
 
 def _visible_shapes(nb: Notebook, exercise: str) -> list[tuple]:
     """The shapes the release's kernel test cells run: the visible cases plus any ``shapes=``/``sizes=`` literal."""
-    cases = exercise_of(nb.key).cases(False)
+    cases = for_notebook(nb.key).cases(False)
     shapes = []
     for case in cases:
         ins = case["inputs"]

@@ -13,6 +13,7 @@ import tomllib
 from autograder import cells as nbcells
 from autograder.cells import is_autograded_test, is_grade, is_solution
 from autograder.course import read_notebook
+from gemm_lab.grading.kernels.exercises import for_notebook
 
 SOLUTION_BEGIN = "### BEGIN SOLUTION"
 SOLUTION_END = "### END SOLUTION"
@@ -105,12 +106,12 @@ class Notebook:
 
     def kernel_tests(self) -> list[str]:
         """Grade ids of the test cells of the kernel exercise this notebook holds ([] where it holds none)."""
-        ex = exercise_of(self.key)
+        ex = for_notebook(self.key)
         return list(ex.tests()) if ex else []
 
     def kernel_cell(self) -> tuple[str, str, ast.FunctionDef] | None:
         """(exercise, grade_id of the kernel answer cell, the master's jit def) of the notebook's graded kernel."""
-        ex = exercise_of(self.key)
+        ex = for_notebook(self.key)
         fn = kernel_def(self.solutions.get(ex.solution_cell, "")) if ex and self.kernel_tests() else None
         return None if fn is None else (ex.name, ex.solution_cell, fn)
 
@@ -242,13 +243,6 @@ def helper_cell(module: str, code: str, after: str, files: dict | None = None) -
         lines += [f"{var} = {text!r}", f"with open({name!r}, 'w', encoding='utf-8') as _f:", f"    _f.write({var})"]
     lines += [f"import {module}", after]
     return "\n".join(lines).rstrip() + "\n"
-
-
-def exercise_of(key: str):
-    """The kernel exercise record of the notebook ``assignment/notebook``, or None."""
-    from gemm_lab.grading.kernels.exercises import for_notebook
-
-    return for_notebook(key)
 
 
 def payloads(module: str) -> dict[str, str]:

@@ -80,9 +80,8 @@ def recompiles() -> dict:
 
 def specialization_changes(shape) -> set:
     """The integer arguments (``INT_ARGS``) whose specialization differs between 4096^3 and ``shape``."""
+    from gemm_lab.kernels.matmul import matmul_kernel
+
     base, new = cache_key(BASE_SHAPE), cache_key(shape)
-    # the specialization tuple follows the kernel's argument order: a, b, c, M, N, K, stride_am, stride_ak, ...
-    order = ("a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "stride_am", "stride_ak", "stride_bk", "stride_bn",
-             "stride_cm", "stride_cn")
-    pos = {name: order.index(name) for name in INT_ARGS}
+    pos = {name: matmul_kernel.arg_names.index(name) for name in INT_ARGS}  # specialization: argument order
     return {name for name, i in pos.items() if base.specialization[i] != new.specialization[i]}
