@@ -50,6 +50,7 @@ from autograder.reporting.class_report_model import (
     _key,
     show,
 )
+from autograder.reporting.gradebook_export import read_gradebook
 
 PARALLEL_FROM = 400  # autograded notebooks: read them in worker processes from this many on
 
@@ -87,55 +88,21 @@ def _rel(course: Course, path: Path) -> str:
 
 def graded_assignments(course: Course) -> list[str]:
     """Assignments of the gradebook with at least one graded hand-in (sorted)."""
-    from nbgrader.api import Assignment, Gradebook, SubmittedAssignment
-
     _check_gradebook(course)
-    with Gradebook(course.db_url, "gemm-lab") as gb:
-        rows = gb.db.query(Assignment.name).join(SubmittedAssignment).distinct().all()
-    return sorted(r[0] for r in rows)
+    return [ag.name for ag in read_gradebook(course) if ag.score]
 
 
 def _gradebook_rows(course: Course, assignment: str):
     """(cells, {(student, notebook): [(grade_id, score, needs_manual, scored)]}, students)."""
-    from nbgrader.api import (
-        Assignment,
-        BaseCell,
-        Grade,
-        Gradebook,
-        MissingEntry,
-        Notebook,
-        Student,
-        SubmittedAssignment,
-        SubmittedNotebook,
-    )
-
-    with Gradebook(course.db_url, "gemm-lab") as gb:
-        try:
-            a = gb.find_assignment(assignment)
-        except MissingEntry:
-            known = ", ".join(sorted(x.name for x in gb.assignments)) or "none"
-            raise ReportError(f"unknown assignment {assignment!r}: the gradebook has {known} "
-                              "(make report ASSIGNMENT=NAME)") from None
-        cells = [CellInfo(nb.name, c.name, float(c.max_score), c.cell_type)
-                 for nb in a.notebooks for c in [*nb.grade_cells, *nb.task_cells]]
-        q = (gb.db.query(Student.id, Notebook.name, BaseCell.name, Grade.score, Grade.needs_manual_grade,
-                         Grade.auto_score, Grade.manual_score)
-             .select_from(Grade)
-             .join(SubmittedNotebook, Grade.notebook_id == SubmittedNotebook.id)
-             .join(SubmittedAssignment, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
-             .join(Student, SubmittedAssignment.student_id == Student.id)
-             .join(Notebook, SubmittedNotebook.notebook_id == Notebook.id)
-             .join(Assignment, Notebook.assignment_id == Assignment.id)
-             .join(BaseCell, Grade.cell_id == BaseCell.id)
-             .filter(Assignment.name == assignment))
-        grades: dict = defaultdict(list)
-        for student, nb, gid, score, manual, auto, man in q:
-            grades[(student, nb)].append((gid, float(score or 0.0), bool(manual), auto is not None or man is not None))
-        students = sorted(r[0] for r in gb.db.query(Student.id).join(SubmittedAssignment)
-                          .join(Assignment).filter(Assignment.name == assignment))
-    if not students:
+    found = read_gradebook(course, [assignment])
+    if not found:
+        known = ", ".join(ag.name for ag in read_gradebook(course)) or "none"
+        raise ReportError(f"unknown assignment {assignment!r}: the gradebook has {known} "
+                          "(make report ASSIGNMENT=NAME)")
+    (ag,) = found
+    if not ag.score:
         raise ReportError(f"no graded hand-ins of {assignment} in the gradebook: run make autograde first")
-    return cells, grades, students
+    return [CellInfo(*c) for c in ag.cells], ag.grades, sorted(ag.score)
 
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.M)
@@ -298,8 +265,7 @@ def _review_notes(course: Course, assignment: str) -> tuple[dict, list]:
     """({student: [review note of this assignment]}, [(student, why)] of students with no readable hand-in).
 
     The notes of grades.csv's review column (grade_table.review_flags) for one assignment, from collect's log
-    and logs/review.json only: manual grading still to do is the report's own section, from its own query
-    (review_flags reads the whole gradebook object by object, seconds for a big class).
+    and logs/review.json only: manual grading still to do is the report's own section.
     """
     from autograder.collect.summary import load, report_path
     from autograder.reporting.grade_table import grader_notes

@@ -52,36 +52,59 @@ class AssignmentGrades:
     pending_cells: dict = field(default_factory=dict)  # student -> ["notebook/grade_id", ...]
     notebooks: dict = field(default_factory=dict)  # notebook -> max score, by name
     notebook_scores: dict = field(default_factory=dict)  # student -> {notebook: points, pending ones included}
+    cells: list = field(default_factory=list)  # (notebook, grade_id, max score, cell type) of every graded cell
+    grades: dict = field(default_factory=dict)  # (student, notebook) -> [(grade_id, score, needs manual, scored)]
 
 
 def read_gradebook(course: Course, assignments: list[str] | None = None) -> list[AssignmentGrades]:
     """Per assignment named (all when None; unknown names skipped): max score, earned points and pending
-    manual points per student, and the points of each notebook."""
+    manual points per student, the points of each notebook and each cell. The grades are read in one query
+    (object by object, a big class takes seconds)."""
     if not course.gradebook.exists():
         return []
-    from nbgrader.api import Gradebook
+    from nbgrader.api import (
+        Assignment,
+        BaseCell,
+        Grade,
+        Gradebook,
+        Notebook,
+        SubmittedAssignment,
+        SubmittedNotebook,
+    )
+    from sqlalchemy import text
 
-    out = []
+    out = {}
     with Gradebook(course.db_url, "gemm-lab") as gb:
         known = {a.name: a for a in gb.assignments}
-        for assignment in [known[a] for a in assignments or sorted(known) if a in known]:
-            ag = AssignmentGrades(assignment.name, float(sum(nb.max_score or 0 for nb in assignment.notebooks)),
-                                  notebooks={nb.name: nb.max_score for nb in sorted(assignment.notebooks,
-                                                                                    key=lambda n: n.name)})
-            for sub in assignment.submissions:
-                sid = sub.student.id
-                earned = pending = 0.0
-                for snb in sub.notebooks:
-                    for g in snb.grades:
-                        if g.needs_manual_grade:  # awaits a person (formgrader shows it so, too)
-                            pending += float(g.max_score or 0)
-                            ag.pending_cells.setdefault(sid, []).append(f"{snb.name}/{g.name}")
-                        else:
-                            earned += float(g.score or 0)
-                    ag.notebook_scores.setdefault(sid, {})[snb.name] = sum(float(g.score or 0) for g in snb.grades)
-                ag.score[sid], ag.pending[sid] = earned, pending
-            out.append(ag)
-    return out
+        for a in [known[a] for a in assignments or sorted(known) if a in known]:
+            out[a.name] = ag = AssignmentGrades(
+                a.name, float(sum(nb.max_score or 0 for nb in a.notebooks)),
+                notebooks={nb.name: nb.max_score for nb in sorted(a.notebooks, key=lambda n: n.name)},
+                cells=[(nb.name, c.name, float(c.max_score), c.cell_type)
+                       for nb in a.notebooks for c in [*nb.grade_cells, *nb.task_cells]])
+            for sub in a.submissions:  # every hand-in, with grades or not
+                ag.score[sub.student_id] = ag.pending[sub.student_id] = 0.0
+        q = (gb.db.query(Assignment.name, SubmittedAssignment.student_id, Notebook.name, BaseCell.name, Grade.score,
+                         Grade.max_score, Grade.needs_manual_grade, Grade.auto_score, Grade.manual_score)
+             .select_from(Grade)
+             .join(SubmittedNotebook, Grade.notebook_id == SubmittedNotebook.id)
+             .join(SubmittedAssignment, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
+             .join(Notebook, SubmittedNotebook.notebook_id == Notebook.id)
+             .join(Assignment, Notebook.assignment_id == Assignment.id)
+             .join(BaseCell, Grade.cell_id == BaseCell.id)
+             .filter(Assignment.name.in_(list(out)))
+             .order_by(text("submitted_notebook.rowid, grade.rowid")))  # as nbgrader stored them: cell order
+        for a, sid, nb, gid, score, top, manual, auto, man in q:
+            ag, score = out[a], float(score or 0.0)
+            ag.grades.setdefault((sid, nb), []).append((gid, score, bool(manual), auto is not None or man is not None))
+            per_nb = ag.notebook_scores.setdefault(sid, {})
+            per_nb[nb] = per_nb.get(nb, 0.0) + score
+            if manual:  # awaits a person (formgrader shows it so, too)
+                ag.pending[sid] += float(top or 0)
+                ag.pending_cells.setdefault(sid, []).append(f"{nb}/{gid}")
+            else:
+                ag.score[sid] += score
+    return list(out.values())
 
 
 def fmt_points(v: float) -> str:
