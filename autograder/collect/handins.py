@@ -181,9 +181,7 @@ class _Run:
                 n.student = f"{n.student}_{n.lms_id}"
 
     def _side_text(self, e: Entry) -> str | None:
-        if e.problem:
-            return None
-        data, why = e.read()
+        data, why = e.read()  # (a link or special file: its reason, never its bytes)
         if why or data is None or len(data) > MAX_SIDE_FILE:
             return None
         return data.decode("utf-8-sig", errors="replace")

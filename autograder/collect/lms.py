@@ -102,8 +102,6 @@ def _stem(file: str) -> str:
 
 
 def _pattern(parts, origin, ctx: Context):
-    if ctx.pattern is None:
-        return None
     m = ctx.pattern.search("/".join(parts))
     if not m or not (m.groupdict().get("student") or "").strip():
         return "does not match PATTERN (no 'student' group matched)"
@@ -234,7 +232,7 @@ def _classroom(parts, origin, ctx: Context):
 
 
 def _plain(parts, origin, ctx: Context):
-    rest = [p for p in parts[ctx.plain_depth.get(origin, 0):]]
+    rest = parts[ctx.plain_depth.get(origin, 0):]
     stem = _stem(rest[-1])
     if len(rest) == 1:
         if "__" in stem:

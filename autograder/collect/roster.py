@@ -54,13 +54,11 @@ def record_students(course: Course, assignment: str, report) -> None:
               "make grades writes them again", file=sys.stderr)
 
 
-def sync_gradebook(course: Course, data: dict | None = None) -> int:
-    """Write roster names into the gradebook's students (created when missing); returns how many."""
-    if not course.gradebook.exists():
-        return 0
+def sync_gradebook(course: Course, data: dict | None = None) -> None:
+    """Write roster names into the gradebook's students (created when missing)."""
     data = load_roster(course) if data is None else data
-    if not data:
-        return 0
+    if not course.gradebook.exists() or not data:
+        return
     from nbgrader.api import Gradebook
 
     with Gradebook(course.db_url, "gemm-lab") as gb:
@@ -69,4 +67,3 @@ def sync_gradebook(course: Course, data: dict | None = None) -> int:
             lms_id = next(iter(ids.values()), None)
             gb.update_or_create_student(sid, last_name=entry.get("name") or sid, first_name="",
                                         lms_user_id=lms_id)
-    return len(data)

@@ -90,7 +90,7 @@ def check_masters(course: Course, assignments: list[str], settings: GradeSetting
             continue
         log(f"{assignment}: grading the {len(masters)} master notebook(s) first (once per change), "
             "to check the sandbox grades full marks ...")
-        (course.work).mkdir(parents=True, exist_ok=True)
+        course.work.mkdir(parents=True, exist_ok=True)
         scratch = Path(tempfile.mkdtemp(prefix=f"precheck-{assignment}-", dir=course.work))
         try:
             sc = course.scratch(scratch, [assignment], released=True)
@@ -103,15 +103,10 @@ def check_masters(course: Course, assignments: list[str], settings: GradeSetting
                 bad = next(r for r in results if not r.ok)
                 raise MastersNotFull(f"{assignment}: grading the masters failed ({bad.error}); no hand-in "
                                      "was graded")
-            missing = []
             with Gradebook(sc.db_url, "gemm-lab") as gb:
-                for nb in gb.find_assignment(assignment).notebooks:
-                    for cell in nb.grade_cells:
-                        if cell.cell_type != "code":
-                            continue
-                        got = gb.find_grade(cell.name, nb.name, assignment, STUDENT).score
-                        if got < cell.max_score:
-                            missing.append(f"{nb.name}/{cell.name}")
+                missing = [f"{nb.name}/{cell.name}" for nb in gb.find_assignment(assignment).notebooks
+                           for cell in nb.grade_cells if cell.cell_type == "code"
+                           and gb.find_grade(cell.name, nb.name, assignment, STUDENT).score < cell.max_score]
             if missing:
                 errors = _first_errors(sc.autograded / STUDENT / assignment)
                 first = errors.get(missing[0], "no error output")

@@ -185,7 +185,7 @@ def _clean_data(data: dict) -> dict:
             out[mime] = text if isinstance(text, str) and re.fullmatch(r"[A-Za-z0-9+/=\s]*", text) else ""
         elif mime == "text/latex":
             out[mime] = html.escape(str(text), quote=False)
-        elif mime == "text/plain" or mime.startswith("text/"):
+        elif mime.startswith("text/"):
             out[mime] = str(text)
         # other mime types (application/json, vendor formats) are not shown
     if not out:

@@ -35,15 +35,11 @@ from autograder.sandbox.bwrap import has_gpu
 
 STALE_SECONDS = 24 * 3600
 
-__all__ = ["ENV_SWITCH", "enabled", "cache_dir", "warm", "sandbox_spec"]
+__all__ = ["ENV_SWITCH", "cache_dir", "warm", "sandbox_spec"]
 
 ENV_SWITCH = "GEMM_LAB_SHARED_TRITON_CACHE"
 COMPLETE = ".complete"
 WARM_CELL_TIMEOUT = 300
-
-
-def enabled() -> bool:
-    return os.environ.get(ENV_SWITCH, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
 def _triton_version() -> str:
@@ -67,7 +63,7 @@ def cache_dir(assignment: str, release_dir: Path) -> Path:
 def warm(course: Course, assignment: str, release_dir: Path, log=print) -> Path | None:
     """Fill (once) and return the shared cache for ``release_dir``'s notebooks; None when turned off or
     when the release has no notebook. A failed warm-up is reported and grading goes on without it."""
-    if not enabled():
+    if os.environ.get(ENV_SWITCH, "1").strip().lower() in ("0", "false", "no", "off"):
         return None
     notebooks = sorted(release_dir.glob("*.ipynb"))
     if not notebooks:
