@@ -47,11 +47,8 @@ def read_table(path: str | os.PathLike) -> Table:
     data = path.read_bytes()
     if len(data) > MAX_BYTES:
         raise ValueError(f"{path}: {len(data)} bytes, not a grade file")
-    bom, encoding = b"", None
-    for mark, enc in _BOMS:
-        if data.startswith(mark):
-            bom, encoding, data = mark, enc, data[len(mark):]
-            break
+    bom, encoding = next(((mark, enc) for mark, enc in _BOMS if data.startswith(mark)), (b"", None))
+    data = data[len(bom):]
     text = None
     for enc in [encoding] if encoding else ["utf-8", "cp949"]:  # Excel in Korean saves CP949
         try:
