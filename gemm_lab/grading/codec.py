@@ -85,9 +85,7 @@ def encode(value, depth: int = 0, name: str = ""):
         return _float(float(value))
     if mod.startswith("numpy") or mod.startswith("torch"):
         if tname in ("Tensor", "Parameter", "ndarray") or hasattr(value, "tolist") and hasattr(value, "shape"):
-            n = 1
-            for s in tuple(value.shape):
-                n *= int(s)
+            n = math.prod(int(s) for s in tuple(value.shape))
             if n > MAX_ITEMS:
                 raise TooBig(f"array of {n} elements")
             data = value.detach().cpu().tolist() if tname in ("Tensor", "Parameter") else value.tolist()

@@ -22,7 +22,7 @@ def _choice_items(got):
     g = _plain(got)
     t = type(g)
     if t is str:
-        parts = [p for p in g.replace("，", ",").split(",")]
+        parts = g.replace("，", ",").split(",")
         return [p for p in parts if p.strip()] if len(parts) > 1 else [g]
     if t in (list, tuple, set):
         return [_plain(v) for v in g]

@@ -118,6 +118,5 @@ _IGNORED = str.maketrans({**dict.fromkeys(" \t\r\n_-·"), **{o: o - 0xFEE0 for o
 
 
 def normalize_text(s: str) -> str:
-    """Case-, width-, space-, '_' and '-'-insensitive form of a string (used for answers and labels): full-width
-    ASCII as ASCII, spaces, '_', '-' and '·' dropped."""
+    """Case-, width-, space-, '_' and '-'-insensitive form of a string (used for answers and labels)."""
     return str(s).casefold().translate(_IGNORED)

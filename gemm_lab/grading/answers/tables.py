@@ -71,10 +71,9 @@ def _table_cells(got, rows, cols):
 
     if pd is not None and isinstance(got, pd.DataFrame):
         df = got
-        if df.index.name is not None and _label_key(df.index.name) in col_set and _label_key(
-            df.index.name
-        ) not in [_label_key(c) for c in df.columns]:
-            df = df.reset_index()
+        index = _label_key(df.index.name)
+        if df.index.name is not None and index in col_set and index not in [_label_key(c) for c in df.columns]:
+            df = df.reset_index()  # the row labels are one of the expected columns
         gcols = [_label_key(c) for c in df.columns]
         idx = [_label_key(v) for v in df.index.tolist()]
         key_col = None
@@ -86,10 +85,8 @@ def _table_cells(got, rows, cols):
                 if row_set <= set(vals):
                     key_col, idx = j, vals
                     break
-        records = []
-        for i in range(len(df)):
-            rec = {gcols[j]: _plain(df.iat[i, j]) for j in range(len(gcols)) if j != key_col}
-            records.append((idx[i], rec))
+        records = [(idx[i], {gcols[j]: _plain(df.iat[i, j]) for j in range(len(gcols)) if j != key_col})
+                   for i in range(len(df))]
         if row_set <= set(idx) and len(records) > len(row_keys):
             records = [r for r in records if r[0] in row_set]
         return cells, by_rows(records)
@@ -111,18 +108,14 @@ def _table_cells(got, rows, cols):
                     for rk, v in zip(row_keys, colv, strict=False):
                         cells[(rk, ck)] = v
             return cells, None
-        records = []
-        for rk, rv in zip(keys, values, strict=False):
-            if type(rv) is dict:
-                rv = {_label_key(c): v for c, v in rv.items()}
-            records.append((rk, rv))
-        return cells, by_rows(records)
+        return cells, by_rows([(rk, {_label_key(c): v for c, v in rv.items()} if type(rv) is dict else rv)
+                               for rk, rv in zip(keys, values, strict=False)])
     if type(got) in (list, tuple):
         records = []
         for r in got:
             r = _plain(r)
             if pd is not None and isinstance(r, pd.Series):
-                r = {k: v for k, v in r.items()}
+                r = dict(r.items())
             if type(r) is dict:
                 rec = {_label_key(c): v for c, v in r.items()}
                 rk = None

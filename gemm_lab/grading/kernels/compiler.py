@@ -105,9 +105,7 @@ def _fail_text(name: str, target: str, gpu: str, r: dict) -> str:
 
 
 def _kib(n: int) -> str:
-    if n < 1024:
-        return f"{n} B"
-    return f"{n / 1024:.4g} KiB"
+    return f"{n} B" if n < 1024 else f"{n / 1024:.4g} KiB"
 
 
 def report_line(results: list) -> str:

@@ -16,15 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...calc import cdiv as _cdiv
 from . import cases
 
 __all__ = ["Exercise", "EXERCISES", "for_notebook"]
 
 _ROOT = Path(__file__).resolve().parents[3]  # the course repository: source/ holds the masters
-
-
-def _cdiv(a: int, b: int) -> int:
-    return (a + b - 1) // b
 
 
 @dataclass(frozen=True)
