@@ -189,7 +189,6 @@ def _merge(course: Course, res: HandInResult) -> None:
             nb.flagged = bool(manual) or not res.ok
             if snb is not None:
                 nb.late_submission_penalty = snb.late_submission_penalty
-        gb.db.execute(text(resume.CREATE_SQL))
         gb.db.execute(text(resume.UPSERT_SQL), {
             "assignment": res.assignment, "student": res.student, "handin_sha": res.handin_sha,
             "source_sha": res.source_sha, "ok": int(res.ok),

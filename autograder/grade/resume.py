@@ -58,11 +58,10 @@ def ensure_table(gradebook: Path) -> None:
 
 
 def graded_rows(gradebook: Path, assignment: str | None = None) -> dict[tuple[str, str], dict]:
-    """(assignment, student) -> row, for every hand-in recorded as graded."""
+    """(assignment, student) -> row, for every hand-in recorded as graded (autograde made the table first)."""
     if not Path(gradebook).exists():
         return {}
     with sqlite3.connect(gradebook) as db:
-        db.execute(CREATE_SQL)
         q = f"SELECT assignment, student, handin_sha, source_sha, ok, review FROM {TABLE}"
         rows = db.execute(q + (" WHERE assignment = ?" if assignment else ""),
                           (assignment,) if assignment else ()).fetchall()
@@ -73,7 +72,6 @@ def graded_rows(gradebook: Path, assignment: str | None = None) -> dict[tuple[st
 def forget(gradebook: Path, assignment: str, student: str) -> None:
     """Drop the 'graded' mark before a hand-in's scores are rewritten (a kill midway then regrades it)."""
     with sqlite3.connect(gradebook) as db:
-        db.execute(CREATE_SQL)
         db.execute(f"DELETE FROM {TABLE} WHERE assignment = ? AND student = ?", (assignment, student))
 
 
