@@ -32,7 +32,6 @@ class CellInfo:
     notebook: str
     grade_id: str
     max_points: float
-    cell_type: str  # "code" | "markdown"
     order: int = -1
     title: str = ""  # the nearest heading above the cell in release/ (Korean)
     description: str = ""  # the test cell's docstring, first line

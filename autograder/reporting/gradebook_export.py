@@ -52,7 +52,7 @@ class AssignmentGrades:
     pending_cells: dict = field(default_factory=dict)  # student -> ["notebook/grade_id", ...]
     notebooks: dict = field(default_factory=dict)  # notebook -> max score, by name
     notebook_scores: dict = field(default_factory=dict)  # student -> {notebook: points, pending ones included}
-    cells: list = field(default_factory=list)  # (notebook, grade_id, max score, cell type) of every graded cell
+    cells: list = field(default_factory=list)  # (notebook, grade_id, max score) of every graded cell
     grades: dict = field(default_factory=dict)  # (student, notebook) -> [(grade_id, score, needs manual, scored)]
 
 
@@ -80,7 +80,7 @@ def read_gradebook(course: Course, assignments: list[str] | None = None) -> list
             out[a.name] = ag = AssignmentGrades(
                 a.name, float(sum(nb.max_score or 0 for nb in a.notebooks)),
                 notebooks={nb.name: nb.max_score for nb in sorted(a.notebooks, key=lambda n: n.name)},
-                cells=[(nb.name, c.name, float(c.max_score), c.cell_type)
+                cells=[(nb.name, c.name, float(c.max_score))
                        for nb in a.notebooks for c in [*nb.grade_cells, *nb.task_cells]])
             for sub in a.submissions:  # every hand-in, with grades or not
                 ag.score[sub.student_id] = ag.pending[sub.student_id] = 0.0

@@ -52,7 +52,6 @@ _BB_USERNAME = ("username", "user name", "사용자명", "사용자 이름", "�
 @dataclass
 class Filled:
     path: Path
-    lms: str
     columns: dict = field(default_factory=dict)  # assignment -> header filled
     written: dict = field(default_factory=dict)  # (assignment, student) -> value written
     pending: list = field(default_factory=list)  # (assignment, student): points graded so far only
@@ -270,7 +269,7 @@ def fill(course: Course, lms: str, source: str | Path, out_dir: str | Path | Non
     if not grades:
         raise ValueError("nothing graded yet: run make autograde first")
     out_dir = Path(out_dir or course.root / "autograder")
-    out = Filled(out_dir / f"grades_{lms}_filled_{source.name}", lms)
+    out = Filled(out_dir / f"grades_{lms}_filled_{source.name}")
     FILLERS[lms](course, table, grades, column, out, assignment, comment)
     if not out.columns:
         titles = [h for h in table.header if h.strip()]
