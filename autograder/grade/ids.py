@@ -27,36 +27,15 @@ import importlib
 import math
 import re
 import types
+from pathlib import Path
+
+import tomllib
 
 from autograder import cells as nbcells
 
 # notebook ("<assignment>/<notebook stem>") -> {old grade id: new grade id}
-OLD_GRADE_IDS: dict[str, dict[str, str]] = {
-    "week06/01_block_model": {
-        "ex1_grid_10_4": "ex1_grid",
-        "ex1_offsets_10_4": "ex1_offsets",
-        "ex1_masks_10_4": "ex1_masks",
-    },
-    "week06/02_fusion_softmax": {
-        "ex2_row_bytes_4kib": "ex2_row_bytes",
-        "ex2_other_zero_effect": "ex2_wrong_other_effect",
-    },
-    "week07/01_pointer_blocks": {
-        "ex1_2_valid_10208_masked_6176": "ex1_2_valid_and_masked",
-        "ex1_3_k_tail_44_read_20_padded": "ex1_3_k_tail_read_and_padded",
-        "ex1_3_other_1_adds_20": "ex1_3_wrong_other_effect",
-    },
-    "week07/02_program_order_l2": {
-        "ex0_tiles_90_to_54": "ex0_unique_tiles",
-        "ex2_1_tiles_72_to_48": "ex2_1_unique_tiles",
-    },
-    "week07/03_tile_configs_roofline": {
-        "ex2_2_fits_64_and_164_kib": "ex2_2_fitting_configs",
-        "ex2_3_best_fitting_candidate_2": "ex2_3_best_fitting_candidate",
-        "ex3_1_speedups_2_33_and_1_02": "ex3_1_speedups",
-        "ex3_2_break_even_986": "ex3_2_break_even",
-    },
-}
+OLD_GRADE_IDS: dict[str, dict[str, str]] = tomllib.loads(
+    Path(__file__).with_name("old_grade_ids.toml").read_text(encoding="utf-8"))
 
 
 def renames(notebook: str | None, release_ids) -> dict[str, str]:

@@ -32,6 +32,7 @@ import os
 import re
 import sys
 from html.parser import HTMLParser
+from pathlib import Path
 
 import nh3
 from nbgrader.preprocessors import ClearHiddenTests, GetGrades
@@ -216,28 +217,7 @@ _CSS_URL = re.compile(r"url\(\s*(?!['\"]?data:)[^)]*\)", re.I)
 
 # Appended to nbconvert's CSS: nothing wider than the window (1200 px laptops included), marks drawn
 # with CSS, the "not graded yet" label.
-PAGE_CSS = """
-html, body { max-width: 100%; overflow-x: hidden; }
-.container, #notebook-container, div#notebook { width: auto !important; max-width: 100%; }
-pre, code, .output_text, .output_stream, .highlight { white-space: pre-wrap !important;
-  overflow-wrap: anywhere; word-break: break-word; }
-div.prompt { min-width: 0 !important; }
-table { display: block; max-width: 100%; overflow-x: auto; }
-img { max-width: 100%; height: auto; }
-.rendered_html blockquote { border-left: 4px solid #d0d7de; margin: 0.5em 0; padding: 0 1em; color: #57606a; }
-.gl-img-alt { font-style: italic; }
-.gl-mark { display: inline-block; position: relative; width: 1.05em; height: 1.05em; border-radius: 0.2em;
-  vertical-align: -0.15em; margin: 0 0.1em; }
-.gl-ok { background: #1a7f37; }
-.gl-ok::after { content: ""; position: absolute; left: 0.36em; top: 0.12em; width: 0.24em; height: 0.55em;
-  border: solid #fff; border-width: 0 0.15em 0.15em 0; transform: rotate(45deg); }
-.gl-fail { background: #cf222e; }
-.gl-fail::before, .gl-fail::after { content: ""; position: absolute; left: 0.46em; top: 0.15em; width: 0.13em;
-  height: 0.75em; background: #fff; transform: rotate(45deg); }
-.gl-fail::after { transform: rotate(-45deg); }
-.gl-warn { background: #bf8700; color: #fff; font: bold 0.8em/1.3em sans-serif; text-align: center; }
-.gl-pending { color: #6b4700; background: #fff3c4; font-weight: bold; padding: 0 0.25em; border-radius: 3px; }
-"""
+PAGE_CSS = Path(__file__).with_name("feedback_page.css").read_text(encoding="utf-8")
 _MARKS = [("\u2705", "gl-ok", "통과"), ("\u2714\ufe0f", "gl-ok", "통과"), ("\u2714", "gl-ok", "통과"),
           ("\u274c", "gl-fail", "실패"), ("\u2716\ufe0f", "gl-fail", "실패"), ("\u2716", "gl-fail", "실패"),
           ("\u26a0\ufe0f", "gl-warn", "주의"), ("\u26a0", "gl-warn", "주의")]
