@@ -86,12 +86,6 @@ def _rel(course: Course, path: Path) -> str:
         return str(path)
 
 
-def graded_assignments(course: Course) -> list[str]:
-    """Assignments of the gradebook with at least one graded hand-in (sorted)."""
-    _check_gradebook(course)
-    return [ag.name for ag in read_gradebook(course) if ag.score]
-
-
 def _gradebook_rows(course: Course, assignment: str):
     """(cells, {(student, notebook): [(grade_id, score, needs_manual, scored)]}, students)."""
     found = read_gradebook(course, [assignment])
@@ -474,23 +468,6 @@ def build_report(course: Course, assignment: str, out_dir: Path | None = None, p
         items_csv=write_items_csv(report, out / f"{assignment}_items.csv"), figures=paths)
 
 
-def build_reports(course: Course, assignments: list[str] | None = None, out_dir: Path | None = None,
-                  progress=print) -> list[ReportFiles]:
-    """The reports of ``assignments`` (default: every assignment with graded hand-ins)."""
-    names = assignments or graded_assignments(course)
-    if not names:
-        raise ReportError("the gradebook holds no graded hand-in: run make autograde first")
-    done = []
-    for a in names:
-        t0 = time.monotonic()
-        files = build_report(course, a, out_dir, progress=progress)
-        if progress:
-            progress(f"{a}: report in {time.monotonic() - t0:.1f}s -> {_rel(course, files.instructor)} "
-                     f"(class copy {files.class_copy.name}, {files.items_csv.name}, {len(files.figures)} PNG)")
-        done.append(files)
-    return done
-
-
 def demo_reports(course: Course, assignments: list[str], out_dir: Path, out=None) -> list[Path]:
     """For `make demo`: the instructor pages of ``assignments`` under ``out_dir``. A failure is one line and
     removes that assignment's pages of an earlier demo (never a stale page); the demo goes on."""
@@ -506,11 +483,21 @@ def demo_reports(course: Course, assignments: list[str], out_dir: Path, out=None
 
 
 def cli(course: Course, assignments: list[str], out_dir: str | None = None) -> int:
-    """`python -m autograder report [ASSIGNMENT ...] [--out DIR]`: 0, or 2 with one line on bad use."""
+    """`python -m autograder report [ASSIGNMENT ...] [--out DIR]`: the reports of ``assignments`` (default:
+    every assignment with graded hand-ins); 0, or 2 with one line on bad use."""
     import sys
 
     try:
-        build_reports(course, assignments or None, Path(out_dir) if out_dir else None)
+        if not assignments:
+            _check_gradebook(course)
+            assignments = [ag.name for ag in read_gradebook(course) if ag.score]
+        if not assignments:
+            raise ReportError("the gradebook holds no graded hand-in: run make autograde first")
+        for a in assignments:
+            t0 = time.monotonic()
+            files = build_report(course, a, out_dir, progress=print)
+            print(f"{a}: report in {time.monotonic() - t0:.1f}s -> {_rel(course, files.instructor)} "
+                  f"(class copy {files.class_copy.name}, {files.items_csv.name}, {len(files.figures)} PNG)")
     except ReportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
