@@ -86,19 +86,6 @@ def _rel(course: Course, path: Path) -> str:
         return str(path)
 
 
-def _gradebook_rows(course: Course, assignment: str):
-    """(cells, {(student, notebook): [(grade_id, score, needs_manual, scored)]}, students)."""
-    found = read_gradebook(course, [assignment])
-    if not found:
-        known = ", ".join(ag.name for ag in read_gradebook(course)) or "none"
-        raise ReportError(f"unknown assignment {assignment!r}: the gradebook has {known} "
-                          "(make report ASSIGNMENT=NAME)")
-    (ag,) = found
-    if not ag.score:
-        raise ReportError(f"no graded hand-ins of {assignment} in the gradebook: run make autograde first")
-    return [CellInfo(*c) for c in ag.cells], ag.grades, sorted(ag.score)
-
-
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.M)
 _DOCSTRING = re.compile(r'^\s*[rRuU]?(?:"""|\'\'\')\s*(.*?)\s*(?:"""|\'\'\'|$)', re.M)
 
@@ -280,7 +267,15 @@ def _review_notes(course: Course, assignment: str) -> tuple[dict, list]:
 def analyze(course: Course, assignment: str, progress=None) -> ClassReport:
     """Read the gradebook, the verdicts and the review logs of ``assignment`` into a :class:`ClassReport`."""
     _check_gradebook(course)
-    cells, grades, students = _gradebook_rows(course, assignment)
+    found = read_gradebook(course, [assignment])
+    if not found:
+        known = ", ".join(ag.name for ag in read_gradebook(course)) or "none"
+        raise ReportError(f"unknown assignment {assignment!r}: the gradebook has {known} "
+                          "(make report ASSIGNMENT=NAME)")
+    (ag,) = found
+    if not ag.score:
+        raise ReportError(f"no graded hand-ins of {assignment} in the gradebook: run make autograde first")
+    cells, grades, students = [CellInfo(*c) for c in ag.cells], ag.grades, sorted(ag.score)
     _titles(course, assignment, cells)
     stats = {(c.notebook, c.grade_id): CellStats(c) for c in cells}
     notebooks = sorted({c.notebook for c in cells})

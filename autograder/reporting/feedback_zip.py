@@ -55,11 +55,6 @@ def _canvas_name(name: str) -> str:
     return out if out and not out.isdigit() else "student"
 
 
-def _canvas_file(assignment: str, page: str) -> str:
-    stem = Path(page).stem
-    return re.sub(r"[_\s]+", "-", f"{assignment}-{stem}") + ".html"
-
-
 def _attachment(entry: dict, assignment: str, page: str) -> str:
     """The Canvas attachment id of the hand-in a page is about: its notebook's, else another file's of the
     same assignment (Canvas accepts any attachment of the user's submission)."""
@@ -76,7 +71,7 @@ def member_name(lms: str, entry: dict, sid: str, assignment: str, page: str) -> 
         aid = _attachment(entry, assignment, page)
         if not uid.isdigit() or not aid:
             return None
-        return f"{_canvas_name(name)}_{uid}_{aid}_{_canvas_file(assignment, page)}"
+        return f"{_canvas_name(name)}_{uid}_{aid}_" + re.sub(r"[_\s]+", "-", f"{assignment}-{Path(page).stem}.html")
     pid = str((entry.get("moodle") or {}).get(assignment) or "")  # moodle (build_zip checked lms)
     if not pid.isdigit():
         return None
