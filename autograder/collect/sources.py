@@ -46,38 +46,32 @@ def local_time(seconds: float) -> tuple:
 
 def walk_folder(root: Path, skipped: list) -> Iterator[Entry]:
     """Entries of every regular file under ``root`` (sorted, depth-first); links are never followed."""
-    stack = [((), str(root))]
-    while stack:
-        parts, folder = stack.pop()
-        try:
-            with os.scandir(folder) as it:
-                items = sorted(it, key=lambda e: e.name, reverse=True)
-        except OSError as exc:
-            skipped.append((folder, f"folder cannot be read ({exc.strerror or type(exc).__name__})"))
-            continue
-        files = []
-        for e in items:
-            where = os.path.join(folder, e.name)
+    def unreadable(exc: OSError) -> None:
+        skipped.append((exc.filename, f"folder cannot be read ({exc.strerror or type(exc).__name__})"))
+
+    for folder, dirs, files in os.walk(root, onerror=unreadable):  # (a link to a folder is listed, not walked)
+        parts, walk_into = Path(folder).relative_to(root).parts, []
+        for name in sorted(dirs + files):
+            where = os.path.join(folder, name)
             try:
-                st = e.stat(follow_symlinks=False)
+                st = os.lstat(where)
             except OSError as exc:
                 skipped.append((where, f"cannot be read ({exc.strerror or type(exc).__name__})"))
                 continue
             if stat.S_ISLNK(st.st_mode) or not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
                 why = ("symbolic link: not followed" if stat.S_ISLNK(st.st_mode)
                        else f"{file_kind(st.st_mode)}, not a regular file: not opened")
-                files.append(Entry(parts + (e.name,), where, (), lambda why=why: (None, why), problem=why,
-                                   origin=str(root)))
+                yield Entry(parts + (name,), where, (), lambda why=why: (None, why), problem=why, origin=str(root))
             elif stat.S_ISDIR(st.st_mode):
-                if e.name == ".ipynb_checkpoints":
+                if name == ".ipynb_checkpoints":
                     skipped.append((where, "Jupyter checkpoint folder: ignored"))
-                elif e.name.startswith("."):
+                elif name.startswith("."):
                     skipped.append((where, "hidden folder: not collected"))
                 elif len(parts) + 1 >= MAX_DEPTH:
                     skipped.append((where, f"folder nested deeper than {MAX_DEPTH}: not collected"))
                 else:
-                    stack.append((parts + (e.name,), where))
+                    walk_into.append(name)
             else:
-                files.append(Entry(parts + (e.name,), where, local_time(st.st_mtime), partial(read_regular, where),
-                                   origin=str(root)))
-        yield from reversed(files)
+                yield Entry(parts + (name,), where, local_time(st.st_mtime), partial(read_regular, where),
+                            origin=str(root))
+        dirs[:] = walk_into
