@@ -26,6 +26,7 @@ when a kernel check runs. bf16 only works on a GPU (the interpreter's bf16 ``tl.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 
 from .. import record
@@ -90,14 +91,12 @@ def _prepare(cases, extra_for, seed, dtype_name):
 
 
 def _buffers(run, device, with_records):
-    """The run's input buffers (with their views), output buffer (with its view) and, ``with_records``, the
-    persistent launcher's visits/owner buffers, on ``device``."""
+    """The run on ``device``: the input buffers, the output buffer, the launcher's arguments (views of them,
+    the extra arguments and, ``with_records``, the persistent launcher's visits/owner buffers) and every
+    buffer a program may write (what ``_observed`` watches)."""
     import torch
 
-    ins = []
-    for spec in run["inputs"]:
-        buf = torch.tensor(spec["flat"], dtype=getattr(torch, run["in_dtype"]), device=device)
-        ins.append((buf, torch.as_strided(buf, spec["shape"], spec["strides"], spec["offset"])))
+    ins = [torch.tensor(v["flat"], dtype=getattr(torch, run["in_dtype"]), device=device) for v in run["inputs"]]
     o = run["output"]
     obuf = torch.full((o["size"],), SENTINEL, dtype=getattr(torch, run["out_dtype"]), device=device)
     records = []
@@ -106,7 +105,9 @@ def _buffers(run, device, with_records):
         size = max(((M + 31) // 32) * ((N + 31) // 32), 1) + run["extra"][0] + 64
         records = [torch.zeros(size, dtype=torch.int32, device=device),
                    torch.full((size,), -1, dtype=torch.int32, device=device)]
-    return ins, obuf, torch.as_strided(obuf, o["shape"], o["strides"], o["offset"]), records
+    views = [torch.as_strided(b, v["shape"], v["strides"], v["offset"])
+             for b, v in zip(ins + [obuf], run["inputs"] + [o], strict=True)]
+    return ins, obuf, views + [*run["extra"], *records], ins + [obuf, *records]
 
 
 def _observed(launch, args, buffers):
@@ -165,51 +166,6 @@ def _scalar_indexes():
         interpreter._patch_lang_tensor = patch
 
 
-def _launch_runs(launch, observe_launch, runs, ownership):
-    """Launch every run; per run: the output buffer, the input buffers after, the error text and, with
-    ``ownership``, which program changed which element of every buffer (``_observed``; on a GPU from a
-    second launch of the same run in the interpreter)."""
-    import torch
-
-    from gemm_lab import runtime
-
-    device = runtime.device()
-    results = []
-    for run in runs:
-        ins, obuf, out, records = _buffers(run, device, ownership)
-        args = [t for _b, t in ins] + [out, *run["extra"], *records]
-        result = {"error": None, "returned_tensor": False}
-        try:
-            if ownership and device == "cpu":
-                returned, result["writers"] = _observed(launch, args, [b for b, _t in ins] + [obuf, *records])
-            else:
-                returned = launch(*args)
-            if device != "cpu":
-                torch.cuda.synchronize()
-            if ownership and device != "cpu":  # Triton's own @jit library is compiled here: interpret it too
-                from triton.runtime.interpreter import InterpretedFunction
-                from triton.runtime.jit import JITFunction
-
-                c_ins, c_obuf, c_out, c_rec = _buffers(run, "cpu", True)
-                compiled_call = JITFunction.__call__
-                JITFunction.__call__ = lambda self, *a, **k: InterpretedFunction(self.fn)(*a, **k)
-                try:
-                    _r, result["writers"] = _observed(observe_launch, [t for _b, t in c_ins] + [c_out, *run["extra"],
-                                                      *c_rec], [b for b, _t in c_ins] + [c_obuf, *c_rec])
-                finally:
-                    JITFunction.__call__ = compiled_call
-            result["returned_tensor"] = isinstance(returned, torch.Tensor)
-        except Exception as exc:  # noqa: BLE001 - anything the student's kernel raises is feedback
-            text = str(exc).strip().splitlines()
-            result["error"] = ("아직 구현하지 않았습니다 (NotImplementedError). 커널을 완성하세요."
-                               if "NotImplementedError" in repr(exc) else
-                               f"실행 중 오류가 났습니다: {type(exc).__name__}: {text[-1][:300] if text else ''}")
-        result["out"] = obuf.float().cpu().tolist()
-        result["inputs_after"] = [b.float().cpu().tolist() for b, _t in ins]
-        results.append(result)
-    return results
-
-
 def compile_results(exercise, kernel_obj, dtype, name, constexprs) -> list:
     """Static checks, then the compiler's raw results (``compiler.results``) for one constexpr set of
     the launcher. Runs where the kernel's source lives (the student's process, or the grader's compile
@@ -233,15 +189,50 @@ def compile_results(exercise, kernel_obj, dtype, name, constexprs) -> list:
 
 
 def run_kernel(exercise, kernel_obj, runs, name, ownership=False) -> list:
-    """Launch every run through the grader's launcher copy; the raw results (``_launch_runs``)."""
+    """Launch every run through the grader's launcher copy; per run the raw results: the output buffer, the
+    input buffers after, the error text and, with ``ownership``, which program changed which element of every
+    buffer (``_observed``; on a GPU from a second launch of the same run in the interpreter)."""
+    import torch
+
+    from gemm_lab import runtime
+
     py = launchers.genuine(kernel_obj, exercise, name)
     launchers.check_arguments(py, exercise, name)
-    launch_copy = EXERCISES[exercise].launch
-    runner = launchers.rebuild(py, "run")
-    observer = launchers.rebuild(py, "interpret") if ownership else None
-    with _scalar_indexes():
-        return _launch_runs(lambda *a: launch_copy(runner, *a), lambda *a: launch_copy(observer, *a), runs,
-                            ownership)
+    launch = functools.partial(EXERCISES[exercise].launch, launchers.rebuild(py, "run"))
+    observe = ownership and functools.partial(EXERCISES[exercise].launch, launchers.rebuild(py, "interpret"))
+    device = runtime.device()
+    results = []
+    for run in runs:
+        ins, obuf, args, watched = _buffers(run, device, ownership)
+        result = {"error": None, "returned_tensor": False}
+        try:
+            with _scalar_indexes():
+                if ownership and device == "cpu":
+                    returned, result["writers"] = _observed(launch, args, watched)
+                else:
+                    returned = launch(*args)
+                if device != "cpu":
+                    torch.cuda.synchronize()
+                if ownership and device != "cpu":  # Triton's own @jit library is compiled here: interpret it too
+                    from triton.runtime.interpreter import InterpretedFunction
+                    from triton.runtime.jit import JITFunction
+
+                    compiled_call = JITFunction.__call__
+                    JITFunction.__call__ = lambda self, *a, **k: InterpretedFunction(self.fn)(*a, **k)
+                    try:
+                        _r, result["writers"] = _observed(observe, *_buffers(run, "cpu", True)[2:])
+                    finally:
+                        JITFunction.__call__ = compiled_call
+            result["returned_tensor"] = isinstance(returned, torch.Tensor)
+        except Exception as exc:  # noqa: BLE001 - anything the student's kernel raises is feedback
+            text = str(exc).strip().splitlines()
+            result["error"] = ("아직 구현하지 않았습니다 (NotImplementedError). 커널을 완성하세요."
+                               if "NotImplementedError" in repr(exc) else
+                               f"실행 중 오류가 났습니다: {type(exc).__name__}: {text[-1][:300] if text else ''}")
+        result["out"] = obuf.float().cpu().tolist()
+        result["inputs_after"] = [b.float().cpu().tolist() for b in ins]
+        results.append(result)
+    return results
 
 
 # --------------------------------------------------------------------------- judging them (grader)
@@ -377,21 +368,30 @@ def _kinds(case) -> list[str]:
     return kinds or ["packed"]
 
 
-def _check(exercise, kernel_obj, cases, extra_for, seed, dtype, name, hint, ownership=False):
-    """Prepare the runs, have them run where the kernel lives, judge them here; ✅ line or AssertionError."""
+def _check(exercise, kernel_obj, hidden, seed, dtype, name, hint, given=(), extra_for=None, ownership=False,
+           **options):
+    """One check of the exercise: its cases (``given`` shapes after the usual ones and, for a kernel held as
+    source, one shape drawn per run last, so a kernel written for the shapes a test cell names fails it),
+    prepared here, run where the kernel lives, judged here; ✅ line or AssertionError."""
     from ..judge import remote
 
     if dtype not in TOLERANCES:
         raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
     if record.dry():
         return None
-    runs = _prepare(cases, extra_for, seed, dtype)
+    ex, more = EXERCISES[exercise], ()
+    if isinstance(kernel_obj, remote.KernelSource):
+        rng = _Rand(kernel_obj.run_seed ^ (seed * 7919))
+        more, seed = (ex.drawn(lambda lo, hi: lo + rng.next() % (hi - lo + 1)),), kernel_obj.run_seed ^ seed
+    cases = ex.cases(hidden, tuple(given) + more, **options)
+    _mark_drawn(cases, len(more), hidden, len(ex.cases(False, (), **options)))
+    runs = _prepare(cases, extra_for or (lambda case: [()]), seed, dtype)
     entry = {"exercise": exercise, "refused": None, "compile": None, "cases": [],
              "not_triton": bool(getattr(kernel_obj, "not_triton", False))}
-    record.add({"check": EXERCISES[exercise].check, "name": name, "claimed": None,
+    record.add({"check": ex.check, "name": name, "claimed": None,
                 "expected": None, "ok": False, "message": "", "kernel": entry})
     payload = [{k: v for k, v in r.items() if not k.startswith("_")} for r in runs]
-    sets = EXERCISES[exercise].constexprs(  # every distinct constexpr set the launcher passes in these runs
+    sets = ex.constexprs(  # every distinct constexpr set the launcher passes in these runs
         [[i["shape"] for i in r["inputs"]] for r in runs], [r["extra"][0] for r in runs if r["extra"]])
     held = isinstance(kernel_obj, remote.KernelSource)
     try:
@@ -485,22 +485,6 @@ def _error_map(exercise, case, run, result, message, case_entry, ownership) -> N
         return
 
 
-def _checked(exercise, kernel, hidden, seed, dtype, name, hint, given=(), extra_for=None, ownership=False,
-             **options):
-    """One check of the exercise: its cases (``given`` shapes after the usual ones and, for a kernel held as
-    source, one shape drawn per run last, so a kernel written for the shapes a test cell names fails it),
-    run and judged."""
-    from ..judge import remote
-
-    ex, more = EXERCISES[exercise], ()
-    if isinstance(kernel, remote.KernelSource):
-        rng = _Rand(kernel.run_seed ^ (seed * 7919))
-        more, seed = (ex.drawn(lambda lo, hi: lo + rng.next() % (hi - lo + 1)),), kernel.run_seed ^ seed
-    cases = ex.cases(hidden, tuple(given) + more, **options)
-    _mark_drawn(cases, len(more), hidden, len(ex.cases(False, (), **options)))
-    return _check(exercise, kernel, cases, extra_for or (lambda case: [()]), seed, dtype, name, hint, ownership)
-
-
 # --------------------------------------------------------------------------- public checks
 
 
@@ -512,8 +496,8 @@ def check_matmul(kernel, *, hidden=False, noncontiguous=True, dtype="float16", s
     ``dtype``: inputs and output dtype ("float16" default, "float32"; "bfloat16" only on a GPU).
     ``aligned=True``: only views whose row strides and offsets are multiples of 16 bytes, no transposed views.
     """
-    return _checked("matmul", kernel, hidden, seed, dtype, name, hint, shapes, noncontiguous=noncontiguous,
-                    aligned=aligned)
+    return _check("matmul", kernel, hidden, seed, dtype, name, hint, shapes, noncontiguous=noncontiguous,
+                  aligned=aligned)
 
 
 def check_persistent(kernel, *, hidden=False, noncontiguous=True, dtype="float16", num_programs=None, seed=0,
@@ -533,16 +517,16 @@ def check_persistent(kernel, *, hidden=False, noncontiguous=True, dtype="float16
     def extra_for(case):  # a drawn shape runs at one uneven program count: the shape is what it tests
         return [(counts[min(1, len(counts) - 1)],)] if case.get("drawn") else [(p,) for p in counts]
 
-    return _checked("persistent", kernel, hidden, seed, dtype, name, hint, (), extra_for, ownership,
-                    noncontiguous=noncontiguous, aligned=aligned)
+    return _check("persistent", kernel, hidden, seed, dtype, name, hint, (), extra_for, ownership,
+                  noncontiguous=noncontiguous, aligned=aligned)
 
 
 def check_vector_add(kernel, *, hidden=False, dtype="float32", sizes=(), seed=0, name="vector_add", hint=None):
     """Check week 6's ``add_kernel`` (out = x + y) through the locked launcher's copy (BLOCK_SIZE=128)."""
-    return _checked("vector_add", kernel, hidden, seed, dtype, name, hint, sizes)
+    return _check("vector_add", kernel, hidden, seed, dtype, name, hint, sizes)
 
 
 def check_softmax(kernel, *, hidden=False, dtype="float32", shapes=(), seed=0, name="softmax", hint=None):
     """Check week 6's ``softmax_kernel`` (row-wise softmax) through the locked launcher's copy (one program
     per row, BLOCK_SIZE = next_power_of_2(n_cols)). Rows are padded in memory (row stride > n_cols)."""
-    return _checked("softmax", kernel, hidden, seed, dtype, name, hint, shapes)
+    return _check("softmax", kernel, hidden, seed, dtype, name, hint, shapes)
