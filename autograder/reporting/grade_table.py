@@ -23,27 +23,24 @@ def scores(course: Course, assignments: list[str] | None = None) -> tuple[list[s
     Columns are ``ASSIGNMENT/NOTEBOOK`` for every notebook of every assignment with hand-ins. Students
     whose every hand-in was refused by collect (logs/collect_ASSIGNMENT.json) have a row with no scores.
     """
-    columns, table, maxima = [], {}, {}
+    table, maxima = {}, {}
     for students in review_notes(course, assignments)[1].values():
         for student in students:  # collected nothing readable: a row of zeros (review says why)
             table.setdefault(student, {})
     for ag in read_gradebook(course, assignments):
-        for nb, top in ag.notebooks.items():
-            columns.append(f"{ag.name}/{nb}")
-            maxima[f"{ag.name}/{nb}"] = top
+        maxima.update({f"{ag.name}/{nb}": top for nb, top in ag.notebooks.items()})
         for student, per_nb in ag.notebook_scores.items():
             table.setdefault(student, {}).update({f"{ag.name}/{nb}": v for nb, v in per_nb.items()})
-    return columns, table, maxima
+    return list(maxima), table, maxima
 
 
 def review_flags(course: Course) -> dict[str, list[str]]:
     """student -> short review notes (collect's notes, tampering findings, grader incidents)."""
     out: dict[str, list[str]] = review_notes(course)[0]
     for ag in read_gradebook(course):  # written answers nobody graded yet: say so, never a silent 0
-        for student, cells in sorted(ag.pending_cells.items()):
-            if cells:
-                out.setdefault(student, []).append(
-                    f"{ag.name}: {_fmt(ag.pending[student])} pts await manual grading (formgrader), not counted")
+        for student in sorted(ag.pending_cells):
+            out.setdefault(student, []).append(
+                f"{ag.name}: {_fmt(ag.pending[student])} pts await manual grading (formgrader), not counted")
     for student, notes in grader_notes(course, findings_note=" (review; scores are the grader's)").items():
         out.setdefault(student, []).extend(notes)
     return {k: v for k, v in out.items() if v}

@@ -84,6 +84,7 @@ def read_gradebook(course: Course, assignments: list[str] | None = None) -> list
                        for nb in a.notebooks for c in [*nb.grade_cells, *nb.task_cells]])
             for sub in a.submissions:  # every hand-in, with grades or not
                 ag.score[sub.student_id] = ag.pending[sub.student_id] = 0.0
+                ag.notebook_scores[sub.student_id] = {}
         q = (gb.db.query(Assignment.name, SubmittedAssignment.student_id, Notebook.name, BaseCell.name, Grade.score,
                          Grade.max_score, Grade.needs_manual_grade, Grade.auto_score, Grade.manual_score)
              .select_from(Grade)
@@ -97,7 +98,7 @@ def read_gradebook(course: Course, assignments: list[str] | None = None) -> list
         for a, sid, nb, gid, score, top, manual, auto, man in q:
             ag, score = out[a], float(score or 0.0)
             ag.grades.setdefault((sid, nb), []).append((gid, score, bool(manual), auto is not None or man is not None))
-            per_nb = ag.notebook_scores.setdefault(sid, {})
+            per_nb = ag.notebook_scores[sid]
             per_nb[nb] = per_nb.get(nb, 0.0) + score
             if manual:  # awaits a person (formgrader shows it so, too)
                 ag.pending[sid] += float(top or 0)
@@ -124,7 +125,7 @@ def pending_summary(grades: list[AssignmentGrades]) -> str | None:
     cells = sum(len(v) for ag in grades for v in ag.pending_cells.values())
     if not cells:
         return None
-    people = {s for ag in grades for s, v in ag.pending_cells.items() if v}
+    people = {s for ag in grades for s in ag.pending_cells}
     points = sum(p for ag in grades for p in ag.pending.values())
     return (f"warning: {cells} written answers of {len(people)} students ({_fmt(points)} points) await manual "
             "grading: grade them in formgrader (make formgrader, or .venv/bin/jupyter lab and open Nbgrader > "
@@ -214,7 +215,7 @@ def write_pending(course: Course, grades: list[AssignmentGrades], out: Path, lms
     """``grades_<lms>_pending.csv``: per student and assignment the points graded so far, the points that
     await a person and which answers (None, and an old file removed, when nothing is pending)."""
     path = out / f"grades_{lms}_pending.csv"
-    pending = [(ag, s) for ag in grades for s in sorted(ag.pending_cells) if ag.pending_cells[s]]
+    pending = [(ag, s) for ag in grades for s in sorted(ag.pending_cells)]
     if not pending:
         path.unlink(missing_ok=True)
         return None
