@@ -131,12 +131,6 @@ def graded_sources(nb_dir) -> dict:
             for c in read_notebook(p).get("cells", []) if nbcells.grade_id(c)}
 
 
-def person_graded_still_holds(grade, before: dict, after: dict, key: tuple) -> bool:
-    """A person's manual score of an answer stands while the answer is the text they read; a rewritten answer
-    is pending again (everywhere: grades, feedback, report, LMS files) until a person grades it again."""
-    return grade.manual_score is not None and key in before and before[key] == after.get(key)
-
-
 def _merge(course: Course, res: HandInResult) -> None:
     from nbgrader.api import Gradebook, MissingEntry
     from sqlalchemy import text
@@ -178,7 +172,10 @@ def _merge(course: Course, res: HandInResult) -> None:
                     grade.auto_score = sg.auto_score
                     grade.needs_manual_grade = sg.needs_manual_grade or grade.name in manual
                     if sg.auto_score is None and grade.manual_score is not None:  # an answer a person graded
-                        if person_graded_still_holds(grade, before, after, (nb.name, grade.name)):
+                        # their score stands while the answer is the text they read; a rewritten answer is
+                        # pending again (grades, feedback, report, LMS files) until a person grades it again
+                        key = (nb.name, grade.name)
+                        if key in before and before[key] == after.get(key):
                             grade.needs_manual_grade = False
                         else:
                             grade.manual_score = None

@@ -29,7 +29,7 @@ import math
 import os
 import re
 import secrets
-import time
+import subprocess
 from time import monotonic
 
 import nbformat
@@ -358,9 +358,7 @@ class GuardedExecute(Execute):
 
     def _kernel_exit_status(self) -> int | None:
         proc = getattr(getattr(self.km, "provisioner", None), "process", None)
-        if proc is None:
+        try:
+            return None if proc is None else proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
             return None
-        deadline = monotonic() + 5
-        while proc.poll() is None and monotonic() < deadline:
-            time.sleep(0.05)
-        return proc.returncode

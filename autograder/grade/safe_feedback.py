@@ -60,7 +60,7 @@ def instructor_paths(extra: list[str] | None = None) -> list[tuple[str, str]]:
     for p, tag in [(sys.prefix, "<python>"), (sys.base_prefix, "<python>"), (str(REPO_ROOT), "<course>"),
                    (os.path.expanduser("~"), "~"), *[(e, "<course>") for e in extra or []]]:
         for q in {p, os.path.realpath(p)}:
-            if q and q not in ("/", "/usr", "/tmp") and len(q) > 4:
+            if len(q) > 4:  # never "/", "/usr" or "/tmp" themselves
                 pairs[q.rstrip("/")] = tag
     return sorted(pairs.items(), key=lambda kv: -len(kv[0]))
 
