@@ -69,7 +69,8 @@ def read_table(path: str | os.PathLike) -> Table:
                  final_newline=text.endswith(("\n", "\r")), path=path)
 
 
-def render(table: Table) -> bytes:
+def write_table(table: Table, path: str | os.PathLike) -> Path:
+    """Write ``table`` to ``path`` in its own form (atomically: a half-written grade file is never left)."""
     buf = io.StringIO(newline="")
     writer = csv.writer(buf, delimiter=table.delimiter, lineterminator=table.newline,
                         quoting=csv.QUOTE_ALL if table.quote_all else csv.QUOTE_MINIMAL)
@@ -77,9 +78,4 @@ def render(table: Table) -> bytes:
     text = buf.getvalue()
     if not table.final_newline and text.endswith(table.newline):
         text = text[:-len(table.newline)]
-    return table.bom + text.encode(table.encoding)
-
-
-def write_table(table: Table, path: str | os.PathLike) -> Path:
-    """Write ``table`` to ``path`` in its own form (atomically: a half-written grade file is never left)."""
-    return write_atomic(path, render(table))
+    return write_atomic(path, table.bom + text.encode(table.encoding))
