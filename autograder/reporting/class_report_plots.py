@@ -25,7 +25,7 @@ def _png(fig) -> bytes:
 def bins(values: list[float], top: float, k: int = 1) -> list[tuple[float, float, int]]:
     """Histogram bars (left, right, count) over [0, top]; with ``k`` > 1 neighbouring bins are merged until
     every bar holds at least ``k`` values (empty stretches stay empty bars); [] when all hold fewer than k."""
-    step = max(1.0, top / 25) if top > 0 else 1.0
+    step = max(1.0, top / 25)
     n = int(math.floor(top / step + 0.5)) + 1
     edges = [(i - 0.5) * step for i in range(n + 1)]
     counts = [0] * n
@@ -152,13 +152,12 @@ def kernels_figure(report: ClassReport, anonymous: bool = False) -> bytes | None
     return _png(fig)
 
 
-def figures(report: ClassReport, anonymous: bool, cache: dict | None = None) -> dict[str, bytes]:
+def figures(report: ClassReport, anonymous: bool, cache: dict) -> dict[str, bytes]:
     """{name: PNG}: totals, notebooks, and cells, kernels when there is data. ``cache`` keeps what both
     copies can share between the two calls (a histogram whose every bar already holds MIN_SHARED or more)."""
     from gemm_lab.viz.fonts import use_korean_font
 
     use_korean_font(install=False)
-    cache = {} if cache is None else cache
     hists = {"totals": ([(list(report.totals.values()), report.max_total,
                           f"합계 점수 분포 ({len(report.totals)}명, 만점 {report.max_total:g}점)")], None),
              "notebooks": ([(list(report.notebook_scores[nb].values()), report.notebook_max[nb],
@@ -170,12 +169,10 @@ def figures(report: ClassReport, anonymous: bool, cache: dict | None = None) -> 
         if key not in cache:
             cache[key] = hist_figure(panels, key[1], title)
         out[name] = cache[key]
-    for name, make in (("cells", cells_figure), ("kernels", kernels_figure)):
-        key = (name, anonymous)
-        if key not in cache:
-            cache[key] = make(report, anonymous)
-        if cache[key] is not None:
-            out[name] = cache[key]
+    for name, make in (("cells", cells_figure), ("kernels", kernels_figure)):  # each copy draws its own
+        png = make(report, anonymous)
+        if png is not None:
+            out[name] = png
     from autograder.reporting.class_report_maps import figures as map_figures
 
     out.update(map_figures(report, anonymous))
