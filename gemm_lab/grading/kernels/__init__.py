@@ -60,24 +60,22 @@ def _round(flat, dtype):
     return torch.tensor(flat, dtype=getattr(torch, dtype)).tolist()
 
 
-def _prepare(cases, extra_for, seed, dtype_name):
+def _prepare(cases, extra_for, seed, dtype):
     """Every run of a check: input buffers (NaN margins), the output buffer (SENTINEL), the reference."""
     rng = _Rand(seed)
     runs = []
     for n, case in enumerate(cases):
-        in_dtype = case.get("in_dtype", dtype_name)
         for extra in extra_for(case):
-            flats, reads = [], []
+            flats = []
             for v in case["inputs"]:
                 flat = [float("nan")] * v.size
                 for p in v.positions:
                     flat[p] = case["gen"](rng)
-                flat = _round(flat, in_dtype)
-                flats.append(flat)
-                reads.append([flat[p] for p in v.positions])
+                flats.append(_round(flat, dtype))
+            reads = [[f[p] for p in v.positions] for f, v in zip(flats, case["inputs"], strict=True)]
             out = case["output"]
             runs.append({
-                "case": n, "extra": list(extra), "in_dtype": in_dtype, "out_dtype": dtype_name,
+                "case": n, "extra": list(extra), "dtype": dtype,
                 "inputs": [{"flat": f, "shape": list(v.shape), "strides": list(v.strides), "offset": v.offset}
                            for f, v in zip(flats, case["inputs"], strict=True)],
                 "output": {"size": out.size, "shape": list(out.shape), "strides": list(out.strides),
@@ -96,9 +94,9 @@ def _buffers(run, device, with_records):
     buffer a program may write (what ``_observed`` watches)."""
     import torch
 
-    ins = [torch.tensor(v["flat"], dtype=getattr(torch, run["in_dtype"]), device=device) for v in run["inputs"]]
+    ins = [torch.tensor(v["flat"], dtype=getattr(torch, run["dtype"]), device=device) for v in run["inputs"]]
     o = run["output"]
-    obuf = torch.full((o["size"],), SENTINEL, dtype=getattr(torch, run["out_dtype"]), device=device)
+    obuf = torch.full((o["size"],), SENTINEL, dtype=getattr(torch, run["dtype"]), device=device)
     records = []
     if with_records:
         M, N = run["inputs"][0]["shape"][0], run["inputs"][1]["shape"][1]
@@ -279,7 +277,7 @@ def _judge(case, run, result):
     if nonfinite:
         return (f"결과에 NaN/inf가 있습니다 (처음: {_idx(out_view, nonfinite[0])}): 범위 밖 입력(NaN으로 채운 여백)을 "
                 "마스크 없이 읽은 것 같습니다. " + case["nan_hint"])
-    rel, abs_tol = TOLERANCES[run["out_dtype"]]
+    rel, abs_tol = TOLERANCES[run["dtype"]]
     bad = [k for k, (g, r) in enumerate(zip(got, ref, strict=True)) if abs(g - r) > rel * abs(r) + abs_tol]
     if not bad:
         return None
@@ -473,7 +471,7 @@ def _error_map(exercise, case, run, result, message, case_entry, ownership) -> N
             asked = [t % run["extra"][0] for t in range(len(owner))] if owner else None
         emap = error_map.arrays_from_buffer(
             run["_ref"], result["out"], shape=out.shape, strides=out.strides, offset=out.offset, sentinel=SENTINEL,
-            tolerance=TOLERANCES[run["out_dtype"]], block=error_map.block_from(consts, len(out.shape)),
+            tolerance=TOLERANCES[run["dtype"]], block=error_map.block_from(consts, len(out.shape)),
             owner=owner, asked_owner=asked)
         if not emap.failed():
             return
