@@ -34,11 +34,13 @@ constructs that try to subvert a checker, for the instructor's review.
 import sys
 
 from .. import calc  # test cells compute every expected value from g.calc
+from . import compile_answers  # test cells read answer keys through g.compile_answers
 from .answers import check_choice, check_pairs, check_table, check_value, normalize_text
 from .kernels import check_matmul, check_persistent, check_softmax, check_vector_add
 
 __all__ = [
     "calc",
+    "compile_answers",
     "check_value",
     "check_table",
     "check_choice",
@@ -55,15 +57,3 @@ __all__ = [
 def fresh():
     """The grading package (test cells call ``g = fresh()`` and use ``g.check_*`` and ``g.calc``)."""
     return sys.modules[__name__]
-
-
-def __getattr__(name: str):
-    """Submodules a test cell names through ``g`` (``g.compile_answers``) load on first use."""
-    import importlib
-
-    if name.startswith("_"):
-        raise AttributeError(name)
-    try:
-        return importlib.import_module(f"{__name__}.{name}")
-    except ModuleNotFoundError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
