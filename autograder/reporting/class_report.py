@@ -437,16 +437,12 @@ class ReportFiles:
     figures: list
 
 
-def report_dir(course: Course) -> Path:
-    return course.root / "autograder" / "report"
-
-
 def build_report(course: Course, assignment: str, out_dir: Path | None = None, progress=None) -> ReportFiles:
     """Write the instructor's page, the class copy, the PNG figures and the items CSV of ``assignment``."""
     from autograder.reporting.class_report_html import render
     from autograder.reporting.class_report_plots import figures
 
-    out = Path(out_dir or report_dir(course))
+    out = Path(out_dir or course.root / "autograder" / "report")
     report = analyze(course, assignment, progress=progress)
     paths, pages, shared, instructor_figs = [], {}, {}, {}
     for audience in ("instructor", "class"):

@@ -30,22 +30,19 @@ def write_grades(course: Course, *, lms: str | None = None, out: str | None = No
                  source: str | None = None, assignment: str | None = None, column: str | None = None,
                  comment: bool = False) -> int:
     """The grade table and the files (see the module doc); bad use: one line on stderr and 2."""
-    lms = (lms or "").strip().lower() or None
-    if lms is not None and lms not in LMS_CHOICES:
-        print(f"error: LMS={lms}: expected one of {', '.join(LMS_CHOICES)} (make grades LMS=canvas)",
-              file=sys.stderr)
-        return 2
     from autograder.reporting.gradebook_fill import FILL_LMS
 
-    if source and lms not in FILL_LMS:
-        print(f"error: FROM={source} needs LMS=<{'|'.join(FILL_LMS)}> (the LMS that wrote it)", file=sys.stderr)
-        return 2
-    if (assignment or column or comment) and not source:
-        print("error: ASSIGNMENT=, COLUMN= and COMMENT= of make grades go with FROM=<the LMS's own grade file>",
-              file=sys.stderr)
-        return 2
-    if source and not os.path.isfile(source):
-        print(f"error: FROM={source}: no such file (the grade file downloaded from the LMS)", file=sys.stderr)
+    lms = (lms or "").strip().lower() or None
+    bad_use = next((why for bad, why in (  # the first that applies
+        (lms is not None and lms not in LMS_CHOICES,
+         f"LMS={lms}: expected one of {', '.join(LMS_CHOICES)} (make grades LMS=canvas)"),
+        (source and lms not in FILL_LMS, f"FROM={source} needs LMS=<{'|'.join(FILL_LMS)}> (the LMS that wrote it)"),
+        ((assignment or column or comment) and not source,
+         "ASSIGNMENT=, COLUMN= and COMMENT= of make grades go with FROM=<the LMS's own grade file>"),
+        (source and not os.path.isfile(source), f"FROM={source}: no such file (the grade file downloaded from the LMS)"),
+    ) if bad), None)
+    if bad_use:
+        print(f"error: {bad_use}", file=sys.stderr)
         return 2
     from autograder.collect.roster import sync_gradebook
     from autograder.reporting.grade_table import grade_table, review_flags, write_grades_csv
@@ -63,9 +60,8 @@ def write_grades(course: Course, *, lms: str | None = None, out: str | None = No
     print(grade_table(course))
     print(f"wrote {path}")
     if source:
-        status = _fill(course, grades, lms, source, export_dir, assignment, column, comment)
-        if status:
-            return status
+        if _fill(course, grades, lms, source, export_dir, assignment, column, comment):
+            return 2
     elif lms:
         paths, msgs = export(course, lms, export_dir, review_flags(course))
         for p in paths:
