@@ -10,6 +10,8 @@ from __future__ import annotations
 import io
 import math
 
+import numpy as np
+
 from autograder.reporting.class_report_model import KIND_LABELS, MIN_SHARED, MIN_STATS, ClassReport
 
 DPI = 100
@@ -27,11 +29,8 @@ def bins(values: list[float], top: float, k: int = 1) -> list[tuple[float, float
     every bar holds at least ``k`` values (empty stretches stay empty bars); [] when all hold fewer than k."""
     step = max(1.0, top / 25)
     n = int(math.floor(top / step + 0.5)) + 1
-    edges = [(i - 0.5) * step for i in range(n + 1)]
-    counts = [0] * n
-    for v in values:
-        counts[min(n - 1, max(0, int(math.floor(v / step + 0.5))))] += 1
-    raw = [(edges[i], edges[i + 1], c) for i, c in enumerate(counts)]
+    at = np.clip(np.floor(np.asarray(values, dtype=float) / step + 0.5).astype(int), 0, n - 1)
+    raw = [((i - 0.5) * step, (i + 0.5) * step, c) for i, c in enumerate(np.bincount(at, minlength=n).tolist())]
     if k <= 1:
         return raw
     out, left, right, acc = [], None, None, 0
