@@ -70,9 +70,7 @@ def tolerance_text(digits=None, rel=None, abs_tol=None, sig=None) -> str:
         parts.append(f"상대 오차 {format(rel * 100, 'g')}% 이내")
     if abs_tol is not None:
         parts.append(f"절대 오차 ±{format(abs_tol, 'g')} 이내")
-    if not parts:
-        return "정확히 일치"
-    return " 또는 ".join(parts)
+    return " 또는 ".join(parts) or "정확히 일치"
 
 
 def ok(name: str, value) -> None:

@@ -74,11 +74,8 @@ def check_choice(name, got, expected_set, *, accept=None, hint=None, reveal=Fals
         if None not in shapes and len({t for t, _ in shapes}) == 1:
             int_mode = True
             exp_items = [n for _, n in shapes]
-    aliases = {}
-    if accept:
-        for canon, names in accept.items():
-            for a in ([names] if type(names) is str else names):
-                aliases[normalize_text(a)] = normalize_text(canon)
+    aliases = {normalize_text(a): normalize_text(canon) for canon, names in (accept or {}).items()
+               for a in ([names] if type(names) is str else names)}
     if got is None:
         fail(name, "None을 받았습니다. 고른 항목들을 집합이나 리스트로 적으세요.", hint)
     try:
@@ -92,18 +89,12 @@ def check_choice(name, got, expected_set, *, accept=None, hint=None, reveal=Fals
     extra = got_keys - exp_keys
     missing = exp_keys - got_keys
     shown = fmt(sorted(got_keys, key=str) if not int_mode else sorted(got_keys))
-    if reveal:
-        parts = []
-        if extra:
-            parts.append(f"정답이 아닌 항목: {fmt(sorted(extra, key=str))}")
-        if missing:
-            parts.append(f"빠진 항목: {fmt(sorted(missing, key=str))}")
-        fail(name, f"{shown}을(를) 받았습니다. " + ", ".join(parts) + ".", hint)
-    parts = []
+    parts = []  # the items themselves only with reveal (a visible test), else how many
     if extra:
-        parts.append(f"정답이 아닌 항목이 {len(extra)}개 섞여 있습니다")
+        parts.append(f"정답이 아닌 항목: {fmt(sorted(extra, key=str))}" if reveal
+                     else f"정답이 아닌 항목이 {len(extra)}개 섞여 있습니다")
     if missing:
-        parts.append(f"빠진 정답이 {len(missing)}개 있습니다")
+        parts.append(f"빠진 항목: {fmt(sorted(missing, key=str))}" if reveal else f"빠진 정답이 {len(missing)}개 있습니다")
     fail(name, f"{shown}을(를) 받았습니다. " + ", ".join(parts) + ".", hint)
 
 

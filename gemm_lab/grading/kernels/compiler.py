@@ -162,9 +162,7 @@ def judge(name: str, found: list) -> str:
     line = []
     for r in found:
         target, dev, gpu = targets[r["target"]]
-        which = ""
-        if len(sets) > 1:
-            which = " (" + ", ".join(f"{k}={v}" for k, v in r["constexprs"].items()) + "일 때)"
+        which = " (" + ", ".join(f"{k}={v}" for k, v in r["constexprs"].items()) + "일 때)" if len(sets) > 1 else ""
         if r.get("environment"):
             raise AssertionError(
                 f"❌ {name}: 채점 환경 문제로 {target}({gpu}) 컴파일러를 실행하지 못했습니다 "

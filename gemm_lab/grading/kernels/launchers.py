@@ -107,10 +107,8 @@ def check_arguments(py, exercise: str, name: str) -> tuple:
     code = py.__code__
     names = code.co_varnames[:code.co_argcount]
     expected = ex.params
-    ok = len(names) == len(expected) and not code.co_kwonlyargcount and not (code.co_flags & 0x0C)
-    for c in ex.constexpr_params:
-        ok = ok and c in names and names.index(c) == expected.index(c)
-    if not ok:
+    if not (len(names) == len(expected) and not code.co_kwonlyargcount and not (code.co_flags & 0x0C)
+            and all(c in names and names.index(c) == expected.index(c) for c in ex.constexpr_params)):
         raise AssertionError(
             f"❌ {name}: 커널의 인자가 노트북의 잠긴 launch 셀이 넘기는 인자와 다릅니다. 기대한 인자: "
             f"({', '.join(expected)}); 받은 커널: {py.__name__}({', '.join(names)}). 인자 목록은 처음 주어진 "
