@@ -32,6 +32,7 @@ import sqlite3
 import time
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,11 +68,8 @@ def _check_gradebook(course: Course) -> None:
     if not path.is_file():
         raise ReportError(f"no gradebook at {_rel(course, path)}: grade first (make autograde), then make report")
     try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as con:
             tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        finally:
-            con.close()
     except sqlite3.Error as exc:
         raise ReportError(f"{_rel(course, path)} is not a readable nbgrader gradebook ({exc})") from None
     if not {"assignment", "grade", "submitted_notebook"} <= tables:
