@@ -347,20 +347,13 @@ def _ownership(case, run, result):
 
 def _kinds(case) -> list[str]:
     """The report's case kinds: what a case exercises beyond the plain packed tile multiple."""
-    kinds = []
     layouts = {v.layout for v in case["inputs"] + [case["output"]]}
-    shape = case["output"].shape
-    if len(case["inputs"]) == 2 and len(case["inputs"][0].shape) == 2:
-        M, K = case["inputs"][0].shape
-        N = case["inputs"][1].shape[1]
-        if K % 16:
-            kinds.append("k_tail")
-        if M % 16 or N % 16:
-            kinds.append("edge_tile")
-        if min(M, N, K) < 16:
-            kinds.append("tiny")
-    elif any(d % 16 for d in shape):
-        kinds.append("edge_tile")
+    if len(case["inputs"]) == 2 and len(case["inputs"][0].shape) == 2:  # a matmul: C[M, N] = A[M, K] @ B[K, N]
+        (M, K), N = case["inputs"][0].shape, case["inputs"][1].shape[1]
+        kinds = [k for k, on in (("k_tail", K % 16), ("edge_tile", M % 16 or N % 16), ("tiny", min(M, N, K) < 16))
+                 if on]
+    else:
+        kinds = ["edge_tile"] if any(d % 16 for d in case["output"].shape) else []
     if layouts - {"packed"}:
         kinds.append("noncontiguous" if "transposed" in layouts else "poisoned_margin")
     return kinds or ["packed"]
@@ -382,7 +375,11 @@ def _check(exercise, kernel_obj, hidden, seed, dtype, name, hint, given=(), extr
         rng = _Rand(kernel_obj.run_seed ^ (seed * 7919))
         more, seed = (ex.drawn(lambda lo, hi: lo + rng.next() % (hi - lo + 1)),), kernel_obj.run_seed ^ seed
     cases = ex.cases(hidden, tuple(given) + more, **options)
-    _mark_drawn(cases, len(more), hidden, len(ex.cases(False, (), **options)))
+    public, drawn = len(ex.cases(False, (), **options)), len(cases) - len(more)
+    for k, case in enumerate(cases):  # the drawn shapes come last (the class report and review tell them apart);
+        # a hidden check's cases get no error map, and those past the notebook's own check's cases are secret
+        # (their message names no shape or value)
+        case["hidden"], case["drawn"], case["secret"] = hidden, k >= drawn, hidden and public <= k < drawn
     runs = _prepare(cases, extra_for or (lambda case: [()]), seed, dtype)
     entry = {"exercise": exercise, "refused": None, "compile": None, "cases": [],
              "not_triton": bool(getattr(kernel_obj, "not_triton", False))}
@@ -443,15 +440,6 @@ def _check(exercise, kernel_obj, hidden, seed, dtype, name, hint, given=(), extr
     record.finish(True, msg)
     print(msg)
     return None
-
-
-def _mark_drawn(cases, n: int, hidden: bool = False, public: int = 0) -> None:
-    """The last ``n`` cases are the grader's drawn shapes (the class report and review tell them apart);
-    every case of a ``hidden=True`` check is hidden (no error map shows its shape), and those past the
-    ``public`` ones the notebook's own check also runs are secret (their message names no shape or value)."""
-    for k, case in enumerate(cases):
-        case["hidden"], case["drawn"] = hidden, k >= len(cases) - n
-        case["secret"] = hidden and public <= k < len(cases) - n
 
 
 def _error_map(exercise, case, run, result, message, case_entry, ownership) -> None:
