@@ -146,15 +146,11 @@ def decode(obj, depth: int = 0):
         except TypeError:
             return Unsupported("set", repr(items)[:200])
     if "__dict__" in obj:
-        out = {}
-        for pair in _list(obj["__dict__"]):
-            if isinstance(pair, list) and len(pair) == 2:
-                k = decode(pair[0], depth + 1)
-                try:
-                    out[k] = decode(pair[1], depth + 1)
-                except TypeError:
-                    return Unsupported("dict", "unhashable key")
-        return out
+        pairs = [p for p in _list(obj["__dict__"]) if isinstance(p, list) and len(p) == 2]
+        try:
+            return {decode(k, depth + 1): decode(v, depth + 1) for k, v in pairs}
+        except TypeError:
+            return Unsupported("dict", "unhashable key")
     if "__array__" in obj:
         import numpy as np
 
