@@ -89,6 +89,11 @@ def _aliases(expected: str, accept) -> set:
     return {normalize_text(expected), *(normalize_text(a) for a in accept or ())}
 
 
+def _wrong(path, got_text, exp_text, spec, otherwise):
+    """(path, reason) of a wrong bool or string: the expected value with ``reveal``, else ``otherwise``."""
+    return path, f"{got_text}을(를) 받았습니다. " + (f"기대값: {exp_text}." if spec.reveal else otherwise)
+
+
 def _compare(got, exp, spec: _Spec, path: str = ""):
     """None when ``got`` matches ``exp``, else (path, Korean reason)."""
     exp = _plain(exp)
@@ -96,11 +101,7 @@ def _compare(got, exp, spec: _Spec, path: str = ""):
     try:
         if te is bool:
             g = _as_bool(got)
-            if g is exp:
-                return None
-            if spec.reveal:
-                return path, f"{g}을(를) 받았습니다. 기대값: {exp}."
-            return path, f"{g}을(를) 받았습니다. 반대로 생각해 보세요."
+            return None if g is exp else _wrong(path, g, exp, spec, "반대로 생각해 보세요.")
         if te is int or te is float:
             g = _as_number(got)
             if _within(g, exp, spec):
@@ -114,9 +115,7 @@ def _compare(got, exp, spec: _Spec, path: str = ""):
                 return path, f"{describe_type(g)} {fmt(g)}을(를) 받았습니다. 문자열(따옴표로 감싼 답)을 기대합니다."
             if normalize_text(g) in _aliases(exp, spec.accept):
                 return None
-            if spec.reveal:
-                return path, f"{fmt(g)}을(를) 받았습니다. 기대값: {fmt(exp)}."
-            return path, f"{fmt(g)}을(를) 받았습니다. 맞는 답이 아닙니다."
+            return _wrong(path, fmt(g), fmt(exp), spec, "맞는 답이 아닙니다.")
         if te in (tuple, list):
             g = _plain(got)
             if type(g) is set:
