@@ -18,26 +18,23 @@ import types
 
 __all__ = ["unmasked_loads", "describe"]
 
-def _lang_names(glob) -> tuple[set, set, set]:
-    """Names bound to triton.language, to the triton package, and to triton.language.load itself."""
-    lang, pkg, load = set(), set(), set()
-    for name, val in glob.items():
-        mod = getattr(val, "__name__", None) if isinstance(val, types.ModuleType) else None
-        if mod in ("triton.language", "triton.language.core"):
-            lang.add(name)
-        elif mod == "triton":
-            pkg.add(name)
-        elif getattr(val, "__module__", "") in ("triton.language.core", "triton.language") and \
-                getattr(val, "__name__", "") == "load":
-            load.add(name)
-    if not (lang or pkg):
-        lang.add("tl")  # the convention, when the globals cannot tell
-    return lang, pkg, load
-
 
 class _Lang:
+    """What a kernel's globals bind: names of triton.language, of the triton package, of triton.language.load."""
+
     def __init__(self, glob):
-        self.lang, self.pkg, self.load = _lang_names(glob)
+        self.lang, self.pkg, self.load = set(), set(), set()
+        for name, val in glob.items():
+            mod = getattr(val, "__name__", None) if isinstance(val, types.ModuleType) else None
+            if mod in ("triton.language", "triton.language.core"):
+                self.lang.add(name)
+            elif mod == "triton":
+                self.pkg.add(name)
+            elif getattr(val, "__module__", "") in ("triton.language.core", "triton.language") and \
+                    getattr(val, "__name__", "") == "load":
+                self.load.add(name)
+        if not (self.lang or self.pkg):
+            self.lang.add("tl")  # the convention, when the globals cannot tell
 
     def is_lang(self, node) -> bool:
         if isinstance(node, ast.Name):
