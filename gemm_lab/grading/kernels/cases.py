@@ -85,9 +85,7 @@ class _View:
 
     def index(self, k: int) -> tuple:
         """Logical index of the k-th element (row-major)."""
-        if len(self.shape) == 1:
-            return (k,)
-        return (k // self.shape[1], k % self.shape[1])
+        return (k,) if len(self.shape) == 1 else divmod(k, self.shape[1])
 
     def where(self) -> str:
         words = {"packed": "연속", "padded": "행 사이 여백", "aligned": "행 사이 여백(16바이트 정렬)",
