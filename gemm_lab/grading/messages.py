@@ -6,20 +6,17 @@ Everything a check prints or raises goes through here: ``ok(name, value)`` print
 
 from __future__ import annotations
 
+import math
+
 __all__ = ["fail", "ok", "fmt", "describe_type", "tolerance_text"]
 
 
 def fmt(value, max_len: int = 80) -> str:
     """Short, readable text of a student's value (floats to 10 significant digits)."""
     t = type(value)
-    if t is float:
-        if value != value:
-            return "nan"
-        if value in (float("inf"), float("-inf")):
-            return "inf" if value > 0 else "-inf"
-        if value == int(value) and abs(value) < 1e15:
-            return repr(value)
-        return format(value, ".10g")
+    if t is float:  # an integral float as Python writes it (54.0); nan and inf as format writes them
+        integral = math.isfinite(value) and value == int(value) and abs(value) < 1e15
+        return repr(value) if integral else format(value, ".10g")
     if t is str:
         text = repr(value)
     elif t in (tuple, list):

@@ -303,8 +303,7 @@ def tile_owners(case, run, result):
     writers = _writers(case, result)
     if writers is None:
         return None
-    N, view = run["inputs"][1]["shape"][1], case["output"]
-    M = run["inputs"][0]["shape"][0]
+    M, N, view = run["inputs"][0]["shape"][0], run["inputs"][1]["shape"][1], case["output"]
     owners = [-1] * max(((M + 31) // 32) * ((N + 31) // 32), 1)
     inside = {p: k for k, p in enumerate(view.positions)}
     for p, w in writers[-3]:
