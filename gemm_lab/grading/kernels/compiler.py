@@ -65,8 +65,7 @@ def compile_one(build, signature: dict, constexprs: dict, target: str) -> dict:
                                    num_stages=NUM_STAGES, cache=False)
     except Exception as exc:  # noqa: BLE001 - every compiler failure is feedback
         err = _compile.first_error(exc)
-        return {"ok": False, "kind": err["kind"], "message": err["message"], "line": err["line"],
-                "source": err["source"], "shared": None, "regs": None, "local": None, "mma": None,
+        return {**dict.fromkeys(_FIELDS), **{k: err[k] for k in ("kind", "message", "line", "source")}, "ok": False,
                 # the compiler's tools (ptxas) could not be started: the grader's problem, not the kernel's
                 "environment": isinstance(exc, OSError)}
     res = _compile.resource_usage(art.cubin)
