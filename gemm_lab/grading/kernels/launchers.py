@@ -18,9 +18,11 @@ values the launcher passes in a check, smallest first) are what the launcher mak
 
 from __future__ import annotations
 
+import ast
 import types
 
 from .exercises import EXERCISES
+from .static import _names
 
 __all__ = ["genuine", "rebuild", "fingerprint", "student_functions", "check_arguments", "signature",
            "runtime_params"]
@@ -183,10 +185,7 @@ def fingerprint(py) -> str:
 
 
 def _names_in(src: str) -> set:
-    import ast
-
     try:
-        tree = ast.parse(src)
+        return _names(ast.parse(src))
     except SyntaxError:
         return set()
-    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
