@@ -62,10 +62,8 @@ class Exercise:
             cells = self._cells(root)
         except (OSError, ValueError, KeyError) as exc:
             return [f"{me}: the master cannot be read ({exc})"]
-        out = []
         tests = self.tests(root)
-        if not tests:
-            out.append(f"{me}: no test cell calls g.{self.check}(...)")
+        out = [] if tests else [f"{me}: no test cell calls g.{self.check}(...)"]
         out += [f"{me}: test cell {gid!r} has points {pts!r}" for gid, pts in tests.items()
                 if not isinstance(pts, (int, float)) or pts <= 0]
         solution = [src for meta, src in cells if meta.get("grade_id") == self.solution_cell]
