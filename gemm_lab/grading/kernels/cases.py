@@ -174,10 +174,8 @@ def _diag_matmul(case):
         if scale > 0 and worst < 0.03 * scale:
             return ("오차가 작습니다(정밀도 문제): 누산기(accumulator)를 tl.float32로 두고 마지막에만 "
                     "출력 dtype으로 바꾸세요.")
-        M = case["inputs"][0].shape[0]
-        N = case["inputs"][1].shape[1]
-        rows = {k // N for k in bad}
-        cols = {k % N for k in bad}
+        M, N = case["output"].shape
+        rows, cols = {k // N for k in bad}, {k % N for k in bad}
         if K and len(bad) < len(got) and (len(rows) < M or len(cols) < N):
             return ("일부 행/열만 틀렸습니다: 가장자리 타일의 행·열 오프셋(% M, % N 또는 마스크)과 "
                     "pid_m·pid_n 계산을 확인하세요.")
