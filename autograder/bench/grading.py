@@ -64,6 +64,7 @@ from autograder.course_lock import stage_dir
 from autograder.grade.autograde import DEFAULT_CELL_TIMEOUT, GradeSettings, autograde_all
 from autograder.samplekit.compare import score_mismatches
 from autograder.samplekit.expected import read_expected
+from autograder.samplekit.model import code_cell
 
 SLOW = "slow"
 SLOW_CELL = "import time\ntime.sleep(10 ** 6)  # bench: sleeps until the cell time limit"
@@ -113,8 +114,7 @@ def build_class(repo: Course, course: Course, assignments: list[str], n: int, no
                 base = "full_marks" if kind == SLOW else kind
                 data = read_notebook(samples / base / f"{nb}.ipynb")
                 if kind == SLOW:
-                    data["cells"].append({"cell_type": "code", "execution_count": None, "metadata": {},
-                                          "outputs": [], "source": SLOW_CELL})
+                    data["cells"].append(code_cell(SLOW_CELL))
                     slow.append(f"{a}/{student}/{nb}")
                 (dest / f"{nb}.ipynb").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
                 for (k, knb, gid), pts in exp.items():
