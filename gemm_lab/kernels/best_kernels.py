@@ -30,6 +30,7 @@ from .persistent_tma import (
     _descriptor_ok,
     _set_allocator,
     _store_ok,
+    padded_cols,
     tma_persistent_kernel,
 )
 from .splitk import (
@@ -75,8 +76,7 @@ def _operands(pads: PadCopies, a, b, ma: int, mb: int):
 def aligned_empty(t: torch.Tensor) -> torch.Tensor:
     """A new tensor of ``t``'s shape whose rows start on 16-byte boundaries (contents undefined)."""
     rows, cols = t.shape
-    per16 = max(1, 16 // t.element_size())
-    return torch.empty_strided((rows, cols), (triton.cdiv(cols, per16) * per16, 1), dtype=t.dtype, device=t.device)
+    return torch.empty_strided((rows, cols), (padded_cols(cols, t.element_size()), 1), dtype=t.dtype, device=t.device)
 
 
 def _desc_like(template, base):

@@ -18,6 +18,7 @@ import triton
 import triton.language as tl
 
 from ._launch_cache import Launch
+from .persistent_tma import padded_cols as aligned_cols
 
 ROW_ALIGN_BYTES = 128
 BLOCK = 1024  # destination elements one program writes (8 per thread: one 16-byte store in fp16)
@@ -25,8 +26,7 @@ BLOCK = 1024  # destination elements one program writes (8 per thread: one 16-by
 
 def padded_cols(cols: int, elem_size: int) -> int:
     """The row stride (elements) of a padded copy: ``cols`` rounded up to ``ROW_ALIGN_BYTES``."""
-    per = max(1, ROW_ALIGN_BYTES // elem_size)
-    return triton.cdiv(cols, per) * per
+    return aligned_cols(cols, elem_size, ROW_ALIGN_BYTES)
 
 
 @triton.jit
@@ -54,7 +54,7 @@ def pad_copy_kernel(x, xd, x_rows, x_cols, sx0, sx1, x_progs, y, yd, y_rows, y_c
 
 class PadCopies:
     """For one plan key: which of (a, b) to copy into row-padded buffers, and the launch that does it.
-    ``pads(a, b)`` returns the operands to build descriptors on (a padded copy, or the tensor itself)."""
+    Calling it with ``(a, b)`` returns the operands to build descriptors on (a padded copy, or the tensor itself)."""
 
     def __init__(self, a: torch.Tensor, b: torch.Tensor, pad_a: bool, pad_b: bool):
         self.which = tuple(i for i, p in enumerate((pad_a, pad_b)) if p)

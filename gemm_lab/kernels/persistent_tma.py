@@ -109,12 +109,16 @@ def _store_ok(t: torch.Tensor) -> bool:
     return _descriptor_ok(t) and (t.shape[-1] * t.element_size()) % 16 == 0
 
 
+def padded_cols(cols: int, elem_size: int, align_bytes: int = 16) -> int:
+    """A row stride (elements) for ``cols`` columns whose rows start on ``align_bytes`` boundaries."""
+    per = max(1, align_bytes // elem_size)
+    return triton.cdiv(cols, per) * per
+
+
 def aligned_copy(t: torch.Tensor) -> torch.Tensor:
     """A copy of a 2-D tensor whose rows start at 16-byte boundaries (padded row stride)."""
     rows, cols = t.shape
-    per16 = max(1, 16 // t.element_size())
-    padded = triton.cdiv(cols, per16) * per16
-    buf = torch.empty((rows, padded), dtype=t.dtype, device=t.device)
+    buf = torch.empty((rows, padded_cols(cols, t.element_size())), dtype=t.dtype, device=t.device)
     view = buf[:, :cols]
     view.copy_(t)
     return view
