@@ -369,8 +369,8 @@ def _check(exercise, kernel_obj, hidden, seed, dtype, name, hint, given=(), extr
         raise ValueError(f"dtype must be one of {sorted(TOLERANCES)}, got {dtype!r}")
     if record.dry():
         return None
-    ex, more = EXERCISES[exercise], ()
-    if isinstance(kernel_obj, remote.KernelSource):
+    ex, more, held = EXERCISES[exercise], (), isinstance(kernel_obj, remote.KernelSource)
+    if held:
         rng = _Rand(kernel_obj.run_seed ^ (seed * 7919))
         more, seed = (ex.drawn(lambda lo, hi: lo + rng.next() % (hi - lo + 1)),), kernel_obj.run_seed ^ seed
     cases = ex.cases(hidden, tuple(given) + more, **options)
@@ -387,7 +387,6 @@ def _check(exercise, kernel_obj, hidden, seed, dtype, name, hint, given=(), extr
     payload = [{k: v for k, v in r.items() if not k.startswith("_")} for r in runs]
     sets = ex.constexprs(  # every distinct constexpr set the launcher passes in these runs
         [[i["shape"] for i in r["inputs"]] for r in runs], [r["extra"][0] for r in runs if r["extra"]])
-    held = isinstance(kernel_obj, remote.KernelSource)
     records = exercise == "persistent"  # its launcher takes the visits/owner buffers: ownership is observed
     try:
         found = (kernel_obj.compile(exercise, dtype, name, sets) if held
