@@ -7,7 +7,7 @@ threads, each running one nbgrader at a time, taking the tasks in the order subm
 
 A worker that dies mid-task (killed, OOM, lost host): the scheduler gives the task to another worker once
 (``ALLOWED_FAILURES``: start the scheduler with the environment ``SCHEDULER_ENV``; a ``LocalCluster``
-made here gets it set); a second death reports the hand-in as failed (``lost``), so a
+made here gets it set); a second death reports the hand-in as failed (:func:`result`), so a
 hand-in is never lost and never merged twice (only a finished task's result is merged, once).
 Workers need the course directory at the same path (a shared file system), the course venv and bubblewrap.
 """
