@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder import cells as nbcells
-from autograder.course import Course
+from autograder.course import Course, write_atomic
 from autograder.reporting.class_report_model import (
     MIN_SHARED,
     STATUSES,
@@ -411,20 +411,7 @@ def write_items_csv(report: ClassReport, path: Path) -> Path:
             "top_wrong_students": len(best[1].students) if best else "",
             "top_wrong_message": best[1].message if best else "", "kernel_failures": kernel}
         w.writerow({k: _csv_cell(v) for k, v in row.items()})
-    return _write(path, buf.getvalue().encode("utf-8"))
-
-
-def _write(path: Path, data: bytes) -> Path:
-    """Write atomically: an interrupted report leaves the previous file whole."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return path
+    return write_atomic(path, buf.getvalue())
 
 
 @dataclass
@@ -449,11 +436,11 @@ def build_report(course: Course, assignment: str, out_dir: Path | None = None, p
         instructor_figs = instructor_figs or figs
         for name, png in figs.items():
             if not (anonymous and instructor_figs.get(name) == png):  # a class PNG only where it differs
-                paths.append(_write(out / f"{assignment}{'_class' if anonymous else ''}_{name}.png", png))
+                paths.append(write_atomic(out / f"{assignment}{'_class' if anonymous else ''}_{name}.png", png))
         pages[audience] = render(report, figs, anonymous=anonymous)
     return ReportFiles(
-        instructor=_write(out / f"{assignment}.html", pages["instructor"].encode("utf-8")),
-        class_copy=_write(out / f"{assignment}_class.html", pages["class"].encode("utf-8")),
+        instructor=write_atomic(out / f"{assignment}.html", pages["instructor"]),
+        class_copy=write_atomic(out / f"{assignment}_class.html", pages["class"]),
         items_csv=write_items_csv(report, out / f"{assignment}_items.csv"), figures=paths)
 
 
