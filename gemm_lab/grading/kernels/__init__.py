@@ -29,6 +29,7 @@ import contextlib
 import functools
 import math
 
+from ...calc import cdiv
 from .. import record
 from . import compiler, launchers, static
 from .cases import (
@@ -88,6 +89,11 @@ def _prepare(cases, extra_for, seed, dtype):
 # --------------------------------------------------------------------------- running them (kernel's process)
 
 
+def _tiles(run) -> int:
+    """How many 32×32 tiles of C the persistent launcher's programs share (BLOCK_M = BLOCK_N = 32), at least 1."""
+    return max(cdiv(run["inputs"][0]["shape"][0], 32) * cdiv(run["inputs"][1]["shape"][1], 32), 1)
+
+
 def _buffers(run, device, with_records):
     """The run on ``device``: the input buffers, the output buffer, the launcher's arguments (views of them,
     the extra arguments and, ``with_records``, the persistent launcher's visits/owner buffers) and every
@@ -99,8 +105,7 @@ def _buffers(run, device, with_records):
     obuf = torch.full((o["size"],), SENTINEL, dtype=getattr(torch, run["dtype"]), device=device)
     records = []
     if with_records:
-        M, N = run["inputs"][0]["shape"][0], run["inputs"][1]["shape"][1]
-        size = max(((M + 31) // 32) * ((N + 31) // 32), 1) + run["extra"][0] + 64
+        size = _tiles(run) + run["extra"][0] + 64
         records = [torch.zeros(size, dtype=torch.int32, device=device),
                    torch.full((size,), -1, dtype=torch.int32, device=device)]
     views = [torch.as_strided(b, v["shape"], v["strides"], v["offset"])
@@ -303,14 +308,14 @@ def tile_owners(case, run, result):
     writers = _writers(case, result)
     if writers is None:
         return None
-    M, N, view = run["inputs"][0]["shape"][0], run["inputs"][1]["shape"][1], case["output"]
-    owners = [-1] * max(((M + 31) // 32) * ((N + 31) // 32), 1)
+    N, view = run["inputs"][1]["shape"][1], case["output"]
+    owners = [-1] * _tiles(run)
     inside = {p: k for k, p in enumerate(view.positions)}
     for p, w in writers[-3]:
         k = inside.get(p)
         if k is None:
             return None
-        t = (k // N // 32) * ((N + 31) // 32) + (k % N) // 32
+        t = (k // N // 32) * cdiv(N, 32) + (k % N) // 32
         owners[t] = w if owners[t] in (-1, w) else -2
     return owners
 
