@@ -129,16 +129,16 @@ def _call(node: ast.Call, modules: set) -> tuple[str, str] | None:
             return code, f"{f.id}()" if code == "EXIT" else f"{f.id}(...)"
         if f.id in ("setattr", "delattr") and first is not None and _root_name(first) in modules:
             return "MODULE_ATTR", f"{f.id}({_dotted(first)}, ...)"
-        if f.id in _PATH_CALLS and first is not None and _path_outside(first) is not None:
-            return "OPEN_OUTSIDE", f"{f.id}({_path_outside(first)!r})"
+        if f.id in _PATH_CALLS and first is not None and (path := _path_outside(first)) is not None:
+            return "OPEN_OUTSIDE", f"{f.id}({path!r})"
     elif isinstance(f, ast.Attribute):
         pair = (f.value.id, f.attr) if isinstance(f.value, ast.Name) else None
         if pair in _MODULE_CALLS:
             return _MODULE_CALLS[pair], _dotted(f) + "()"
         if f.attr in _LOADERS:
             return "DYNAMIC_CODE", _dotted(f) + "()"
-        if f.attr in _FILE_METHODS and first is not None and _path_outside(first) is not None:
-            return "OPEN_OUTSIDE", f"{_dotted(f)}({_path_outside(first)!r})"
+        if f.attr in _FILE_METHODS and first is not None and (path := _path_outside(first)) is not None:
+            return "OPEN_OUTSIDE", f"{_dotted(f)}({path!r})"
     return None
 
 
@@ -157,7 +157,7 @@ def _findings(tree: ast.Module) -> list[tuple[str, int, str]]:
             shown = _module_write(node, modules)
             found = [("MODULE_ATTR", shown)] if shown else []
         elif isinstance(node, ast.Call):
-            found = [f for f in [_call(node, modules)] if f]
+            found = [call] if (call := _call(node, modules)) else []
         elif isinstance(node, ast.Raise):
             exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
             if isinstance(exc, ast.Name) and exc.id in ("SystemExit", "KeyboardInterrupt"):
