@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -132,10 +132,12 @@ def read_notebook(path: Path) -> dict:
 
 def write_atomic(path: Path, text: str | bytes) -> Path:
     """Replace ``path`` with ``text`` (str as UTF-8) in one step (a temporary file beside it, synced, then
-    renamed): a reader, or a run killed midway, sees the old file or the new one, never a part."""
+    renamed): a reader, or a run killed midway, sees the old file or the new one, never a part. The file gets
+    the mode a plain write would (0666 less the umask; ``mkstemp`` would make every page owner-only)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(text.encode("utf-8") if isinstance(text, str) else text)

@@ -437,3 +437,18 @@ def test_sandbox_limit_hits_reach_the_review_column(tmp_path):
     got = sandbox_limits(tmp_path)
     assert len(got) == 1 and got[0].startswith("LIMIT_PROCESSES: ") and "256" in got[0]
     assert sandbox_limits(tmp_path / "nothing") == []
+
+
+def test_write_atomic_replaces_whole_with_the_umask_mode_and_leaves_no_temporary(tmp_path):
+    from autograder.course import write_atomic
+
+    old = os.umask(0o022)
+    try:
+        target = tmp_path / "sub" / "page.html"
+        write_atomic(target, "첫 판")
+        write_atomic(target, b"\x00second")
+    finally:
+        os.umask(old)
+    assert target.read_bytes() == b"\x00second"
+    assert target.stat().st_mode & 0o777 == 0o644
+    assert [p.name for p in target.parent.iterdir()] == ["page.html"]
