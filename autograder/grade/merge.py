@@ -89,9 +89,10 @@ def merge(course: Course, res: HandInResult) -> None:
     resume.write_review_files(course, only=(res.assignment, res.student))
 
 
-def _parts(scratch) -> list:
-    """The hand-in's scratch folder, then each ``nb-NOTEBOOK/`` of its notebooks graded apart (per notebook)."""
-    return [scratch, *sorted(scratch.glob("nb-*"))]
+def _parts(scratch) -> dict:
+    """{None: the hand-in's scratch folder, then NOTEBOOK: its ``nb-NOTEBOOK/`` for each notebook graded apart}
+    (autograder/grade/schedule.py part_dir)."""
+    return {None: scratch, **{p.name[len("nb-"):]: p for p in sorted(scratch.glob("nb-*"))}}
 
 
 def _copy_notebooks(course: Course, res: HandInResult) -> None:
@@ -99,10 +100,10 @@ def _copy_notebooks(course: Course, res: HandInResult) -> None:
     dst_nb_dir = course.autograded / res.student / res.assignment
     if dst_nb_dir.exists():
         shutil.rmtree(dst_nb_dir)
-    for part in _parts(scratch):
+    for own, part in _parts(scratch).items():
         src_nb_dir = part / "autograded" / res.student / res.assignment
-        own = part.name[len("nb-"):]  # a notebook's own run: only that notebook of it was graded, links stay out
-        skip = None if part == scratch else lambda d, names, own=own: [
+        # a notebook's own run: only that notebook of it was graded, links stay out
+        skip = None if own is None else lambda d, names, own=own: [
             n for n in names if Path(d, n).is_symlink() or (n.endswith(".ipynb") and n[:-len(".ipynb")] != own)]
         if src_nb_dir.is_dir():
             shutil.copytree(src_nb_dir, dst_nb_dir, ignore=skip, dirs_exist_ok=True)
@@ -119,7 +120,7 @@ def sandbox_limits(scratch) -> list[str]:
     """Every limit the hand-in's sandboxes hit (``LIMIT_*: detail`` from the outcomes the sandbox wrote
     beside the spec, ``sandbox-outcomes/``), also those that did not end a kernel (a refused fork bomb)."""
     hits = set()
-    for outcome in (o for part in _parts(scratch) for o in read_outcomes(part / "sandbox-outcomes")):
+    for outcome in (o for part in _parts(scratch).values() for o in read_outcomes(part / "sandbox-outcomes")):
         hits.update(h for h in limit_reason(outcome).split("; ") if h.startswith("LIMIT_"))
     return sorted(hits)
 
@@ -144,12 +145,11 @@ def _merge(course: Course, res: HandInResult) -> None:
     if limits:
         res.incidents["sandbox"] = limits
     # the scratch gradebook(s): the hand-in's own, or one per notebook graded apart
-    dbs = {"*": scratch / "gradebook.db", **{p.name[len("nb-"):]: p / "gradebook.db" for p in _parts(scratch)[1:]}}
     with ExitStack() as stack:
         gb = stack.enter_context(Gradebook(course.db_url, "gemm-lab"))
         subs = {}
-        for name, db in dbs.items():
-            if db.is_file():
+        for name, part in _parts(scratch).items():
+            if (db := part / "gradebook.db").is_file():
                 with suppress(MissingEntry):
                     sgb = stack.enter_context(Gradebook(f"sqlite:///{db}", "gemm-lab"))
                     subs[name] = sgb.find_submission(res.assignment, res.student)
