@@ -3,9 +3,9 @@
 After a notebook that ended cleanly, :class:`autograder.grade.nbexec.GuardedExecute` keeps its kernel here
 (:func:`keep`); the next notebook takes it (:func:`take`), runs ``RESET_SOURCE`` in it (the kernel's namespace
 and common process-wide settings back to what ``BASELINE_SOURCE`` recorded at its start) and runs there,
-sparing a kernel start and the course's imports per notebook. A notebook that timed out, stopped or lost its kernel hands the next one a
-fresh kernel (the kernel is the student's machine: what one notebook leaves there can only change what the
-next one claims, and claims are checked in the grader).
+sparing a kernel start and the course's imports per notebook. A notebook that timed out, stopped or lost
+its kernel hands the next one a fresh kernel (the kernel is the student's machine: what one notebook leaves
+there can only change what the next one claims, and claims are checked in the grader).
 """
 
 from __future__ import annotations
