@@ -357,6 +357,33 @@ def test_exports_parse_back_into_lms_ids(graded, tmp_path):
 
 
 @pytest.mark.filterwarnings("ignore:.*not in session")
+def test_make_grades_reads_the_gradebook_once(graded, tmp_path, monkeypatch, capsys):
+    """make grades reads the grades once and hands them to every writer; the files are those each writer
+    writes when it reads the gradebook itself."""
+    from autograder.reporting import grade_table, gradebook_export, gradebook_fill, grades
+
+    course, reads = graded, []
+
+    def counted(*args, **kw):
+        reads.append(args)
+        return read_gradebook(*args, **kw)
+
+    for module in (gradebook_export, gradebook_fill, grade_table, grades):
+        monkeypatch.setattr(module, "read_gradebook", counted)
+    for lms in ("canvas", "moodle", "csv"):
+        reads.clear()
+        out = tmp_path / lms
+        assert grades.write_grades(course, lms=lms, out=str(out / "grades.csv"), export_dir=str(out)) == 0
+        assert len(reads) == 1, (lms, reads)
+        again = export(course, lms, tmp_path / f"{lms}-alone", grade_table.review_flags(course))[0]
+        assert [p.read_text(encoding="utf-8") for p in again] == \
+            [(out / p.name).read_text(encoding="utf-8") for p in again]
+        assert (out / "grades.csv").read_text(encoding="utf-8") == \
+            grade_table.write_grades_csv(course, tmp_path / "alone.csv").read_text(encoding="utf-8")
+    assert grade_table.grade_table(course) in capsys.readouterr().out
+
+
+@pytest.mark.filterwarnings("ignore:.*not in session")
 def test_blackboard_export_and_grades_cli(course, tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
     env = dict(os.environ, GEMM_LAB_COURSE_ROOT=str(course.root))

@@ -13,12 +13,14 @@ from pathlib import Path
 
 from autograder.collect.summary import review_notes
 from autograder.course import Course
+from autograder.reporting.gradebook_export import AssignmentGrades, read_gradebook
 from autograder.reporting.gradebook_export import fmt_points as _fmt
-from autograder.reporting.gradebook_export import read_gradebook
 
 
-def scores(course: Course, assignments: list[str] | None = None) -> tuple[list[str], dict, dict]:
-    """(columns, {student: {column: score}}, {column: max}) from the gradebook.
+def scores(course: Course, assignments: list[str] | None = None,
+           grades: list[AssignmentGrades] | None = None) -> tuple[list[str], dict, dict]:
+    """(columns, {student: {column: score}}, {column: max}) from the gradebook (``grades``: its rows as
+    read_gradebook read them for ``assignments``, read here when None).
 
     Columns are ``ASSIGNMENT/NOTEBOOK`` for every notebook of every assignment with hand-ins. Students
     whose every hand-in was refused by collect (logs/collect_ASSIGNMENT.json) have a row with no scores.
@@ -27,17 +29,18 @@ def scores(course: Course, assignments: list[str] | None = None) -> tuple[list[s
     for students in review_notes(course, assignments)[1].values():
         for student in students:  # collected nothing readable: a row of zeros (review says why)
             table.setdefault(student, {})
-    for ag in read_gradebook(course, assignments):
+    for ag in read_gradebook(course, assignments) if grades is None else grades:
         maxima.update({f"{ag.name}/{nb}": top for nb, top in ag.notebooks.items()})
         for student, per_nb in ag.notebook_scores.items():
             table.setdefault(student, {}).update({f"{ag.name}/{nb}": v for nb, v in per_nb.items()})
     return list(maxima), table, maxima
 
 
-def review_flags(course: Course) -> dict[str, list[str]]:
-    """student -> short review notes (collect's notes, tampering findings, grader incidents)."""
+def review_flags(course: Course, grades: list[AssignmentGrades] | None = None) -> dict[str, list[str]]:
+    """student -> short review notes (collect's notes, tampering findings, grader incidents); ``grades``:
+    read_gradebook's rows (read here when None)."""
     out: dict[str, list[str]] = review_notes(course)[0]
-    for ag in read_gradebook(course):  # written answers nobody graded yet: say so, never a silent 0
+    for ag in read_gradebook(course) if grades is None else grades:  # written answers nobody graded yet: say so, never a silent 0
         for student in sorted(ag.pending_cells):
             out.setdefault(student, []).append(
                 f"{ag.name}: {_fmt(ag.pending[student])} pts await manual grading (formgrader), not counted")
@@ -92,11 +95,13 @@ def _incident_tag(text: str) -> str:
     return "incident"
 
 
-def write_grades_csv(course: Course, path: Path | None = None) -> Path:
-    """One row per student (plus a ``max`` row): one column per notebook, ``total``, ``review``."""
+def write_grades_csv(course: Course, path: Path | None = None, grades: list[AssignmentGrades] | None = None,
+                     flags: dict | None = None) -> Path:
+    """One row per student (plus a ``max`` row): one column per notebook, ``total``, ``review``
+    (``grades``, ``flags``: read_gradebook's rows and review_flags, read here when None)."""
     path = Path(path or course.grades_csv)
-    columns, table, maxima = scores(course)
-    flags = review_flags(course)
+    columns, table, maxima = scores(course, grades=grades)
+    flags = review_flags(course, grades) if flags is None else flags
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
@@ -109,18 +114,20 @@ def write_grades_csv(course: Course, path: Path | None = None) -> Path:
     return path
 
 
-def grade_table(course: Course, handed_in: dict[str, set[tuple[str, str]]] | None = None) -> str:
+def grade_table(course: Course, handed_in: dict[str, set[tuple[str, str]]] | None = None,
+                grades: list[AssignmentGrades] | None = None, flags: dict | None = None) -> str:
     """The grade table as text: a column per notebook under its assignment, total, review notes.
 
     ``handed_in`` ({assignment: {(student, notebook)}}, what ``make demo`` prints): only those students and
-    notebooks, ``-`` where a student handed no such notebook in (not a zero), totals over the hand-ins."""
-    columns, table, maxima = scores(course, None if handed_in is None else list(handed_in))
+    notebooks, ``-`` where a student handed no such notebook in (not a zero), totals over the hand-ins.
+    ``grades``, ``flags``: read_gradebook's rows (of every assignment) and review_flags, read here when None."""
+    columns, table, maxima = scores(course, None if handed_in is None else list(handed_in), grades)
     students = sorted(table)
     if handed_in is not None:
         has = {(s, f"{a}/{nb}") for a, pairs in handed_in.items() for s, nb in pairs}
         columns = [c for c in columns if c in {col for _, col in has}]
         students = sorted({s for s, _ in has})
-    flags = review_flags(course)
+    flags = review_flags(course, grades) if flags is None else flags
     width, w = max([10] + [len(s) for s in students]), 14
     groups = f"{'':<{width}} " + " ".join(f"{c.split('/', 1)[0]:>{w}}" for c in columns)
     head = f"{'student':<{width}} " + " ".join(f"{c.split('/', 1)[1][:w]:>{w}}" for c in columns) \

@@ -231,13 +231,15 @@ WRITERS = {"canvas": write_canvas, "moodle": write_moodle, "blackboard": write_b
 LMS_CHOICES = tuple(WRITERS)
 
 
-def export(course: Course, lms: str, out: Path | None = None, flags: dict | None = None) -> tuple[list[Path], list[str]]:
-    """Write the ``lms`` export(s) under ``out`` (default autograder/); returns (paths, warnings)."""
+def export(course: Course, lms: str, out: Path | None = None, flags: dict | None = None,
+           grades: list[AssignmentGrades] | None = None) -> tuple[list[Path], list[str]]:
+    """Write the ``lms`` export(s) under ``out`` (default autograder/); returns (paths, warnings).
+    ``grades``: read_gradebook's rows (read here when None)."""
     if lms not in LMS_CHOICES:
         raise ValueError(f"LMS={lms!r}: expected one of {', '.join(LMS_CHOICES)}")
     out = Path(out or course.root / "autograder")
     out.mkdir(parents=True, exist_ok=True)
-    grades = read_gradebook(course)
+    grades = read_gradebook(course) if grades is None else grades
     paths, msgs = WRITERS[lms](course, grades, out, flags or {})
     if lms == "csv":  # for a person: the pending points are in its own columns
         return paths, msgs

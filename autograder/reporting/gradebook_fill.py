@@ -256,16 +256,19 @@ FILL_LMS = tuple(FILLERS)
 
 
 def fill(course: Course, lms: str, source: str | Path, out_dir: str | Path | None = None,
-         assignment: str | None = None, column: str | None = None, comment: bool = False) -> Filled:
-    """Fill ``source`` (the LMS's own download) with the gradebook's scores; writes
-    ``autograder/grades_<lms>_filled_<source name>`` and returns what was done. ValueError: bad use."""
+         assignment: str | None = None, column: str | None = None, comment: bool = False,
+         grades: list[AssignmentGrades] | None = None) -> Filled:
+    """Fill ``source`` (the LMS's own download) with the gradebook's scores (``grades``: read_gradebook's rows,
+    read here when None); writes ``autograder/grades_<lms>_filled_<source name>`` and returns what was done.
+    ValueError: bad use."""
     if lms not in FILL_LMS:
         raise ValueError(f"LMS={lms}: FROM= fills the grade file of {', '.join(FILL_LMS)}")
     if comment and lms != "moodle":
         raise ValueError("COMMENT=1: only Moodle's worksheet takes a feedback comment per student")
     source = Path(source)
     table = read_table(source)
-    grades = _pick([ag for ag in read_gradebook(course) if ag.score], assignment, column)
+    grades = read_gradebook(course) if grades is None else grades
+    grades = _pick([ag for ag in grades if ag.score], assignment, column)
     if not grades:
         raise ValueError("nothing graded yet: run make autograde first")
     out_dir = Path(out_dir or course.root / "autograder")

@@ -56,14 +56,15 @@ def write_grades(course: Course, *, lms: str | None = None, out: str | None = No
         sync_gradebook(course)  # names for formgrader, for students collected before the gradebook existed
     except Exception as exc:  # noqa: BLE001 (a convenience; the grades do not depend on it)
         print(f"warning: student names not written to the gradebook ({type(exc).__name__})", file=sys.stderr)
-    path = write_grades_csv(course, out)
-    print(grade_table(course))
+    flags = review_flags(course, grades)  # the gradebook is read once (above) and handed to every writer
+    path = write_grades_csv(course, out, grades, flags)
+    print(grade_table(course, grades=grades, flags=flags))
     print(f"wrote {path}")
     if source:
         if _fill(course, grades, lms, source, export_dir, assignment, column, comment):
             return 2
     elif lms:
-        paths, msgs = export(course, lms, export_dir, review_flags(course))
+        paths, msgs = export(course, lms, export_dir, flags, grades)
         for p in paths:
             print(f"wrote {p} ({lms})")
         for m in msgs:
@@ -79,7 +80,8 @@ def _fill(course: Course, grades, lms, source, export_dir, assignment, column, c
     from autograder.reporting.gradebook_fill import fill
 
     try:
-        done = fill(course, lms, source, export_dir, assignment=assignment, column=column, comment=comment)
+        done = fill(course, lms, source, export_dir, assignment=assignment, column=column, comment=comment,
+                    grades=grades)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
