@@ -100,6 +100,15 @@ def test_candidates_add_swap_ab_short_k_and_deeper_splitk(monkeypatch):
     assert best_tune.splitk_configs(300, 4096, 4096) == [] and best_tune.splitk_configs(127, 4096, 1000) == []
 
 
+@pytest.mark.parametrize("M, N, Kd, small", [(3508, 25, 2366, True), (64, 16, 8192, True), (127, 4096, 4096, False)])
+def test_splitk_is_listed_right_after_the_first_candidate(M, N, Kd, small):
+    """Few output tiles and a long K: the split-K configs follow the first candidate, so a tuning budget
+    that runs out in the long pointer-kernel list has timed them."""
+    cands = best_tune.candidates(M, N, Kd, ST(M, N, Kd), "sm_90", small, tma_ok=True)
+    sk = [("splitk", c) for c in best_tune.splitk_configs(M, N, Kd)]
+    assert sk and cands[1:1 + len(sk)] == sk and cands[0][0] != "splitk"
+
+
 # ------------------------------------------------------------------------------------------- first call
 def test_first_call_runs_the_heuristic_and_a_later_call_tunes(gpu_paths, monkeypatch):
     timed = gpu_paths

@@ -70,3 +70,70 @@ def test_tma_kinds_on_padded_copies_are_right(monkeypatch, kind, M, N, Kd):
         plan.go(a, b, out)
         K.assert_close(out, K.reference_matmul(a, b))
     assert isinstance(plan.kernel, best_kernels.KERNELS[kind])
+
+
+@pytest.mark.parametrize("strides, es, want", [
+    ((2776, 1, 4040, 1, 4040, 1), 2, True),     # both rows 16-byte aligned, neither whole 128-byte lines
+    ((3968, 1, 7744, 1, 7744, 1), 2, False),    # every row whole lines
+    ((1, 2776, 4096, 1, 4096, 1), 2, True),     # A transposed: its rows are the other stride
+    ((4023, 1, 4096, 1, 4096, 1), 2, False),    # A not 16-byte aligned: copied anyway, not "split"
+    ((64, 2, 4040, 1, 4040, 1), 2, True),       # A neither row- nor column-major: B decides
+    ((1000, 1, 64, 1, 64, 1), 4, True),         # fp32: 4000-byte rows
+])
+def test_lines_split_finds_aligned_rows_that_are_not_whole_lines(strides, es, want):
+    from gemm_lab.kernels.best_tune import lines_split
+    assert lines_split(strides, es) is want
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "strided"])
+@pytest.mark.parametrize("cols", [72, 64, 77])
+def test_load_mode_pads_only_operands_whose_rows_split_lines(layout, cols):
+    """``pad``: an operand a descriptor takes (as it is, or transposed) is copied when its rows are not whole
+    128-byte lines; one whose rows are whole lines keeps its mode; one a descriptor can't take is copied anyway."""
+    t = _operand(40, cols, layout, torch.Generator().manual_seed(cols))
+    plain = best_kernels._load_mode(t)
+    row = (t.stride(0) if plain == 0 else t.stride(1)) * t.element_size()
+    padded = best_kernels._load_mode(t, pad=True)
+    if plain == 2:
+        assert padded == 2
+    else:
+        assert padded == (2 if row % ROW_ALIGN_BYTES else plain)
+
+
+def _sm90_large(monkeypatch, M, N, Kd, a, b):
+    monkeypatch.setattr(best, "current_arch", lambda: "sm_90")
+    monkeypatch.setattr(best, "TensorDescriptor", best_kernels.TensorDescriptor)
+    choice = best._choice("tma_persistent", best.TMA_CONFIG, "large")
+    plan = best._Plan(choice, M, N, Kd, "", owns_out=True)
+    return plan, plan.new_out(a)
+
+
+def test_large_candidates_list_padded_tma_only_when_rows_split_lines(monkeypatch):
+    from gemm_lab.kernels.best_tune import LARGE_TMA, PAD_TMA
+    for Kd, N, want in ((72, 40, True), (64, 64, False)):
+        a, b = torch.empty(8, Kd, dtype=torch.float16), torch.empty(Kd, N, dtype=torch.float16)
+        plan, out = _sm90_large(monkeypatch, 8, N, Kd, a, b)
+        cands = plan._candidates(a, b, out)
+        pads = [c for k, c in cands if k == "tma" and c.get("pad")]
+        assert pads == (PAD_TMA if want else [])
+        if want:  # timed third and fourth: within any budget that times the first two large configs
+            assert [c for _, c in cands[:4]] == LARGE_TMA[:2] + PAD_TMA
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_tma_on_line_padded_copies_is_right(monkeypatch, layout):
+    """K = 40 and N = 24 fp16 (80- and 48-byte rows: a descriptor takes them, 128-byte lines split): the pad
+    configs copy both into 128-byte rows and compute the same product; the sources are never written."""
+    M, N, Kd = 33, 24, 40
+    gen = torch.Generator().manual_seed(7)
+    a, b = _operand(M, Kd, layout, gen), _operand(Kd, N, "contiguous", gen)
+    a0, b0 = a.clone(), b.clone()
+    plan, out = _sm90_large(monkeypatch, M, N, Kd, a, b)
+    cand = next(c for c in plan._candidates(a, b, out) if c[0] == "tma" and c[1].get("pad"))
+    plan._pin(cand, a, b, out)
+    assert plan.kernel.modes[:2] == (2, 2) and plan.kernel.pads.which == (0, 1)
+    for _ in range(2):
+        out.fill_(float("nan"))
+        plan.go(a, b, out)
+        K.assert_close(out, K.reference_matmul(a, b))
+    assert torch.equal(a, a0) and torch.equal(b, b0)

@@ -21,7 +21,7 @@ import triton
 
 from ._launch_cache import Launch
 from ._schedule import num_programs
-from .best_pad import PadCopies
+from .best_pad import ROW_ALIGN_BYTES, PadCopies
 from .device_tma import device_tma_persistent_kernel
 from .hinted import hinted_launch_spec, hinted_matmul_kernel
 from .matmul import matmul_kernel
@@ -60,11 +60,14 @@ def out_ok(out: torch.Tensor, owns_out: bool) -> bool:
     return _store_ok(out) or (owns_out and _descriptor_ok(out))
 
 
-def _load_mode(t: torch.Tensor) -> int:
-    """How a TMA kernel takes an operand: 0 as it is, 1 transposed, 2 through a padded copy."""
-    if _descriptor_ok(t):
-        return 0
-    return 1 if _descriptor_ok(t.t()) else 2
+def _load_mode(t: torch.Tensor, pad: bool = False) -> int:
+    """How a TMA kernel takes an operand: 0 as it is, 1 transposed, 2 through a padded copy. ``pad``: copy
+    it too when a descriptor could take it but its rows are not whole ``ROW_ALIGN_BYTES`` lines."""
+    for mode, view in ((0, t), (1, t.t())):
+        if _descriptor_ok(view):
+            split = view.stride(0) * t.element_size() % ROW_ALIGN_BYTES
+            return 2 if pad and split else mode
+    return 2
 
 
 def _operands(pads: PadCopies, a, b, ma: int, mb: int):
@@ -187,7 +190,8 @@ class Tma(Kernel):
 
     def __init__(self, spec, cfg, a, b, out):
         super().__init__(spec, cfg, a, b, out)
-        self.modes = (_load_mode(a), _load_mode(b), out_ok(out, spec.owns_out))
+        pad = cfg.get("pad", False)
+        self.modes = (_load_mode(a, pad), _load_mode(b, pad), out_ok(out, spec.owns_out))
         self.pads = PadCopies(a, b, self.modes[0] == 2, self.modes[1] == 2)
         P = num_programs(spec.M, spec.N, cfg["BLOCK_M"], cfg["BLOCK_N"])
         _set_allocator()
@@ -227,7 +231,7 @@ class DeviceTma(Kernel):
         super().__init__(spec, cfg, a, b, out)
         M, N, K = spec.M, spec.N, spec.K
         P = num_programs(M, N, cfg["BLOCK_M"], cfg["BLOCK_N"])
-        ma, mb = _load_mode(a), _load_mode(b)
+        ma, mb = _load_mode(a, cfg.get("pad", False)), _load_mode(b, cfg.get("pad", False))
         self.modes = (ma, mb, out_ok(out, spec.owns_out))
         self.pads = PadCopies(a, b, ma == 2, mb == 2)
         a_op = a.t() if ma == 1 else a

@@ -55,6 +55,11 @@ MID_TMA = [_tma(128, 128, 64, 4, 8), _tma(128, 256, 64, 3, 8), _tma(64, 128, 64,
 LARGE_TMA = [_tma(128, 256, 64, 3, 8, True), _tma(128, 128, 64, 4, 8, True), _tma(128, 256, 64, 4, 8, True),
              _tma(256, 128, 64, 3, 8, True), _tma(128, 128, 64, 3, 4, True)]
 SHORT_K_TMA = _tma(128, 128, 128, 2, 8, True)   # K <= 128: the whole K in one or two loads per tile
+# large outputs whose operand rows a descriptor takes but that are not whole 128-byte lines (e.g. K = 2776
+# fp16, 5552-byte rows): every 128-byte row piece of a tile then spans two lines. The first two large
+# configs once more on copies padded to 128-byte rows (``pad``), the copy inside the timed call, as the
+# unaligned shapes' copies are: the tuner weighs one pass over the operands against the wider line use
+PAD_TMA = [dict(c, pad=True) for c in LARGE_TMA[:2]]
 LARGE_HINTED = [_cfg(128, 256, 64, 8, 3, 8), _cfg(128, 128, 64, 8, 4, 4)]
 # one of M, N <= 32: tiles that do not waste most of a 64-wide side
 NARROW_N = [_cfg(128, 16, 64, 8, 4, 4), _cfg(64, 16, 128, 8, 4, 4), _cfg(64, 32, 128, 8, 4, 4)]
@@ -130,22 +135,37 @@ def candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok: 
                smem_limit: int = SMEM_LIMIT) -> list[tuple[str, dict]]:
     """(kernel, config) pairs to time (``_candidates``), less those whose shared memory (``smem_bytes`` at
     ``elem_size`` bytes an element) exceeds ``smem_limit``: no rule can pick one that cannot launch."""
-    return [c for c in _candidates(M, N, K, strides, arch, small, tma_ok, large=large, sms=sms)
+    return [c for c in _candidates(M, N, K, strides, arch, small, tma_ok, large=large, sms=sms, elem_size=elem_size)
             if smem_bytes(c[0], c[1], elem_size) <= smem_limit]
 
 
+def lines_split(strides, elem_size: int, line: int = 128) -> bool:
+    """Whether A or B (``strides``' first four: A's two, B's two) has 16-byte aligned rows a descriptor
+    can take as they are, or transposed, that are not whole ``line``-byte lines."""
+    for s0, s1 in (strides[0:2], strides[2:4]):
+        row = s0 if s1 == 1 else s1 if s0 == 1 else None
+        if row is not None and (row * elem_size) % 16 == 0 and (row * elem_size) % line:
+            return True
+    return False
+
+
 def _candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok: bool = False, *,
-                large: bool = False, sms: int = 132) -> list[tuple[str, dict]]:
+                large: bool = False, sms: int = 132, elem_size: int = 2) -> list[tuple[str, dict]]:
     """(kernel, config) pairs to time: ``"hinted"`` always; ``"tutorial03"`` too when the shape is aligned
     (unaligned, it loads 2 bytes at a time and is never the fastest); ``"tma"`` (the persistent TMA kernel,
     padded copies where an operand needs them) when ``tma_ok`` (Hopper, fp16/bf16); ``"splitk"`` when few
     output tiles meet a long K; ``"hinted_swap"`` (the hinted kernel on C^T = B^T A^T) for a skinny M;
     ``"dtma"`` (the TMA kernel with descriptors made on the device, ``device_tma``) beside ``"tma"`` below
     the large class, where its cheaper launch can matter.
-    ``large``: the short list for outputs of TMA_MIN_MN and more (compiles are what tuning pays for)."""
+    ``large``: the short list for outputs of TMA_MIN_MN and more (compiles are what tuning pays for), with
+    ``PAD_TMA`` third and fourth when an operand's rows are not whole 128-byte lines (``lines_split``).
+    Split-K, where it is listed at all (few output tiles), comes right after the first tiled candidate:
+    a skinny shape's tuning budget must not run out before it is timed."""
     is_aligned = aligned(M, N, K, strides)
     if large:
         out = [("tma", c) for c in LARGE_TMA] if tma_ok else []
+        if tma_ok and lines_split(strides, elem_size):
+            out[2:2] = [("tma", c) for c in PAD_TMA]
         if tma_ok and K <= 128:
             out.append(("tma", SHORT_K_TMA))
         if not is_aligned or not tma_ok:
@@ -177,7 +197,7 @@ def _candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok:
         out = out + tma if small else tma + out
     if M <= SWAP_MAX_M and N >= 4 * M:
         out += [("hinted_swap", c) for c in SWAP_AB]
-    out += [("splitk", c) for c in splitk_configs(M, N, K, sms)]
+    out[1:1] = [("splitk", c) for c in splitk_configs(M, N, K, sms)]
     return out
 
 
