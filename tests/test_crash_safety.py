@@ -434,9 +434,60 @@ def test_sandbox_limit_hits_reach_the_review_column(tmp_path):
     killed = lim.Outcome(137, [lim.signal_hit(137)])
     for i, o in enumerate((fork, killed)):
         (out / f"outcome-{i}.json").write_text(json.dumps(o.to_json()))
-    got = sandbox_limits(tmp_path)
+    got = sandbox_limits([tmp_path])
     assert len(got) == 1 and got[0].startswith("LIMIT_PROCESSES: ") and "256" in got[0]
-    assert sandbox_limits(tmp_path / "nothing") == []
+    assert sandbox_limits([tmp_path / "nothing"]) == []
+
+
+@pytest.mark.filterwarnings("ignore:.*not in session")
+def test_merge_reads_only_the_runs_of_this_autograde(course, monkeypatch):
+    """A ``nb-*`` folder another run left (kept scratch, a crash) is not merged: its notebook, scores and
+    sandbox limits stay out; the notebooks this run graded come in."""
+    import shutil
+
+    from nbgrader.api import Gradebook, GradeCell, Notebook
+
+    from autograder.grade import resume
+    from autograder.grade.merge import HandInResult, merge
+    from autograder.grade.schedule import part_dir
+    from autograder.sandbox import limits as lim
+
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")  # alembic
+    a, s, cells = "demo01", "ann", {"01_counts": "t1", "02_vectors": "t2"}
+    course.gradebook.parent.mkdir(parents=True, exist_ok=True)
+    with Gradebook(course.db_url, "gemm-lab") as gb:
+        asg = gb.update_or_create_assignment(a)
+        for nb, gid in cells.items():
+            gb.db.add(GradeCell(name=gid, notebook=Notebook(name=nb, assignment=asg), max_score=4, cell_type="code"))
+        gb.db.commit()
+    resume.ensure_table(course.gradebook)
+    for nb, gid in cells.items():  # each notebook's own run folder, full marks in its scratch gradebook
+        part = part_dir(course, a, s, nb)
+        (part / "autograded" / s / a).mkdir(parents=True)
+        shutil.copy(course.gradebook, part / "gradebook.db")
+        with Gradebook(f"sqlite:///{part / 'gradebook.db'}", "gemm-lab") as sgb:
+            sgb.update_or_create_student(s)
+            sgb.add_submission(a, s)
+            sgb.find_grade(gid, nb, a, s).auto_score = 4
+            sgb.db.commit()
+        cell = {"cell_type": "code", "execution_count": None, "outputs": [], "source": "",
+                "metadata": {"nbgrader": {"grade_id": gid, "grade": True, "points": 4}}}
+        (part / "autograded" / s / a / f"{nb}.ipynb").write_text(
+            json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    (part / "sandbox-outcomes").mkdir()  # the last one (02_vectors) hit a limit
+    (part / "sandbox-outcomes" / "outcome-0.json").write_text(
+        json.dumps(lim.Outcome(0, [lim.processes_hit(256, 744)]).to_json()))
+
+    def merged(units):
+        res = HandInResult(s, a, ok=True, seconds=1.0, log=str(course.root / "ann.log"))
+        merge(course, res, units)
+        with Gradebook(course.db_url, "gemm-lab") as gb:
+            got = {nb: gb.find_grade(gid, nb, a, s).auto_score for nb, gid in cells.items()}
+        return sorted(p.stem for p in (course.autograded / s / a).iterdir()), got, "sandbox" in res.incidents
+
+    # this run graded 01_counts only: 02_vectors's folder is an earlier run's
+    assert merged(["01_counts"]) == (["01_counts"], {"01_counts": 4, "02_vectors": None}, False)
+    assert merged(list(cells)) == (list(cells), {"01_counts": 4, "02_vectors": 4}, True)
 
 
 def test_write_atomic_replaces_whole_with_the_umask_mode_and_leaves_no_temporary(tmp_path):

@@ -191,8 +191,8 @@ def _grade_one(course: Course, assignment: str, student: str, snapshot: Path, mo
         _copy_public_files(course.release / assignment, kernel_cwd)
     runtime_dir = Path(tempfile.mkdtemp(prefix=runtime_dir_name(), dir="/tmp"))  # short: ipc socket paths
     env = {"JUPYTER_RUNTIME_DIR": str(runtime_dir),
-           # compile verdicts of the grader's workers, shared by hand-ins with the same kernel source
-           "GEMM_LAB_WORKER_COMPILE_CACHE": str(course.work / "worker-compile"),
+           # compile results the grader keeps of its workers, shared by hand-ins with the same kernel source
+           "GEMM_LAB_COMPILE_CACHE": str(course.work / "worker-compile"),
            "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
     env[ENV_SPEC], env["GEMM_LAB_UNSANDBOXED"] = "", "1"
     if mode == "bwrap":
@@ -372,7 +372,7 @@ class _Run:
         if notes:  # merge keeps this key and records it with the scores
             res.incidents["regraded"] = notes
         res.source_sha = self.source_sha[a]
-        merge(course, res)
+        merge(course, res, list(finished))
         schedule.record_durations(course, [(p, r.seconds) for p, r in finished.values()])
         if not self.settings.keep_scratch:
             shutil.rmtree(course.work / "grade" / a / s, ignore_errors=True)

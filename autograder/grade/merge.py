@@ -23,6 +23,7 @@ from autograder.course import Course, read_notebook
 from autograder.grade import resume, review
 from autograder.grade.nbexec import SIGNAL_RE, STOP_ENAME
 from autograder.grade.safe_feedback import scrub_notebook
+from autograder.grade.schedule import part_dir
 from autograder.sandbox.bwrap import read_outcomes
 from autograder.sandbox.limits import limit_reason
 
@@ -80,27 +81,24 @@ def _notebook_review(res: HandInResult, name: str, nb: dict) -> None:
                             if nbcells.is_autograded_test(c)]
 
 
-def merge(course: Course, res: HandInResult) -> None:
+def merge(course: Course, res: HandInResult, units: list[str | None]) -> None:
+    """Merge the runs ``units`` of this autograde made for the hand-in: [None] when it was graded whole, else
+    the notebooks graded apart (a folder of another run, kept or left by a crash, is never read)."""
     from sqlalchemy.exc import SAWarning
 
+    parts = {nb: part_dir(course, res.assignment, res.student, nb) for nb in sorted(units, key=lambda n: n or "")}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SAWarning)  # nbgrader's own ORM use in update_or_create_submission
-        _merge(course, res)
+        _merge(course, res, parts)
     resume.write_review_files(course, only=(res.assignment, res.student))
 
 
-def _parts(scratch) -> dict:
-    """{None: the hand-in's scratch folder, then NOTEBOOK: its ``nb-NOTEBOOK/`` for each notebook graded apart}
-    (autograder/grade/schedule.py part_dir)."""
-    return {None: scratch, **{p.name[len("nb-"):]: p for p in sorted(scratch.glob("nb-*"))}}
-
-
-def _copy_notebooks(course: Course, res: HandInResult) -> None:
+def _copy_notebooks(course: Course, res: HandInResult, parts: dict) -> None:
     scratch = course.work / "grade" / res.assignment / res.student
     dst_nb_dir = course.autograded / res.student / res.assignment
     if dst_nb_dir.exists():
         shutil.rmtree(dst_nb_dir)
-    for own, part in _parts(scratch).items():
+    for own, part in parts.items():
         src_nb_dir = part / "autograded" / res.student / res.assignment
         # a notebook's own run: only that notebook of it was graded, links stay out
         skip = None if own is None else lambda d, names, own=own: [
@@ -116,11 +114,12 @@ def _copy_notebooks(course: Course, res: HandInResult) -> None:
         _notebook_review(res, nb_path.stem, nb)
 
 
-def sandbox_limits(scratch) -> list[str]:
+def sandbox_limits(folders) -> list[str]:
     """Every limit the hand-in's sandboxes hit (``LIMIT_*: detail`` from the outcomes the sandbox wrote
-    beside the spec, ``sandbox-outcomes/``), also those that did not end a kernel (a refused fork bomb)."""
+    beside the spec, ``sandbox-outcomes/`` in each of ``folders``), also those that did not end a kernel (a
+    refused fork bomb)."""
     hits = set()
-    for outcome in (o for part in _parts(scratch).values() for o in read_outcomes(part / "sandbox-outcomes")):
+    for outcome in (o for part in folders for o in read_outcomes(part / "sandbox-outcomes")):
         hits.update(h for h in limit_reason(outcome).split("; ") if h.startswith("LIMIT_"))
     return sorted(hits)
 
@@ -132,23 +131,22 @@ def graded_sources(nb_dir) -> dict:
             for c in read_notebook(p).get("cells", []) if nbcells.grade_id(c)}
 
 
-def _merge(course: Course, res: HandInResult) -> None:
+def _merge(course: Course, res: HandInResult, parts: dict) -> None:
     from nbgrader.api import Gradebook, MissingEntry
     from sqlalchemy import text
 
     resume.forget(course.gradebook, res.assignment, res.student)
     before = graded_sources(course.autograded / res.student / res.assignment)  # what formgrader showed
-    _copy_notebooks(course, res)
+    _copy_notebooks(course, res, parts)
     after = graded_sources(course.autograded / res.student / res.assignment)
-    scratch = course.work / "grade" / res.assignment / res.student
-    limits = sandbox_limits(scratch)
+    limits = sandbox_limits(parts.values())
     if limits:
         res.incidents["sandbox"] = limits
     # the scratch gradebook(s): the hand-in's own, or one per notebook graded apart
     with ExitStack() as stack:
         gb = stack.enter_context(Gradebook(course.db_url, "gemm-lab"))
         subs = {}
-        for name, part in _parts(scratch).items():
+        for name, part in parts.items():
             if (db := part / "gradebook.db").is_file():
                 with suppress(MissingEntry):
                     sgb = stack.enter_context(Gradebook(f"sqlite:///{db}", "gemm-lab"))
