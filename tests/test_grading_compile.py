@@ -1,5 +1,6 @@
 """The compile and static parts of the kernel checks: first-error extraction, CUBIN resources, the compile
-cache (memory, disk, read-only, off), and the unmasked-load analysis on kernels written in several styles."""
+cache (memory, disk, read-only, off, kept apart per source), and the unmasked-load analysis on kernels written
+in several styles."""
 
 import importlib.util
 import time
@@ -11,6 +12,7 @@ from gemm_lab import runtime  # noqa: F401  (before triton)
 triton = pytest.importorskip("triton")
 
 from gemm_lab import compile as gcompile  # noqa: E402
+from gemm_lab.grading import cache  # noqa: E402
 from gemm_lab.grading.kernels import compiler, launchers, static  # noqa: E402
 
 HEADER = "import triton\nimport triton.language as tl\n\n"
@@ -65,31 +67,33 @@ def test_resource_usage_reads_registers_from_the_cubin(tmp_path):
 # --------------------------------------------------------------------------- the cache
 
 
-def _compile_check(mod, fingerprint):
+def _compile_check(mod, source):
     py = launchers.genuine(mod.add_kernel, "vector_add", "t")
-    found = compiler.results(fingerprint, lambda: launchers.rebuild(py, "compile"), SIG, [{"BLOCK_SIZE": 128}])
+    build = lambda: launchers.rebuild(py, "compile")  # noqa: E731
+    found = compiler.cached((source,), [{"BLOCK_SIZE": 128}],
+                            lambda todo: [compiler.results(build, SIG, c) for c in todo])
     return compiler.judge("vector_add", found)
 
 
 def test_cache_memory_and_disk(tmp_path, monkeypatch):
-    cache = tmp_path / "cache"
-    monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", str(cache))
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", str(folder))
     mod = load(tmp_path, ADD)
-    fp = f"test-cache-{time.time_ns()}"  # a key no other test has used
+    source = f"test-cache-{time.time_ns()}"  # a key no other test has used
     t0 = time.perf_counter()
-    line = _compile_check(mod, fp)
+    line = _compile_check(mod, source)
     cold = time.perf_counter() - t0
     assert line.startswith("컴파일 sm_75(T4) 공유 메모리") and "sm_90(H100)" in line
-    assert len(list(cache.glob("*.json"))) == 3  # one entry per target
+    assert len(list(folder.glob("*.json"))) == 1  # one entry per constexpr set (every target in it)
     # in memory: nothing compiles again
     monkeypatch.setattr(gcompile, "compile_jit", lambda *a, **k: pytest.fail("compiled twice"))
     t0 = time.perf_counter()
-    assert _compile_check(mod, fp) == line
+    assert _compile_check(mod, source) == line
     warm = time.perf_counter() - t0
     assert warm < cold
     # on disk: a new process (empty memory) reads the files
-    monkeypatch.setattr(gcompile, "GRADER_RESULTS", {})
-    assert _compile_check(mod, fp) == line
+    monkeypatch.setattr(cache, "_MEMORY", {})
+    assert _compile_check(mod, source) == line
 
 
 def test_cache_read_only_or_off(tmp_path, monkeypatch):
@@ -97,21 +101,54 @@ def test_cache_read_only_or_off(tmp_path, monkeypatch):
     blocker.write_text("x")
     monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", str(blocker / "cache"))  # cannot be created: read-only case
     mod = load(tmp_path, ADD)
-    monkeypatch.setattr(gcompile, "GRADER_RESULTS", {})
+    monkeypatch.setattr(cache, "_MEMORY", {})
     assert _compile_check(mod, f"ro-{time.time_ns()}").startswith("컴파일 ")
     monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", "off")
-    assert compiler.cache_dir() is None
+    assert cache.folder() is None
     assert _compile_check(mod, f"off-{time.time_ns()}").startswith("컴파일 ")
 
 
 def test_corrupt_disk_entry_is_ignored(tmp_path, monkeypatch):
-    monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", str(tmp_path))
-    monkeypatch.setattr(gcompile, "GRADER_RESULTS", {})
+    monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", str(tmp_path / "cache"))
     mod = load(tmp_path, ADD)
-    fp = f"corrupt-{time.time_ns()}"
-    key = compiler._key(fp, SIG, {"BLOCK_SIZE": 128}, "sm_75")
-    (tmp_path / f"{key}.json").write_text('{"ok": true}')  # lacks the fields: not trusted, recompiled
-    assert "sm_75(T4)" in _compile_check(mod, fp)
+    source = f"corrupt-{time.time_ns()}"
+    line = _compile_check(mod, source)
+    for kept in (tmp_path / "cache").glob("*.json"):
+        kept.write_text('[{"ok": true}]')  # lacks the fields: not trusted, compiled again
+    monkeypatch.setattr(cache, "_MEMORY", {})
+    assert _compile_check(mod, source) == line
+
+
+OK = {"ok": True, "kind": "", "message": "", "line": None, "source": None, "shared": 0, "regs": 8, "local": 0,
+      "mma": "none"}
+
+
+def test_kept_results_serve_only_their_own_source(tmp_path, monkeypatch):
+    """What one source compiled (a student's own check, one hand-in's worker) is never read for another,
+    nor by the grader's check of a held kernel for a result its own process kept; a refusal is kept too."""
+    monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", str(tmp_path))
+    monkeypatch.setattr(cache, "_MEMORY", {})
+    forged = [dict(OK, constexprs={}, target=t[0]) for t in compiler.TARGETS]
+    asked = []
+
+    def compile_missing(todo):
+        asked.append(todo)
+        return [forged] * len(todo)
+
+    sources = [("in-process", "add_kernel\nsrc", "vector_add", "float32"),
+               ("worker", "src", "add_kernel", "vector_add", "float32"),
+               ("worker", "src2", "add_kernel", "vector_add", "float32"),
+               ("worker", "src", "add_kernel", "vector_add", "float16")]
+    for source in sources:
+        assert compiler.cached(source, [{}], compile_missing) == forged
+    assert asked == [[{}]] * len(sources)  # each one compiled on its own
+    monkeypatch.setattr(cache, "_MEMORY", {})
+    assert compiler.cached(sources[1], [{}], compile_missing) == forged and len(asked) == len(sources)
+    refused = ("worker", "refused", "add_kernel", "vector_add", "float32")
+    with pytest.raises(AssertionError, match="^no$"):
+        compiler.cached(refused, [{}], lambda todo: [{"refused": "no"}])
+    with pytest.raises(AssertionError, match="^no$"):
+        compiler.cached(refused, [{}], lambda todo: pytest.fail("compiled again"))
 
 
 def test_fingerprint_changes_with_source_and_globals(tmp_path):
@@ -137,11 +174,9 @@ def test_shared_memory_over_the_t4_limit_fails(monkeypatch):
         def summary(self):
             return {"mma": "mma.sync"}
 
-    monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", "off")
-    monkeypatch.setattr(gcompile, "GRADER_RESULTS", {})
     monkeypatch.setattr(gcompile, "compile_jit", lambda *a, **k: Fake())
     with pytest.raises(AssertionError, match=r"sm_75\(T4\)에서 공유 메모리 80 KiB가 한도 64 KiB를 넘습니다"):
-        compiler.judge("matmul", compiler.results(f"fp-{time.time_ns()}", lambda: None, {}, [{}]))
+        compiler.judge("matmul", compiler.results(lambda: None, {}, {}))
 
 
 # --------------------------------------------------------------------------- static: unmasked loads
@@ -212,13 +247,14 @@ def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     assert functions(load(tmp_path, ADD, "done"), "add_kernel")
 
 
-def test_missing_compiler_tools_are_a_grader_problem_not_cached(monkeypatch):
+def test_missing_compiler_tools_are_a_grader_problem_not_cached(monkeypatch, tmp_path):
     def no_ptxas(*a, **k):
         raise FileNotFoundError(2, "No such file or directory", "ptxas")
 
-    monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", "off")
-    monkeypatch.setattr(gcompile, "GRADER_RESULTS", {})
+    monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", str(tmp_path))
+    monkeypatch.setattr(cache, "_MEMORY", {})
     monkeypatch.setattr(gcompile, "compile_jit", no_ptxas)
+    found = compiler.cached(("env",), [{}], lambda todo: [compiler.results(lambda: None, {}, c) for c in todo])
     with pytest.raises(AssertionError, match="채점 환경 문제로 sm_75\\(T4\\) 컴파일러를 실행하지 못했습니다"):
-        compiler.judge("matmul", compiler.results(f"env-{time.time_ns()}", lambda: None, {}, [{}]))
-    assert gcompile.GRADER_RESULTS == {}
+        compiler.judge("matmul", found)
+    assert cache._MEMORY == {} and not list(tmp_path.iterdir())

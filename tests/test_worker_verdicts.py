@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from gemm_lab.grading import cache
 from gemm_lab.grading.judge import gate, remote, replay
 from gemm_lab.grading.kernels import compiler
 
@@ -25,15 +26,14 @@ CLAIM = {"claims": {"add_kernel": {"__kernel__": "add_kernel"}}}
 @pytest.fixture
 def interp(monkeypatch, tmp_path):
     monkeypatch.setenv("TRITON_INTERPRET", "1")
-    monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", "off")
-    monkeypatch.setenv(remote.COMPILE_CACHE_ENV, str(tmp_path / "worker-compile"))
-    remote._COMPILED.clear()
+    monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", str(tmp_path / "worker-compile"))
+    cache._MEMORY.clear()
     remote.set_runner(remote.SubprocessRunner(timeout=240))
     remote.take_incidents()
     yield tmp_path / "worker-compile"
     remote.set_runner(remote.SubprocessRunner())  # closes the test's fork server
     remote.set_deadline(None)
-    remote._COMPILED.clear()
+    cache._MEMORY.clear()
 
 
 def _grade(kernel_source, **kw):
@@ -79,7 +79,7 @@ def test_compiles_run_apart_from_checks_and_are_kept_only_by_the_grader(interp):
     assert kept and all(isinstance(json.loads(p.read_text()), list) for p in kept)
     spy = _Forging(lambda job: None)
     remote.set_runner(spy)
-    remote._COMPILED.clear()  # a later grading run: only the folder the grader wrote is left
+    cache._MEMORY.clear()  # a later grading run: only the folder the grader wrote is left
     v = _grade(ADD_KERNEL)
     assert v["status"] == "pass", v["message"]
     assert [j["op"] for j in spy.jobs] == ["run"]  # the compile came from the grader's own cache
@@ -109,10 +109,10 @@ def test_a_forged_compile_verdict_stays_with_its_own_source(interp, monkeypatch,
     _grade(EMPTY_KERNEL)
     remote.set_runner(remote.SubprocessRunner(timeout=240))
     after = [[_grade(src)["message"] for src in others]]
-    remote._COMPILED.clear()  # a later run: the grader's folder is all that is left
+    cache._MEMORY.clear()  # a later run: the grader's folder is all that is left
     after.append([_grade(src)["message"] for src in others])
-    monkeypatch.setenv(remote.COMPILE_CACHE_ENV, str(tmp_path / "clean"))
-    remote._COMPILED.clear()
+    monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", str(tmp_path / "clean"))
+    cache._MEMORY.clear()
     clean = [_grade(src)["message"] for src in others]
     assert clean[0].startswith("✅") and "컴파일되지 않습니다" in clean[1]
     assert after == [clean, clean]
@@ -120,7 +120,7 @@ def test_a_forged_compile_verdict_stays_with_its_own_source(interp, monkeypatch,
 
 def test_a_compile_result_the_grader_cannot_read_is_no_pass(interp):
     for forged in ({"per_set": [[{"ok": True}]]}, {"per_set": "yes"}, {"compiled": "✅ all targets"}):
-        remote._COMPILED.clear()
+        cache._MEMORY.clear()
         remote.set_runner(_Forging(lambda job, f=forged: f if job["op"] == "compile" else None))
         v = _grade(ADD_KERNEL)
         assert v["status"] == "fail" and "컴파일" in v["message"], v["message"]

@@ -462,9 +462,6 @@ def compile_jit(fn, signature: dict, constexprs: dict | None = None, target=None
 
 
 _JIT_CACHE: dict = {}
-# The grader's compile results in this process (gemm_lab.grading.kernels.compiler reads and fills it):
-# key -> plain dict.
-GRADER_RESULTS: dict = {}
 
 
 # ------------------------------------------------------------- errors and resources, for graders

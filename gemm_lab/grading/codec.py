@@ -8,27 +8,17 @@ is encoded as a dict, any other iterable as a list (a set when it is set-like). 
 grader) gives plain Python values back; what it cannot read is an :class:`Unsupported`, a wrong answer,
 never a crash. The hand-out of a test cell (``judge.handout``), the check record (``record``) and the
 workers' answers (``judge.remote``, ``judge.worker``) all use it.
-
-Results kept on disk between processes (the compile caches of ``kernels.compiler`` and ``judge.remote``) are
-plain data too: one JSON file per key (``read_cached``, ``write_cached``), the key a hash of everything the
-result depends on (``key_of``), the code that made it included (``code_version``).
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import hashlib
 import itertools
-import json
 import math
-import os
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-__all__ = ["encode", "decode", "Unsupported", "TooBig", "MAX_ITEMS", "MAX_DEPTH", "key_of", "code_version",
-           "read_cached", "write_cached"]
+__all__ = ["encode", "decode", "Unsupported", "TooBig", "MAX_ITEMS", "MAX_DEPTH"]
 
 MAX_ITEMS = 20_000  # elements of one array, table or list
 MAX_DEPTH = 8
@@ -181,51 +171,3 @@ _NUMPY_DTYPES = {"float16", "float32", "float64", "int8", "int16", "int32", "int
 
 def _list(x) -> list:
     return x if isinstance(x, list) else []
-
-
-# --------------------------------------------------------------------------- results kept on disk
-
-
-def key_of(*parts) -> str:
-    """A cache key: the sha256 of ``parts`` (plain data) as JSON."""
-    return hashlib.sha256(json.dumps(parts, ensure_ascii=True).encode()).hexdigest()
-
-
-@functools.cache
-def code_version(*modules: str) -> str:
-    """A hash of Triton's version and of the files of ``modules`` (found by name, not imported), read once per
-    process: a fix in the code that makes a result never meets a result kept before it."""
-    from importlib.metadata import version
-    from importlib.util import find_spec
-
-    h = hashlib.sha256(version("triton").encode())
-    for m in modules:
-        with open(find_spec(m).origin, "rb") as f:
-            h.update(f.read())
-    return h.hexdigest()
-
-
-def read_cached(folder: str | None, key: str):
-    """The value kept under ``key`` in ``folder``, or None (no folder, not kept, unreadable)."""
-    try:
-        with open(os.path.join(folder, f"{key}.json"), encoding="utf-8") as f:
-            return json.load(f)
-    except (TypeError, OSError, ValueError):
-        return None
-
-
-def write_cached(folder: str | None, key: str, value) -> None:
-    """Keep ``value`` under ``key`` in ``folder`` (made if missing), written whole or not at all; a folder that
-    cannot be written is fine (the caches are optional)."""
-    if not folder:
-        return
-    path = os.path.join(folder, f"{key}.json")
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(folder, exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(value, f)
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)

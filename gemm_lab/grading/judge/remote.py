@@ -11,10 +11,10 @@ workers kills whatever the last one left running and empties every folder it cou
 did reaches another (:class:`ForkingRunner`; :class:`SubprocessRunner`, a plain child process, for tests and
 ``--allow-unsandboxed``; the autograder installs its sandboxed runner, one server per hand-in, with
 :func:`set_runner`). Every process that runs hand-in source is the student's machine: it hands back raw data
-and the grader judges. Compile results are cached here (and in ``$GEMM_LAB_WORKER_COMPILE_CACHE``, a folder
-no sandbox sees) under a hash of everything the compile was given, so a hand-in's compile can only ever be
-read back for the same source. A worker that dies mid-job is started again once (an incident the verdict
-records); no job outlives the notebook's deadline (:func:`set_deadline`).
+and the grader judges. The grader keeps compile results (``kernels.compiler.cached``; the autograder's
+folder is one no sandbox sees) under a hash of everything the compile was given, so a hand-in's compile can
+only ever be read back for the same source. A worker that dies mid-job is started again once (an incident
+the verdict records); no job outlives the notebook's deadline (:func:`set_deadline`).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import sys
 import tempfile
 
 from .. import codec
+from ..kernels import compiler
 
 __all__ = ["KernelSource", "FunctionSource", "WorkerFailed", "Worker", "Forked", "ForkingRunner",
            "SubprocessRunner", "set_runner", "runner",
@@ -245,35 +246,6 @@ def runner():
 atexit.register(lambda: hasattr(_RUNNER[0], "close") and _RUNNER[0].close())
 
 
-_COMPILED: dict[str, object] = {}
-COMPILE_CACHE_ENV = "GEMM_LAB_WORKER_COMPILE_CACHE"
-
-
-# the code that decides what a compile is given and how its results are read
-COMPILING_CODE = tuple(f"gemm_lab.grading.{m}" for m in ("kernels", "kernels.compiler", "kernels.launchers",
-                                                        "judge.gate", "judge.worker"))
-
-
-def _compile_key(job: dict, constexprs: dict) -> str:
-    """Everything a compile result depends on: the module text, what is compiled of it, the code that
-    compiles it and Triton."""
-    return codec.key_of(job["module"], job["kernel"], job["exercise"], job["dtype"],
-                        codec.code_version(*COMPILING_CODE), sorted((k, repr(v)) for k, v in constexprs.items()))
-
-
-def _cached(key: str):
-    if key not in _COMPILED:
-        found = codec.read_cached(os.environ.get(COMPILE_CACHE_ENV), key)
-        if found is not None:
-            _COMPILED[key] = found
-    return _COMPILED.get(key)
-
-
-def _keep(key: str, value) -> None:
-    _COMPILED[key] = value
-    codec.write_cached(os.environ.get(COMPILE_CACHE_ENV), key, value)
-
-
 def _run_job(job: dict, arrays: dict | None = None) -> dict:
     """``job`` in a fresh worker; a worker that dies without an answer is started again once."""
     for attempt in (0, 1):
@@ -306,30 +278,21 @@ class KernelSource:
                     **more)
 
     def compile(self, exercise, dtype, name, constexpr_sets) -> list:
-        """The compiler's raw results for every constexpr set (``kernels.compiler.results`` entries): from the
-        grader's cache, else from a fresh compile process. Raises AssertionError when the kernel is refused."""
+        """The compiler's raw results for every constexpr set (``kernels.compiler.results`` entries): as the
+        grader keeps them (``compiler.cached``), else from a fresh compile process. Raises AssertionError when
+        the kernel is refused."""
         job = self._job("compile", exercise, dtype, name)
-        keys = [_compile_key(job, c) for c in constexpr_sets]
-        missing = [c for c, k in zip(constexpr_sets, keys, strict=True) if _cached(k) is None]
-        if missing:
+
+        def compile_missing(missing: list) -> list:
             result = _run_job(dict(job, constexpr_sets=missing))
-            per_set = result.get("per_set")
             if "refused" in result:
-                per_set = [{"refused": str(result["refused"])}] * len(missing)
-            elif not isinstance(per_set, list) or len(per_set) != len(missing):
+                return [{"refused": str(result["refused"])}] * len(missing)
+            if not isinstance(result.get("per_set"), list) or len(result["per_set"]) != len(missing):
                 raise AssertionError(f"❌ {name}: 커널을 컴파일하지 못했습니다 ({result.get('crashed', '?')}).")
-            for c, found in zip(missing, per_set, strict=True):
-                if not (isinstance(found, list) and any(r.get("environment") for r in found if isinstance(r, dict))):
-                    _keep(_compile_key(job, c), found)
-                else:
-                    _COMPILED[_compile_key(job, c)] = found  # the tools were missing: never kept on disk
-        found = []
-        for k in keys:
-            entry = _cached(k)
-            if isinstance(entry, dict) and "refused" in entry:
-                raise AssertionError(entry["refused"])
-            found += entry if isinstance(entry, list) else [None]
-        return found
+            return result["per_set"]
+
+        return compiler.cached(("worker", self.module, self.__name__, exercise, dtype), constexpr_sets,
+                               compile_missing)
 
     def run(self, exercise, runs, dtype, name, ownership) -> dict:
         """Every prepared run launched in a fresh worker: raw buffers, judged by the grader."""

@@ -10,43 +10,27 @@ Korean feedback (target, the compiler's first error line, the kernel line) or re
 for the ✅ line: shared memory against that GPU's limit, registers and local-memory (spill) bytes of the
 CUBIN (``cuobjdump -res-usage``), and whether tensor cores are used (``mma.sync`` / ``wgmma`` in the PTX).
 
-Results are cached per (kernel fingerprint, signature, constexprs, target, warps, stages, triton
-version) in this process and on disk as one small JSON file per key under ``$GEMM_LAB_COMPILE_CACHE``
-(default ``~/.cache/gemm_lab/compile_checks``; ``off`` disables it, as the grader's sandboxes do). A
-read-only or missing directory is fine: the cache is then only read, or not used.
+The process that judges keeps each constexpr set's results (``cached``, in ``gemm_lab.grading.cache``) under
+a hash of the kernel's source, where it was compiled, the exercise, dtype, constexprs, warps, stages, Triton
+and the code that compiles (``COMPILING_CODE``); a worker compiles and keeps nothing.
 """
 
 from __future__ import annotations
 
 import functools
-import os
 
-from ..codec import code_version, key_of, read_cached, write_cached
+from .. import cache
 
-__all__ = ["TARGETS", "results", "judge", "cache_dir", "compile_one", "report_line"]
+__all__ = ["TARGETS", "COMPILING_CODE", "results", "cached", "judge", "compile_one", "report_line"]
 
 # (target, calc.devices key for its shared-memory limit, the GPU students know it as)
 TARGETS = (("sm_75", "colab-t4", "T4"), ("sm_80", "a100", "A100"), ("sm_90", "h100", "H100"))
 NUM_WARPS, NUM_STAGES = 4, 3
-_ENV = "GEMM_LAB_COMPILE_CACHE"
-
-
-def cache_dir() -> str | None:
-    """The on-disk cache folder, or None when ``$GEMM_LAB_COMPILE_CACHE`` is ``off``."""
-    env = os.environ.get(_ENV, "")
-    if env.lower() in ("off", "0", "none", "false"):
-        return None
-    if env:
-        return env
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "gemm_lab", "compile_checks")
-
-
-def _key(fingerprint: str, signature: dict, constexprs: dict, target: str) -> str:
-    from ..judge.remote import COMPILING_CODE  # a fix there never meets a verdict cached before it
-
-    return key_of(fingerprint, sorted(signature.items()), sorted((k, repr(v)) for k, v in constexprs.items()),
-                  target, NUM_WARPS, NUM_STAGES, code_version(*COMPILING_CODE))
+# the code that decides what a compile is given and how its results are read: a fix there never meets a
+# result kept before it
+COMPILING_CODE = tuple(f"gemm_lab.grading.{m}" for m in ("kernels", "kernels.compiler", "kernels.launchers",
+                                                        "kernels.static", "kernels.exercises", "judge.gate",
+                                                        "judge.worker"))
 
 
 _FIELDS = ("ok", "kind", "message", "line", "source", "shared", "regs", "local", "mma")
@@ -120,29 +104,48 @@ def report_line(results: list) -> str:
     return "컴파일 " + " · ".join(parts)
 
 
-def results(fingerprint: str, build, signature: dict, constexpr_sets) -> list:
-    """The compiler's result for every constexpr set the launcher uses and every target (cached):
-    ``[{"constexprs", "target", "ok", "kind", "message", ...}]``. ``build()`` makes the JITFunction; it is
-    only called on a cache miss. (The compiler compiles only the branches a constexpr set takes, so each
-    set the interpreter will run is compiled.)"""
-    from gemm_lab.compile import GRADER_RESULTS as memory
+def results(build, signature: dict, constexprs: dict) -> list:
+    """The compiler's result for one constexpr set the launcher uses on every target, up to the first failure:
+    ``[{"constexprs", "target", "ok", "kind", "message", ...}]``. ``build()`` makes the JITFunction (once).
+    (The compiler compiles only the branches a constexpr set takes, so each set the interpreter will run is
+    compiled.)"""
+    make, out = functools.cache(build), []
+    for target, _dev, _gpu in TARGETS:
+        r = compile_one(make, signature, constexprs, target)
+        out.append(dict(r, constexprs=dict(constexprs), target=target))
+        if not r["ok"]:
+            break
+    return out
 
-    make, out = functools.cache(build), []  # built once, on the first miss
-    for constexprs in constexpr_sets:
-        for target, _dev, _gpu in TARGETS:
-            key = _key(fingerprint, signature, constexprs, target)
-            r = memory.get(key)
-            if not _valid(r):  # this process has not compiled it: the disk cache, if it holds this key
-                r = read_cached(cache_dir(), key)
-                r = r if _valid(r) and r.get("key") == key else None
-            if r is None:
-                r = compile_one(make, signature, constexprs, target)
-                if not r.get("environment"):  # never cached: the next run may have the tools
-                    write_cached(cache_dir(), key, dict(r, key=key))
-                    memory[key] = r
-            out.append(dict(r, constexprs=dict(constexprs), target=target))
-            if not r["ok"]:
-                return out
+
+def _keepable(entry) -> bool:
+    """A set's entry worth keeping: ``results``' list (the compiler's tools ran) or a refusal's text."""
+    if isinstance(entry, dict):
+        return set(entry) == {"refused"} and type(entry["refused"]) is str
+    return (isinstance(entry, list) and bool(entry)
+            and all(_valid(r) and not r.get("environment") for r in entry))
+
+
+def cached(source: tuple, constexpr_sets, compile_missing) -> list:
+    """``results``' entries for every constexpr set, in order, as this process keeps them (``cache``); the
+    sets it does not keep come from ``compile_missing(sets)`` (one ``results`` list or ``{"refused": text}``
+    per set) and are kept, unless the compiler's tools were missing (the next run may have them) or the entry
+    cannot be read (judged as it is). ``source``: what the results depend on besides the set (where it was
+    compiled, the kernel's source, exercise, dtype). Raises the AssertionError of a refused kernel."""
+    keys = [cache.key_of(*source, sorted((k, repr(v)) for k, v in c.items()), NUM_WARPS, NUM_STAGES,
+                         cache.code_version(*COMPILING_CODE)) for c in constexpr_sets]
+    found = [cache.read(k) for k in keys]
+    missing = [i for i, entry in enumerate(found) if not _keepable(entry)]
+    if missing:
+        for i, entry in zip(missing, compile_missing([constexpr_sets[i] for i in missing]), strict=True):
+            found[i] = entry
+            if _keepable(entry):
+                cache.keep(keys[i], entry)
+    out = []
+    for entry in found:
+        if isinstance(entry, dict) and "refused" in entry:
+            raise AssertionError(str(entry["refused"]))
+        out += entry if isinstance(entry, list) else [None]
     return out
 
 
