@@ -479,26 +479,24 @@ def _error_map(exercise, case, run, result, message, case_entry, ownership) -> N
 
 
 def check_matmul(kernel, *, hidden=False, noncontiguous=True, dtype="float16", shapes=(), seed=0,
-                 name="matmul", hint=None, aligned=False):
+                 name="matmul", hint=None):
     """Check week 7's ``student_matmul_kernel`` (C = A @ B) through the locked launcher's copy (16×16×16
     tiles, one program per C tile); ``shapes``: extra (M, N, K).
 
     ``dtype``: inputs and output dtype ("float16" default, "float32"; "bfloat16" only on a GPU).
-    ``aligned=True``: only views whose row strides and offsets are multiples of 16 bytes, no transposed views.
     """
-    return _check("matmul", kernel, hidden, seed, dtype, name, hint, shapes, noncontiguous=noncontiguous,
-                  aligned=aligned)
+    return _check("matmul", kernel, hidden, seed, dtype, name, hint, shapes, noncontiguous=noncontiguous)
 
 
 def check_persistent(kernel, *, hidden=False, noncontiguous=True, dtype="float16", num_programs=None, seed=0,
-                     name="persistent_matmul", hint=None, aligned=False, ownership=False):
+                     name="persistent_matmul", hint=None, ownership=False):
     """Check week 7's ``student_persistent_kernel`` through the locked launcher's copy (32×32×32 tiles) for
     several program counts: 1 (one program loops over every tile), 3 (tiles split unevenly) and 1000 (more
     programs than tiles); ``num_programs`` overrides them. A count below the number of tiles gives a program
     two tiles or more: only then does an accumulator that is not reset per tile show (and get its own
     feedback). ``ownership=True`` also requires every tile to be computed exactly once, by program
     ``tile % num_programs``, and no tile past the last (the visits/owner records of the notebook's given
-    ``record_tile``, the grader's copy). ``aligned=True`` as in ``check_matmul``."""
+    ``record_tile``, the grader's copy)."""
     counts = list(num_programs) if num_programs is not None else [1, 3, 1000]
     for p in counts:
         if type(p) is not int or p < 1:
@@ -508,7 +506,7 @@ def check_persistent(kernel, *, hidden=False, noncontiguous=True, dtype="float16
         return [(counts[min(1, len(counts) - 1)],)] if case.get("drawn") else [(p,) for p in counts]
 
     return _check("persistent", kernel, hidden, seed, dtype, name, hint, (), extra_for, ownership,
-                  noncontiguous=noncontiguous, aligned=aligned)
+                  noncontiguous=noncontiguous)
 
 
 def check_vector_add(kernel, *, hidden=False, dtype="float32", sizes=(), seed=0, name="vector_add", hint=None):

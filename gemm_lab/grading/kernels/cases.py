@@ -69,9 +69,6 @@ class _View:
                 strides = (C, 1)
             elif layout == "padded":
                 strides = (C + pad, 1)
-            elif layout == "aligned":  # row stride and offset multiples of 16 bytes (TMA descriptors)
-                strides = ((C + pad + 7) // 8 * 8, 1)
-                front = 64
             elif layout == "transposed":
                 strides = (1, R + pad)
             else:
@@ -88,8 +85,7 @@ class _View:
         return (k,) if len(self.shape) == 1 else divmod(k, self.shape[1])
 
     def where(self) -> str:
-        words = {"packed": "연속", "padded": "행 사이 여백", "aligned": "행 사이 여백(16바이트 정렬)",
-                 "transposed": "전치(transposed) 뷰"}
+        words = {"packed": "연속", "padded": "행 사이 여백", "transposed": "전치(transposed) 뷰"}
         return f"{self.name}{list(self.shape)} {words[self.layout]}"
 
 
@@ -233,19 +229,16 @@ def _mm_case(M, N, K, la, lb, lc) -> dict:
     return case
 
 
-def _mm_cases(specs, hidden_specs, hidden, extra_shapes, noncontiguous, aligned) -> list:
+def _mm_cases(specs, hidden_specs, hidden, extra_shapes, noncontiguous) -> list:
     """The cases of a matmul check: ``specs``, with ``hidden`` also ``hidden_specs`` and (``noncontiguous``) the
-    transposed views, then ``extra_shapes`` padded; ``aligned``: every view with 16-byte-aligned row strides
-    and no transposed views (TMA)."""
+    transposed views, then ``extra_shapes`` padded."""
     if hidden:
         specs = specs + hidden_specs + [_TRANSPOSED] * noncontiguous
     specs = specs + [(s, _PADDED) for s in extra_shapes]
-    if aligned:
-        specs = [(shape, ("aligned",) * 3) for shape, layouts in specs if "transposed" not in layouts]
     return [_mm_case(M, N, K, la, lb, lc) for (M, N, K), (la, lb, lc) in specs]
 
 
-def matmul_cases(hidden, extra_shapes=(), noncontiguous=True, aligned=False) -> list:
+def matmul_cases(hidden, extra_shapes=(), noncontiguous=True) -> list:
     return _mm_cases([
         ((64, 64, 64), ("packed", "packed", "packed")),
         ((37, 45, 50), ("packed", "packed", "packed")),       # K not a multiple of BLOCK_K, contiguous
@@ -254,7 +247,7 @@ def matmul_cases(hidden, extra_shapes=(), noncontiguous=True, aligned=False) -> 
         ((1, 33, 70), _PADDED),                               # one row, K not a multiple of 32/64
         ((130, 7, 45), _PADDED),                              # tall-skinny
         ((65, 129, 33), ("packed", "packed", "padded")),      # just past tile multiples
-    ], hidden, extra_shapes, noncontiguous, aligned)
+    ], hidden, extra_shapes, noncontiguous)
 
 
 
@@ -296,9 +289,9 @@ def _diag_persistent(case, base):
     return diagnose
 
 
-def persistent_cases(hidden, extra_shapes=(), noncontiguous=True, aligned=False) -> list:
+def persistent_cases(hidden, extra_shapes=(), noncontiguous=True) -> list:
     cases = _mm_cases([((130, 70, 50), _PADDED)], [((1, 33, 70), _PADDED), ((200, 9, 45), _PADDED)], hidden,
-                      extra_shapes, noncontiguous, aligned)
+                      extra_shapes, noncontiguous)
     for case in cases:
         case["unwritten_hint"] = (
             "프로그램 수가 타일 수보다 적으면 각 프로그램이 for tile_id in range(pid, num_tiles, NUM_PROGRAMS)로 "
