@@ -13,16 +13,21 @@ import functools
 __all__ = ["recording", "add", "finish", "recorded", "collecting_calls", "dry", "active"]
 
 _ENTRIES: contextvars.ContextVar[list | None] = contextvars.ContextVar("gemm_lab_record", default=None)
+_DRY: contextvars.ContextVar[bool] = contextvars.ContextVar("gemm_lab_dry", default=False)
 
 
 @contextlib.contextmanager
-def recording():
-    entries: list = []
-    token = _ENTRIES.set(entries)
+def _set(var: contextvars.ContextVar, value):
+    token = var.set(value)
     try:
-        yield entries
+        yield value
     finally:
-        _ENTRIES.reset(token)
+        var.reset(token)
+
+
+def recording():
+    """``with recording() as entries:`` (see the module docstring)."""
+    return _set(_ENTRIES, [])
 
 
 def active() -> bool:
@@ -77,17 +82,9 @@ def recorded(check: str):
     return wrap
 
 
-_DRY: contextvars.ContextVar[bool] = contextvars.ContextVar("gemm_lab_dry", default=False)
-
-
-@contextlib.contextmanager
 def collecting_calls():
     """The first pass of a test cell that calls a function answer: checks do nothing, calls are collected."""
-    token = _DRY.set(True)
-    try:
-        yield
-    finally:
-        _DRY.reset(token)
+    return _set(_DRY, True)
 
 
 def dry() -> bool:

@@ -26,8 +26,7 @@ import builtins
 import symtable
 import textwrap
 
-__all__ = ["audit_test_cell", "answer_names", "audit_notebook", "is_test_cell", "is_solution_cell",
-           "module_bindings", "notebook_reads"]
+__all__ = ["audit_test_cell", "answer_names", "audit_notebook", "module_bindings", "notebook_reads"]
 
 _BUILTINS = frozenset(dir(builtins))
 # Built from parts: this file is readable from a hand-in, and the literal markers would look like
@@ -44,16 +43,6 @@ def _nbgrader(cell) -> dict:
 def _source(cell) -> str:
     src = cell.get("source", "")
     return "".join(src) if isinstance(src, list) else src
-
-
-def is_test_cell(cell) -> bool:
-    """An autograded test cell: a code cell with ``grade: true`` and ``solution: false``."""
-    m = _nbgrader(cell)
-    return cell.get("cell_type") == "code" and bool(m.get("grade")) and not m.get("solution")
-
-
-def is_solution_cell(cell) -> bool:
-    return cell.get("cell_type") == "code" and bool(_nbgrader(cell).get("solution"))
 
 
 def _python(source: str) -> str:
@@ -245,7 +234,7 @@ def answer_names(cells) -> set[str]:
         if cell.get("cell_type") != "code":
             continue
         src = _source(cell)
-        chunks = [src] if is_solution_cell(cell) else _solution_snippets(src)
+        chunks = [src] if _nbgrader(cell).get("solution") else _solution_snippets(src)
         for chunk in chunks:
             try:
                 names |= module_bindings(chunk, include_imports=False)
@@ -269,7 +258,8 @@ def audit_notebook(nb) -> list[tuple[str, list[str]]]:
     answers = answer_names(cells) - given
     out = []
     for i, cell in enumerate(cells):
-        if is_test_cell(cell):
+        m = _nbgrader(cell)
+        if cell.get("cell_type") == "code" and m.get("grade") and not m.get("solution"):  # an autograded test
             problems = audit_test_cell(_source(cell), answers)
             if problems:
                 out.append((_nbgrader(cell).get("grade_id") or f"cell {i}", problems))

@@ -33,8 +33,6 @@ class _Lang:
             elif getattr(val, "__module__", "") in ("triton.language.core", "triton.language") and \
                     getattr(val, "__name__", "") == "load":
                 self.load.add(name)
-        if not (self.lang or self.pkg):
-            self.lang.add("tl")  # the convention, when the globals cannot tell
 
     def is_lang(self, node) -> bool:
         if isinstance(node, ast.Name):
