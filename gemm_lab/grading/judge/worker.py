@@ -287,30 +287,21 @@ def _clean_up(wipe: list[str], sandboxed: bool) -> None:
 def _kill_others() -> None:
     """Kill every process of the sandbox's pid namespace but this one and its ancestors (the sandbox's
     first processes), until none is left."""
-    import signal
     import time
 
-    def stat(pid) -> tuple[str, int]:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                state, ppid = f.read().rsplit(")", 1)[1].split()[:2]
-            return state, int(ppid)
-        except (OSError, ValueError):
-            return "Z", 0  # gone already
+    import psutil
 
-    keep, pid = {1, os.getpid()}, os.getppid()
-    while pid > 1 and pid not in keep:
-        keep.add(pid)
-        pid = stat(pid)[1]
+    me = psutil.Process()
+    keep = {1, me.pid, *(p.pid for p in me.parents())}
     for _ in range(50):
-        others = [int(p) for p in os.listdir("/proc")
-                  if p.isdigit() and int(p) not in keep and stat(p)[0] != "Z"]
+        others = [p for p in psutil.process_iter(["status"])
+                  if p.pid not in keep and p.info["status"] != psutil.STATUS_ZOMBIE]
         if not others:
             return
         for p in others:
             try:
-                os.kill(p, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
+                p.kill()
+            except psutil.Error:
                 pass
         while True:  # reap what was ours; the rest is reaped by the sandbox's first process
             try:
