@@ -84,9 +84,9 @@ def known_raw_ids(course: Course, assignment: str) -> dict[str, str]:
 
 
 def review_notes(course: Course, assignments: list[str] | None = None) -> tuple[dict, dict]:
-    """({student: [note, ...]}, {assignment: {student, ...}} of students with no readable hand-in)."""
+    """({student: [note, ...]}, {assignment: {student: why}} of students with no readable hand-in)."""
     notes: dict[str, list[str]] = {}
-    unreadable: dict[str, set] = {}
+    unreadable: dict[str, dict] = {}
     if not course.logs.is_dir():
         return notes, unreadable
     for path in sorted(course.logs.glob("collect_*.json")):
@@ -101,7 +101,7 @@ def review_notes(course: Course, assignments: list[str] | None = None) -> tuple[
             if not items:
                 continue
             if not entry.get("collected"):
-                unreadable.setdefault(a, set()).add(s)
+                unreadable.setdefault(a, {})[s] = "; ".join(items)
                 notes.setdefault(s, []).append(f"{a}: no readable hand-in, 0 points ({'; '.join(items)})")
             else:
                 notes.setdefault(s, []).extend(f"{a}: {n}" for n in items)

@@ -246,20 +246,13 @@ def _review_notes(course: Course, assignment: str) -> tuple[dict, list]:
     The notes of grades.csv's review column (grade_table.review_flags) for one assignment, from collect's log
     and logs/review.json only: manual grading still to do is the report's own section.
     """
-    from autograder.collect.summary import load, report_path
+    from autograder.collect.summary import review_notes
     from autograder.reporting.grade_table import grader_notes
 
-    notes: dict[str, list[str]] = defaultdict(list)
-    collected = (load(report_path(course, assignment)) or {"students": {}})["students"]
-    unreadable = []
-    for s, e in sorted(collected.items()):
-        items = [str(n) for n in e.get("notes", [])] if isinstance(e, dict) else []
-        if items and not e.get("collected"):
-            unreadable.append((s, "; ".join(items)))
-        notes[s] += [f"{assignment}: {n}" for n in items]
+    notes, unreadable = review_notes(course, [assignment])
     for s, items in grader_notes(course, [assignment]).items():
-        notes[s] += items
-    return {s: v for s, v in notes.items() if v}, unreadable
+        notes.setdefault(s, []).extend(items)
+    return notes, sorted(unreadable.get(assignment, {}).items())
 
 
 def analyze(course: Course, assignment: str, progress=None) -> ClassReport:
