@@ -1,4 +1,4 @@
-"""scan_source / scan_notebook on what a notebook's given names and IPython's history: reusing a given name
+"""scan_source / the review on what a notebook's given names and IPython's history: reusing a given name
 (``M``, ``launch``, ``CONFIGS``) or reading ``In``/``%history`` is not a finding, because the grader launches its
 own copies of the given code and hidden tests never run in the student's kernel; the masters scan clean."""
 
@@ -9,7 +9,7 @@ import jupytext
 import pytest
 
 from autograder.grade import review
-from gemm_lab.grading.audit.scan import scan_notebook, scan_source
+from gemm_lab.grading.audit.scan import scan_source
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -56,4 +56,4 @@ def test_masters_own_cells_trigger_no_finding(path):
     """The given, unlocked and solution cells of every master scan clean: an honest hand-in that keeps
     them is never flagged for them."""
     nb = json.loads(jupytext.writes(jupytext.read(path, fmt="py:percent"), fmt="ipynb"))
-    assert scan_notebook(nb) == []
+    assert review.review_notebook(nb) == []

@@ -171,9 +171,9 @@ class GuardedExecute(Execute):
         """The review scan flags this notebook's student code (import hooks, written modules, the grader's
         internals...): its kernel is not handed to the next notebook, whatever it left there."""
         try:
-            from gemm_lab.grading.audit.scan import scan_notebook
+            from autograder.grade.review import review_notebook
 
-            return bool(scan_notebook(self.nb))
+            return bool(review_notebook(self.nb))
         except Exception:  # noqa: BLE001 - a scan that fails keeps nothing
             return True
 

@@ -1,8 +1,8 @@
 """Static scan of a hand-in's code for what neither the gate nor the sandbox reports: a review aid for the
 instructor, never a defence the grade depends on (grades are computed outside the student's process).
 
-``scan_source(code)`` lists findings for one cell as ``"CODE (줄 N): 한국어 설명 — detail"``;
-``scan_notebook(nb)`` runs it over the cells a student could write. The codes and their Korean text are in
+``scan_source(code)`` lists findings for one cell as ``"CODE (줄 N): 한국어 설명 — detail"`` (the autograder
+runs it over the cells a student could write: ``autograder/grade/review.py``). The codes and their Korean text are in
 ``.findings``. What a cell does to its own process (patching built-ins, sys hooks, frames, torch modes) is not
 looked for: the checks that decide a grade never run there. Rebinding the notebook's given names or reading
 IPython's history is not a finding either: the grader launches its own copies of the given code.
@@ -11,13 +11,12 @@ IPython's history is not a finding either: the grader launches its own copies of
 from __future__ import annotations
 
 import ast
-import os
 import re
 
-from .cell_audit import _nbgrader, _python, _source
+from .cell_audit import _python
 from .findings import FLAG_TEXT
 
-__all__ = ["scan_source", "scan_notebook", "FLAG_TEXT"]
+__all__ = ["scan_source", "FLAG_TEXT"]
 
 # Names that are modules in a notebook even when the cell itself does not import them.
 _WELL_KNOWN_MODULES = {
@@ -185,25 +184,3 @@ def scan_source(code: str) -> list[str]:
         return []
     found = sorted(_findings(tree), key=lambda f: (f[1], f[0]))
     return list(dict.fromkeys(f"{c} (줄 {line}): {FLAG_TEXT[c]} — {detail}" for c, line, detail in found))
-
-
-def scan_notebook(notebook) -> list[str]:
-    """``scan_source`` over the code cells a student could write in a notebook: "셀 N (grade_id): finding".
-
-    ``notebook``: a path to an .ipynb, or its JSON as a dict (an nbformat NotebookNode works too).
-    Cells nbgrader marks as locked (given code, test cells) are skipped: nbgrader's autograde puts
-    their master source back before running, so what runs there is ours, not the student's.
-    """
-    import json
-
-    if isinstance(notebook, (str, os.PathLike)):
-        with open(notebook, encoding="utf-8") as f:
-            notebook = json.load(f)
-    out = []
-    for i, cell in enumerate(notebook.get("cells", [])):
-        meta = _nbgrader(cell)
-        if cell.get("cell_type") != "code" or meta.get("locked") and not meta.get("solution"):
-            continue
-        label = f"셀 {i}" + (f" ({meta['grade_id']})" if meta.get("grade_id") else "")
-        out.extend(f"{label}: {finding}" for finding in scan_source(_source(cell)))
-    return out
