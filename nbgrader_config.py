@@ -25,7 +25,7 @@ c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedb
 
 # LMS downloads: `make collect` reads them itself (autograder/collect/handins.py: limits, no links, newest wins).
 # For a manual `nbgrader zip_collect`: the student id is everything between the LMS prefix (one word) and
-# `_attempt_` (ids may hold `_`); the same rule as autograder/collect/names.py (a test checks both agree).
+# `_attempt_` (ids may hold `_`); the same rule as autograder/collect/lms.py (a test checks both agree).
 c.ZipCollectApp.downloaded_directory = os.path.join("autograder", "work", "downloaded")
 c.FileNameCollectorPlugin.named_regexp = (
     r"^(?P<prefix>[^_]*)_(?P<student_id>.+?)_attempt_(?P<timestamp>[0-9][0-9\-]*)_(?P<file_id>.+\.ipynb)$"

@@ -1,9 +1,4 @@
-"""Names of hand-ins: student ids (sanitized, collision-free), LMS times, Colab copy names.
-
-``LMS_REGEXP`` is collect's rule for a Blackboard-style name (``<prefix>_<student>_attempt_<timestamp>_<file>``,
-autograder/collect/lms.py) written as nbgrader's ``named_regexp``, for a manual ``nbgrader zip_collect``
-(nbgrader_config.py; tests/test_collect.py checks that both agree).
-"""
+"""Names of hand-ins: student ids (sanitized, collision-free), LMS times, Colab copy names."""
 
 from __future__ import annotations
 
@@ -14,9 +9,6 @@ import unicodedata
 MAX_ID_LEN = 64
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 _HASH_LEN = 8
-
-LMS_REGEXP = (r"^(?P<prefix>[^_]*)_(?P<student_id>.+?)_attempt_(?P<timestamp>[0-9][0-9\-]*)"
-              r"_(?P<file_id>.+\.ipynb)$")
 
 
 def sanitize_student_id(raw: str, hash_len: int = _HASH_LEN) -> str:
