@@ -20,8 +20,10 @@ the verdict records); no job outlives the notebook's deadline (:func:`set_deadli
 from __future__ import annotations
 
 import atexit
+import functools
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -217,14 +219,9 @@ class SubprocessRunner(ForkingRunner):
 
     def spawn(self) -> Worker:
         folder = tempfile.mkdtemp(prefix="gemm-lab-worker-")
-
-        def cleanup():
-            import shutil
-
-            shutil.rmtree(folder, ignore_errors=True)
-
         return Worker([sys.executable, "-m", "gemm_lab.grading.judge.worker", "--fork-server", folder], self.timeout,
-                      cwd=folder, env=dict(os.environ, PYTHONSAFEPATH="1", TMPDIR=folder), on_close=cleanup)
+                      cwd=folder, env=dict(os.environ, PYTHONSAFEPATH="1", TMPDIR=folder),
+                      on_close=functools.partial(shutil.rmtree, folder, ignore_errors=True))
 
 
 _RUNNER = [SubprocessRunner()]

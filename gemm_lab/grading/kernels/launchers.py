@@ -34,12 +34,9 @@ _SHORT = {"float16": "fp16", "float32": "fp32", "bfloat16": "bf16"}
 def runtime_params(py, exercise: str) -> tuple:
     """The launcher's constexpr keywords that the student's kernel does not annotate ``tl.constexpr``: Triton
     then compiles them as runtime integers (and e.g. ``tl.arange(0, BLOCK_SIZE)`` fails), so the compile
-    check must too."""
-    def text(a) -> str:  # "tl.constexpr" (postponed annotations), the class tl.constexpr, or an instance of it
-        return a if type(a) is str else a.__name__ if isinstance(a, type) else type(a).__name__
-
+    check must too. ``py`` is the gate's function, whose module postpones annotations: each is its text."""
     ann = py.__annotations__
-    return tuple(n for n in EXERCISES[exercise].constexpr_params if "constexpr" not in text(ann.get(n, "")))
+    return tuple(n for n in EXERCISES[exercise].constexpr_params if "constexpr" not in str(ann.get(n, "")))
 
 
 def signature(exercise: str, arg_names, dtype_name: str, runtime=()) -> dict:
