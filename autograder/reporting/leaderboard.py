@@ -43,10 +43,10 @@ import sys
 from pathlib import Path
 
 from autograder import cells as nbcells
+from gemm_lab.grading.kernels.exercises import EXERCISES
 
-NOTEBOOK = "01_pointer_blocks"
-CELL = "student_kernel"
-KERNEL = "student_matmul_kernel"
+MATMUL = EXERCISES["matmul"]  # the week-7 exercise: its notebook, solution cell and kernel name
+NOTEBOOK = Path(MATMUL.notebook).name
 # (BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, num_warps, num_stages): the kernel keeps the exercise's
 # arguments, so only these launch parameters change
 CONFIGS = ((64, 64, 32, 4, 3), (128, 128, 32, 4, 3), (128, 64, 32, 4, 4), (128, 128, 64, 8, 3))
@@ -94,9 +94,9 @@ def launch(kernel, a, b, c, config) -> None:
 
 
 def kernel_cell(path: Path) -> str | None:
-    """The source of the hand-in's kernel cell (grade_id ``student_kernel``), or None."""
+    """The source of the hand-in's kernel cell (the exercise's solution cell), or None."""
     cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
-    return next((nbcells.source(c) for c in cells if nbcells.grade_id(c) == CELL), None)
+    return next((nbcells.source(c) for c in cells if nbcells.grade_id(c) == MATMUL.solution_cell), None)
 
 
 def load_kernel(src: str):
@@ -104,7 +104,7 @@ def load_kernel(src: str):
     it calls); :class:`gemm_lab.grading.judge.gate.Refused` (Korean) for anything else."""
     from gemm_lab.grading.judge import gate
 
-    return gate.load(gate.module_for([src], KERNEL), KERNEL)
+    return gate.load(gate.module_for([src], MATMUL.kernel), MATMUL.kernel)
 
 
 def time_student(kernel, a, b, ref, bound, torch_ms: dict) -> dict:
@@ -218,7 +218,7 @@ def main(argv=None) -> int:
         try:
             src = kernel_cell(path)
             if src is None:
-                raise ValueError(f"no {CELL} cell")
+                raise ValueError(f"no {MATMUL.solution_cell} cell")
             row.update(time_student(load_kernel(src), a, b, ref, bound, torch_ms))
         except (ValueError, Refused) as exc:
             row["status"] = f"not timed: {exc}"
