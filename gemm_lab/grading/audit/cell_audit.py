@@ -59,37 +59,23 @@ def _parse(source: str):
     return ast.parse(text), symtable.symtable(text, "<cell>", "exec")
 
 
+def _symbols(table, wanted) -> set[str]:
+    """The names of ``table`` and of every scope nested in it whose symbol ``wanted(symbol, at_top)`` takes."""
+    top = table.get_type() == "module"
+    out = {s.get_name() for s in table.get_symbols() if wanted(s, top)}
+    for child in table.get_children():
+        out |= _symbols(child, wanted)
+    return out
+
+
 def module_bindings(source: str, include_imports: bool = True) -> set[str]:
     """Names a cell binds in the notebook's global namespace (assignments, def/class, ``global`` writes,
     and imports unless ``include_imports`` is False)."""
-    _, top = _parse(source)
-    names = set()
-    for s in top.get_symbols():
-        if s.is_assigned() or s.is_namespace() or (include_imports and s.is_imported()):
-            names.add(s.get_name())
-    return names | _global_writes(top)
+    def binds(s, top) -> bool:
+        return (s.is_declared_global() and s.is_assigned()
+                or top and (s.is_assigned() or s.is_namespace() or include_imports and s.is_imported()))
 
-
-def _global_writes(table) -> set[str]:
-    out = set()
-    for child in table.get_children():
-        for s in child.get_symbols():
-            if s.is_declared_global() and s.is_assigned():
-                out.add(s.get_name())
-        out |= _global_writes(child)
-    return out
-
-
-def _global_reads(table) -> set[str]:
-    """Every name a cell's code looks up in the global namespace (any scope)."""
-    out = set()
-    top = table.get_type() == "module"
-    for s in table.get_symbols():
-        if s.is_referenced() and (top or s.is_global()):
-            out.add(s.get_name())
-    for child in table.get_children():
-        out |= _global_reads(child)
-    return out
+    return _symbols(_parse(source)[1], binds)
 
 
 def _reads_before_binding(tree: ast.Module) -> set[str]:
@@ -188,7 +174,9 @@ def notebook_reads(source: str) -> set[str]:
     """The global names a cell reads from the notebook: not bound in the cell before the read, not
     builtins. Raises SyntaxError for unparsable source."""
     tree, table = _parse(source)
-    outside = (_global_reads(table) - module_bindings(source)) | _reads_before_binding(tree)
+    # every name the cell's code looks up in the global namespace (any scope)
+    reads = _symbols(table, lambda s, top: s.is_referenced() and (top or s.is_global()))
+    outside = (reads - module_bindings(source)) | _reads_before_binding(tree)
     return {n for n in outside if n not in _BUILTINS}
 
 
