@@ -480,7 +480,7 @@ def test_merge_reads_only_the_runs_of_this_autograde(course, monkeypatch):
 
     def merged(units):
         res = HandInResult(s, a, ok=True, seconds=1.0, log=str(course.root / "ann.log"))
-        merge(course, res, units)
+        merge(course, res, {nb: part_dir(course, a, s, nb) for nb in units})
         with Gradebook(course.db_url, "gemm-lab") as gb:
             got = {nb: gb.find_grade(gid, nb, a, s).auto_score for nb, gid in cells.items()}
         return sorted(p.stem for p in (course.autograded / s / a).iterdir()), got, "sandbox" in res.incidents

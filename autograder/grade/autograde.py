@@ -372,7 +372,7 @@ class _Run:
         if notes:  # merge keeps this key and records it with the scores
             res.incidents["regraded"] = notes
         res.source_sha = self.source_sha[a]
-        merge(course, res, list(finished))
+        merge(course, res, {nb: part_dir(course, a, s, nb) for nb in sorted(finished, key=lambda n: n or '')})
         schedule.record_durations(course, [(p, r.seconds) for p, r in finished.values()])
         if not self.settings.keep_scratch:
             shutil.rmtree(course.work / "grade" / a / s, ignore_errors=True)

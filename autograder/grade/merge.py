@@ -23,7 +23,6 @@ from autograder.course import Course, read_notebook
 from autograder.grade import resume, review
 from autograder.grade.nbexec import SIGNAL_RE, STOP_ENAME
 from autograder.grade.safe_feedback import scrub_notebook
-from autograder.grade.schedule import part_dir
 from autograder.sandbox.bwrap import read_outcomes
 from autograder.sandbox.limits import limit_reason
 
@@ -81,12 +80,12 @@ def _notebook_review(res: HandInResult, name: str, nb: dict) -> None:
                             if nbcells.is_autograded_test(c)]
 
 
-def merge(course: Course, res: HandInResult, units: list[str | None]) -> None:
-    """Merge the runs ``units`` of this autograde made for the hand-in: [None] when it was graded whole, else
-    the notebooks graded apart (a folder of another run, kept or left by a crash, is never read)."""
+def merge(course: Course, res: HandInResult, parts: dict) -> None:
+    """Merge the runs this autograde made for the hand-in, ``parts`` ({None: its folder} when it was graded
+    whole, else {notebook: its folder} of the notebooks graded apart; schedule.part_dir): a folder of
+    another run, kept or left by a crash, is never read."""
     from sqlalchemy.exc import SAWarning
 
-    parts = {nb: part_dir(course, res.assignment, res.student, nb) for nb in sorted(units, key=lambda n: n or "")}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SAWarning)  # nbgrader's own ORM use in update_or_create_submission
         _merge(course, res, parts)
