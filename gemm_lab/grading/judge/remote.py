@@ -96,11 +96,6 @@ class Worker:
         self._send(json.dumps({"job": job, "npz": blob}) + "\n")
         return self._reply()
 
-    def command(self, word: str) -> dict:
-        """A control line to a fork server (``fork``), and its answer."""
-        self._send(word + "\n")
-        return self._reply()
-
     def _reply(self) -> dict:
         import select
         import time
@@ -155,7 +150,8 @@ class Forked:
 
     def __init__(self, server: Worker):
         self.server = server
-        answer = server.command("fork")
+        server._send("fork\n")  # a control line: the server answers with the new worker's pid
+        answer = server._reply()
         if not isinstance(answer.get("forked"), int):
             server.close()
             raise WorkerFailed("채점용 프로세스를 시작하지 못했습니다.", died=True)
