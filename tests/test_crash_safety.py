@@ -236,7 +236,6 @@ def test_sigkill_midway_then_rerun_keeps_scores_and_grades_the_rest_once(tmp_pat
     assert not list((course.work / "grade").glob("*/*"))  # no scratch course, no snapshot left
     review = json.loads(course.review_json.read_text())["demo01"]
     assert set(review) == {"a_full", "b_wrong", "c_full"}
-    assert all((course.logs / "review" / "demo01" / f"{s}.json").is_file() for s in review)
 
     # 3. killed inside the merge transaction (fault injection): old scores intact, regraded next time
     # (--no-master-check: the masters' check merges too, and would be the one killed when its cache is cold)
@@ -416,8 +415,8 @@ def test_resume_skips_only_unchanged_handins_graded_from_unchanged_source(tmp_pa
     (course.source / "a1" / "nb.ipynb").write_text('{"fixed": "a test"}')  # the instructor changed a test
     assert resume.already_graded(course, "a1", students) == {}
     resume.write_review_files(course)
-    assert json.loads(course.review_json.read_text())["a1"]["cat"] == {"ok": False}
-    assert json.loads(resume.review_path(course, "a1", "ann").read_text()) == {"ok": True}
+    assert json.loads(course.review_json.read_text())["a1"] == {"ann": {"ok": True}, "ben": {"ok": True},
+                                                                "cat": {"ok": False}}
     resume.forget(course.gradebook, "a1", "ann")
     assert ("a1", "ann") not in resume.graded_rows(course.gradebook)
 

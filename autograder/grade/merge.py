@@ -89,7 +89,7 @@ def merge(course: Course, res: HandInResult, parts: dict) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SAWarning)  # nbgrader's own ORM use in update_or_create_submission
         _merge(course, res, parts)
-    resume.write_review_files(course, only=(res.assignment, res.student))
+    resume.write_review_files(course)
 
 
 def _copy_notebooks(course: Course, res: HandInResult, parts: dict) -> None:

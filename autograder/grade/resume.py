@@ -6,8 +6,8 @@ SQLite transaction as the hand-in's scores (see grade._merge), so a kill at any 
 neither: a rerun skips exactly the hand-ins whose scores were committed and grades the rest once.
 
 The review notes (incidents, integrity findings, repairs) are kept in the same row and written out as
-``autograder/logs/review/ASSIGNMENT/STUDENT.json`` and the combined ``autograder/logs/review.json`` after
-every hand-in (atomic replace), so nothing is lost when a run is killed halfway.
+``autograder/logs/review.json`` after every hand-in (atomic replace), so nothing is lost when a run is
+killed halfway.
 """
 
 from __future__ import annotations
@@ -83,17 +83,9 @@ def already_graded(course: Course, assignment: str, students: list[str]) -> dict
             and row["handin_sha"] == tree_sha256(course.submitted / s / assignment)}
 
 
-def review_path(course: Course, assignment: str, student: str) -> Path:
-    return course.logs / "review" / assignment / f"{student}.json"
-
-
-def write_review_files(course: Course, only: tuple[str, str] | None = None) -> None:
-    """Write the per-hand-in review file(s) and the combined review.json from the gradebook."""
-    rows = graded_rows(course.gradebook)
+def write_review_files(course: Course) -> None:
+    """Write review.json ({assignment: {student: review notes}}) from the gradebook."""
     combined: dict[str, dict] = {}
-    for (a, s), row in sorted(rows.items()):
+    for (a, s), row in sorted(graded_rows(course.gradebook).items()):
         combined.setdefault(a, {})[s] = row["review"]
-        if only is None or only == (a, s):
-            write_atomic(review_path(course, a, s),
-                          json.dumps(row["review"], ensure_ascii=False, indent=1, sort_keys=True))
     write_atomic(course.review_json, json.dumps(combined, ensure_ascii=False, indent=1, sort_keys=True))
