@@ -18,7 +18,6 @@ x32 calls on x86-64 would otherwise bypass the numbers below).
 from __future__ import annotations
 
 import errno
-import os
 import platform
 import struct
 
@@ -112,12 +111,3 @@ def program(arch: str | None = None) -> bytes:
 
 def _little_endian() -> bool:
     return struct.pack("=H", 1) == b"\x01\x00"
-
-
-def program_fd(arch: str | None = None) -> int:
-    """An inheritable fd (memfd, offset 0) holding :func:`program`, for ``bwrap --seccomp FD``."""
-    fd = os.memfd_create("gemm-lab-seccomp", 0)
-    os.write(fd, program(arch))
-    os.lseek(fd, 0, os.SEEK_SET)
-    os.set_inheritable(fd, True)
-    return fd

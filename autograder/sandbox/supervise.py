@@ -75,7 +75,7 @@ def run(plan: dict, kernel_cmd: list[str]) -> int:
     if not group and plan.get("cgroup_note"):
         outcome.notes.append(plan["cgroup_note"])
     in_fd = _handin_tar(plan.get("handin"))
-    sec_fd = seccomp.program_fd()
+    sec_fd = _memfd("gemm-lab-seccomp", seccomp.program())  # for bwrap --seccomp FD
     r_fd, w_fd = os.pipe()
     init_cfg = dict(plan["init"], in_fd=in_fd, out_fd=w_fd)
     options = list(plan["bwrap_options"]) + ["--seccomp", str(sec_fd)]
