@@ -79,8 +79,7 @@ class Outcome:
     notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
-        return {"returncode": self.returncode, "hits": [asdict(h) for h in self.hits], "cgroup": self.cgroup,
-                "notes": self.notes}
+        return asdict(self)
 
     @classmethod
     def from_json(cls, data: dict) -> Outcome:
