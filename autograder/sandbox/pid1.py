@@ -76,12 +76,7 @@ def main(argv):
         os.execv(cmd[0], cmd)
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)
-    while True:
-        try:
-            _, status = os.waitpid(pid, 0)
-            break
-        except InterruptedError:
-            continue
+    _, status = os.waitpid(pid, 0)  # retried by Python when a signal interrupts it (PEP 475)
     _kill_rest()
     try:
         _report(cfg["out_fd"], cfg["mounts"])

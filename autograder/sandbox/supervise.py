@@ -114,10 +114,7 @@ def run(plan: dict, kernel_cmd: list[str]) -> int:
         signal.signal(sig, stop)
     pidfd = os.pidfd_open(pid)
     while True:
-        try:
-            ready, _, _ = select.select([pidfd], [], [], 0.5)
-        except InterruptedError:
-            continue
+        ready, _, _ = select.select([pidfd], [], [], 0.5)  # after a signal handler, goes on (PEP 475)
         if ready:
             break
         if parent and os.getppid() != parent:  # the grader is gone: nobody will read the results
