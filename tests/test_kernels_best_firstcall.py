@@ -100,19 +100,6 @@ def test_candidates_add_swap_ab_short_k_and_deeper_splitk(monkeypatch):
     assert best_tune.splitk_configs(300, 4096, 4096) == [] and best_tune.splitk_configs(127, 4096, 1000) == []
 
 
-def test_large_list_adds_the_wave_filling_tile_only_where_both_large_tiles_leave_the_last_wave_empty():
-    # 1002x6281 on 132 SMs: 200 tiles of 128x256 and 400 of 128x128 (76 % busy), 792 of 128x64 (six full waves)
-    few = best_tune.candidates(1002, 6281, 4096, ST(1002, 6281, 4096), "sm_90", False, tma_ok=True, large=True)
-    assert [c for _, c in few[:3]] == best_tune.LARGE_TMA[:2] + [best_tune.FILL_TMA[0]]
-    for M, N in ((4096, 4096), (7563, 4040), (1920, 7744)):
-        cands = best_tune.candidates(M, N, 4096, ST(M, N, 4096), "sm_90", False, tma_ok=True, large=True)
-        assert not any(c in best_tune.FILL_TMA for _, c in cands)
-    # the rule is the fill at the GPU's SM count: on 114 SMs (H100 PCIe) 200 and 400 large tiles are 88 % busy,
-    # 792 of 128x64 99 %; 2048x2048 is 32 (100 %) of 128x256 on 16 SMs
-    assert best_tune._fill_tiles(1002, 6281, 114) == [best_tune.FILL_TMA[0]]
-    assert best_tune._fill_tiles(2048, 2048, 16) == []
-
-
 @pytest.mark.parametrize("M, N, Kd, small", [(3508, 25, 2366, True), (64, 16, 8192, True), (127, 4096, 4096, False)])
 def test_splitk_is_listed_right_after_the_first_candidate(M, N, Kd, small):
     """Few output tiles and a long K: the split-K configs follow the first candidate, so a tuning budget

@@ -60,12 +60,6 @@ SHORT_K_TMA = _tma(128, 128, 128, 2, 8, True)   # K <= 128: the whole K in one o
 # configs once more on copies padded to 128-byte rows (``pad``), the copy inside the timed call, as the
 # unaligned shapes' copies are: the tuner weighs one pass over the operands against the wider line use
 PAD_TMA = [dict(c, pad=True) for c in LARGE_TMA[:2]]
-# large outputs that both large tiles leave with a mostly empty last wave (1002x6281: 200 tiles of 128x256 or
-# 400 of 128x128 on 132 SMs, both 76 % of their waves busy): a narrower tile whose count fills the waves
-# (792 tiles of 128x64: six full waves), timed beside them; less reuse per loaded byte, so only where the
-# fill gains at least FILL_GAIN
-FILL_TMA = [_tma(128, 64, 64, 4, 4, True), _tma(64, 256, 64, 4, 4, True)]
-FILL_GAIN = 0.1
 LARGE_HINTED = [_cfg(128, 256, 64, 8, 3, 8), _cfg(128, 128, 64, 8, 4, 4)]
 # one of M, N <= 32: tiles that do not waste most of a 64-wide side
 NARROW_N = [_cfg(128, 16, 64, 8, 4, 4), _cfg(64, 16, 128, 8, 4, 4), _cfg(64, 32, 128, 8, 4, 4)]
@@ -164,8 +158,7 @@ def _candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok:
     ``"dtma"`` (the TMA kernel with descriptors made on the device, ``device_tma``) beside ``"tma"`` below
     the large class, where its cheaper launch can matter.
     ``large``: the short list for outputs of TMA_MIN_MN and more (compiles are what tuning pays for), with
-    ``PAD_TMA`` third and fourth when an operand's rows are not whole 128-byte lines (``lines_split``),
-    and before those the ``FILL_TMA`` tile that fills the last wave best when it beats both large tiles' fill.
+    ``PAD_TMA`` third and fourth when an operand's rows are not whole 128-byte lines (``lines_split``).
     Split-K, where it is listed at all (few output tiles), comes right after the first tiled candidate:
     a skinny shape's tuning budget must not run out before it is timed."""
     is_aligned = aligned(M, N, K, strides)
@@ -173,8 +166,6 @@ def _candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok:
         out = [("tma", c) for c in LARGE_TMA] if tma_ok else []
         if tma_ok and lines_split(strides, elem_size):
             out[2:2] = [("tma", c) for c in PAD_TMA]
-        if tma_ok:
-            out[2:2] = [("tma", c) for c in _fill_tiles(M, N, sms)]
         if tma_ok and K <= 128:
             out.append(("tma", SHORT_K_TMA))
         if not is_aligned or not tma_ok:
@@ -215,16 +206,6 @@ def device_tma_enabled() -> bool:
     import os
 
     return os.environ.get("GEMM_LAB_DEVICE_TMA", "1").strip() != "0"
-
-
-def _fill_tiles(M: int, N: int, sms: int) -> list[dict]:
-    """The ``FILL_TMA`` config whose last wave is fullest, if it is at least ``FILL_GAIN`` fuller than that of
-    both of the first two ``LARGE_TMA`` tiles; else none."""
-    def fill(c):
-        return _waves(M, N, c["BLOCK_M"], c["BLOCK_N"], sms)
-
-    best = max(FILL_TMA, key=fill)
-    return [best] if fill(best) >= max(fill(c) for c in LARGE_TMA[:2]) + FILL_GAIN else []
 
 
 def _waves(M: int, N: int, bm: int, bn: int, sms: int) -> float:
