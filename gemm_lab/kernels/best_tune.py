@@ -59,6 +59,7 @@ SHORT_K_TMA = _tma(128, 128, 128, 2, 8, True)   # K <= 128: the whole K in one o
 # fp16, 5552-byte rows): every 128-byte row piece of a tile then spans two lines. The first two large
 # configs once more on copies padded to 128-byte rows (``pad``), the copy inside the timed call, as the
 # unaligned shapes' copies are: the tuner weighs one pass over the operands against the wider line use
+# (7563x4040x2776 on the H100: 326 us with the copies against 366 without, 128x256x64 either way)
 PAD_TMA = [dict(c, pad=True) for c in LARGE_TMA[:2]]
 LARGE_HINTED = [_cfg(128, 256, 64, 8, 3, 8), _cfg(128, 128, 64, 8, 4, 4)]
 # one of M, N <= 32: tiles that do not waste most of a 64-wide side
