@@ -61,15 +61,19 @@ def test_tma_kinds_on_padded_copies_are_right(monkeypatch, kind, M, N, Kd):
     a, b = torch.randn(M, Kd, generator=gen).half(), torch.randn(Kd, N, generator=gen).half()
     plan = best._Plan(best.explain(M, N, Kd, torch.float16, arch="sm_90"), M, N, Kd, "", out_cols=(N + 7) // 8 * 8,
                       owns_out=True)
-    out = plan.new_out(a)
-    cand = next(c for c in plan._candidates(a, b, out) if c[0] == kind)
-    plan._pin(cand, a, b, out)
+    _both_copied_and_right(plan, lambda c: c[0] == kind, a, b, plan.new_out(a))
+    assert isinstance(plan.kernel, best_kernels.KERNELS[kind])
+
+
+def _both_copied_and_right(plan, which, a, b, out):
+    """Pin the first candidate ``which`` accepts: both operands go through one padded-copy launch, and two
+    runs into a NaN-poisoned ``out`` give the product."""
+    plan._pin(next(c for c in plan._candidates(a, b, out) if which(c)), a, b, out)
     assert plan.kernel.modes[:2] == (2, 2) and plan.kernel.pads.which == (0, 1)
     for _ in range(2):
         out.fill_(float("nan"))
         plan.go(a, b, out)
         K.assert_close(out, K.reference_matmul(a, b))
-    assert isinstance(plan.kernel, best_kernels.KERNELS[kind])
 
 
 @pytest.mark.parametrize("strides, es, want", [
@@ -129,11 +133,5 @@ def test_tma_on_line_padded_copies_is_right(monkeypatch, layout):
     a, b = _operand(M, Kd, layout, gen), _operand(Kd, N, "contiguous", gen)
     a0, b0 = a.clone(), b.clone()
     plan, out = _sm90_large(monkeypatch, M, N, Kd, a, b)
-    cand = next(c for c in plan._candidates(a, b, out) if c[0] == "tma" and c[1].get("pad"))
-    plan._pin(cand, a, b, out)
-    assert plan.kernel.modes[:2] == (2, 2) and plan.kernel.pads.which == (0, 1)
-    for _ in range(2):
-        out.fill_(float("nan"))
-        plan.go(a, b, out)
-        K.assert_close(out, K.reference_matmul(a, b))
+    _both_copied_and_right(plan, lambda c: c[0] == "tma" and c[1].get("pad"), a, b, out)
     assert torch.equal(a, a0) and torch.equal(b, b0)
