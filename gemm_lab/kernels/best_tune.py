@@ -21,6 +21,7 @@ from gemm_lab.timing import graph_bench_ms, host_time_ms
 
 from .autotuned import _cfg, configs_for
 from .best_kernels import LAUNCH_RANK
+from .best_pad import ROW_ALIGN_BYTES
 from .hinted import hint
 
 # small outputs (M*N up to 1024^2): the configs that ranked first at 500x600x300, 512^3 and 1024^3 on the
@@ -140,12 +141,13 @@ def candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok: 
             if smem_bytes(c[0], c[1], elem_size) <= smem_limit]
 
 
-def lines_split(strides, elem_size: int, line: int = 128) -> bool:
+def lines_split(strides, elem_size: int) -> bool:
     """Whether A or B (``strides``' first four: A's two, B's two) has 16-byte aligned rows a descriptor
-    can take as they are, or transposed, that are not whole ``line``-byte lines."""
+    can take as they are, or transposed, that are not whole ``ROW_ALIGN_BYTES`` lines (what the ``pad``
+    configs copy: ``best_kernels._load_mode``)."""
     for s0, s1 in (strides[0:2], strides[2:4]):
         row = s0 if s1 == 1 else s1 if s0 == 1 else None
-        if row is not None and (row * elem_size) % 16 == 0 and (row * elem_size) % line:
+        if row is not None and (row * elem_size) % 16 == 0 and (row * elem_size) % ROW_ALIGN_BYTES:
             return True
     return False
 
