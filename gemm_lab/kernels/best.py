@@ -5,7 +5,8 @@ Rules (``explain`` returns the choice and a one-line reason, without running any
 * CPU interpreter: the Tutorial-03 kernel at ``interpreter_config`` (no autotuning, no TMA there).
 * few output tiles and a long K (the tiles cannot fill the SMs): split-K over the long K.
 * Hopper (sm_90+), fp16/bf16, large M x N: the tensor-descriptor (TMA) persistent kernel (a short timed list:
-  two tile shapes, a whole-K tile for K <= 128, and the hinted kernel when an operand is unaligned).
+  two tile shapes, a whole-K tile for K <= 128, the first two again on copies padded to 128-byte rows when an
+  operand's rows split cache lines, and the hinted kernel when an operand is unaligned).
 * small M x N: small tiles (``best_tune.SMALL_HINTED``), so that enough tiles exist to fill the SMs.
 * otherwise: the architecture's tile list (``configs_for``).
 
