@@ -118,6 +118,18 @@ def test_a_forged_compile_verdict_stays_with_its_own_source(interp, monkeypatch,
     assert after == [clean, clean]
 
 
+def test_a_kept_compile_answers_only_the_job_it_came_from(interp):
+    """The grader keeps a worker's answer under the whole job it was given: a refusal, whose text names the
+    check, is read back for that check and never for another check of the same kernel."""
+    spy = _Forging(lambda job: {"refused": f"❌ {job['name']}: no"})
+    remote.set_runner(spy)
+    kernel = remote.KernelSource("add_kernel", gate.module_for([IMPORTS, ADD_KERNEL], "add_kernel"))
+    for name in ("first", "second", "first"):
+        with pytest.raises(AssertionError, match=f"^❌ {name}: no$"):
+            kernel.compile("vector_add", "float32", name, [{"BLOCK_SIZE": 128}])
+    assert [j["name"] for j in spy.jobs] == ["first", "second"]  # the third read what the first left
+
+
 def test_a_compile_result_the_grader_cannot_read_is_no_pass(interp):
     for forged in ({"per_set": [[{"ok": True}]]}, {"per_set": "yes"}, {"compiled": "✅ all targets"}):
         cache._MEMORY.clear()

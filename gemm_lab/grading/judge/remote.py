@@ -284,8 +284,9 @@ class KernelSource:
                 raise AssertionError(f"❌ {name}: 커널을 컴파일하지 못했습니다 ({result.get('crashed', '?')}).")
             return result["per_set"]
 
-        return compiler.cached(("worker", self.module, self.__name__, exercise, dtype), constexpr_sets,
-                               compile_missing)
+        # keyed on the whole job the worker is given (its refusal text names the check too), so a result is
+        # read back only for the same job
+        return compiler.cached(("worker", *sorted(job.items())), constexpr_sets, compile_missing)
 
     def run(self, exercise, runs, dtype, name, ownership) -> dict:
         """Every prepared run launched in a fresh worker: raw buffers, judged by the grader."""
