@@ -26,11 +26,11 @@ __all__ = ["TARGETS", "COMPILING_CODE", "results", "cached", "judge", "compile_o
 # (target, calc.devices key for its shared-memory limit, the GPU students know it as)
 TARGETS = (("sm_75", "colab-t4", "T4"), ("sm_80", "a100", "A100"), ("sm_90", "h100", "H100"))
 NUM_WARPS, NUM_STAGES = 4, 3
-# the code that decides what a compile is given and how its results are read: a fix there never meets a
-# result kept before it
-COMPILING_CODE = tuple(f"gemm_lab.grading.{m}" for m in ("kernels", "kernels.compiler", "kernels.launchers",
-                                                        "kernels.static", "kernels.exercises", "judge.gate",
-                                                        "judge.worker"))
+# the code that decides what a compile is given, compiles it (gemm_lab.compile) and reads its results: a fix
+# there never meets a result kept before it
+COMPILING_CODE = ("gemm_lab.compile", *(f"gemm_lab.grading.{m}" for m in (
+    "kernels", "kernels.compiler", "kernels.launchers", "kernels.static", "kernels.exercises", "judge.gate",
+    "judge.worker", "judge.remote")))
 
 
 _FIELDS = ("ok", "kind", "message", "line", "source", "shared", "regs", "local", "mma")
