@@ -250,5 +250,5 @@ def audit_notebook(nb) -> list[tuple[str, list[str]]]:
         if cell.get("cell_type") == "code" and m.get("grade") and not m.get("solution"):  # an autograded test
             problems = audit_test_cell(_source(cell), answers)
             if problems:
-                out.append((_nbgrader(cell).get("grade_id") or f"cell {i}", problems))
+                out.append((m.get("grade_id") or f"cell {i}", problems))
     return out
