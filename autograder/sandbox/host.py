@@ -1,11 +1,12 @@
-"""What the host says about processes and mounts (psutil): whether a pid is alive, when it started, and
-what is mounted under a folder. Used by the sandbox (its cgroups and socket tmpfs) and by the grader's
-cleanup of what a killed run left."""
+"""What the host says about processes (psutil) and mounts (/proc/self/mountinfo): whether a pid is alive,
+when it started, and what is mounted under a folder. Used by the sandbox (its cgroups and socket tmpfs)
+and by the grader's cleanup of what a killed run left."""
 
 from __future__ import annotations
 
 import ctypes
 import os
+import re
 
 _MNT_DETACH = 2
 
@@ -33,11 +34,21 @@ def started_at(pid: int) -> float | None:
 
 
 def mounts() -> list[tuple[str, str, set[str]]]:
-    """(mount point, file system type, options) of every mount in this mount namespace (psutil reads
-    /proc/self/mounts, whose options hold the super options too: a cgroup v1 mount's controllers)."""
-    import psutil
-
-    return [(p.mountpoint, p.fstype, set(p.opts.split(","))) for p in psutil.disk_partitions(all=True)]
+    """(mount point, file system type, super options) of every mount in this mount namespace
+    (/proc/self/mountinfo, whose ``\\ooo`` escapes of space, tab, newline and backslash are decoded)."""
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return []
+    out = []
+    for line in lines:
+        left, _, right = line.partition(" - ")
+        fields, rfields = left.split(), right.split()
+        if len(fields) >= 5 and len(rfields) >= 3:
+            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])
+            out.append((point, rfields[0], set(rfields[2].split(","))))
+    return out
 
 
 def mounts_under(path: str | os.PathLike) -> list[str]:
