@@ -151,6 +151,25 @@ def test_kept_results_serve_only_their_own_source(tmp_path, monkeypatch):
         compiler.cached(refused, [{}], lambda todo: pytest.fail("compiled again"))
 
 
+def test_results_go_to_the_users_folder_only_where_the_caller_allows(tmp_path, monkeypatch):
+    """With no folder named, a student's own checks keep results in the user's cache folder; the grader's
+    worker results (``default_folder=False``) stay in its memory: that folder is the student's to write."""
+    monkeypatch.delenv("GEMM_LAB_COMPILE_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(cache, "_MEMORY", {})
+    kept = [dict(OK, constexprs={}, target=t[0]) for t in compiler.TARGETS]
+    where = tmp_path / "gemm_lab" / "compile_checks"
+    compiler.cached(("worker", "src", "add_kernel", "vector_add", "float32"), [{}], lambda todo: [kept],
+                    default_folder=False)
+    assert not where.exists()
+    compiler.cached(("in-process", "src", "vector_add", "float32"), [{}], lambda todo: [kept])
+    assert len(list(where.glob("*.json"))) == 1
+    monkeypatch.setenv("GEMM_LAB_COMPILE_CACHE", str(tmp_path / "named"))
+    compiler.cached(("worker", "src3", "add_kernel", "vector_add", "float32"), [{}], lambda todo: [kept],
+                    default_folder=False)
+    assert len(list((tmp_path / "named").glob("*.json"))) == 1
+
+
 def test_fingerprint_changes_with_source_and_globals(tmp_path):
     a = load(tmp_path, ADD, "a")
     b = load(tmp_path, ADD.replace("x_ptr + offsets, mask=mask) +", "x_ptr + offsets, mask=mask) * 1.0 +"), "b")

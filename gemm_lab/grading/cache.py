@@ -41,33 +41,37 @@ def code_version(*modules: str) -> str:
     return h.hexdigest()
 
 
-def folder() -> str | None:
-    """The on-disk folder, or None when ``$GEMM_LAB_COMPILE_CACHE`` is ``off``."""
+def folder(default: bool = True) -> str | None:
+    """The on-disk folder: ``$GEMM_LAB_COMPILE_CACHE``, else the user's (only when ``default``); None when it
+    is ``off``, or unset and not ``default``."""
     env = os.environ.get("GEMM_LAB_COMPILE_CACHE", "")
     if env.lower() in ("off", "0", "none", "false"):
         return None
     if env:
         return env
+    if not default:
+        return None
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "gemm_lab", "compile_checks")
 
 
-def read(key: str):
-    """The value kept under ``key`` (in this process, else in the folder), or None (not kept, unreadable)."""
+def read(key: str, default: bool = True):
+    """The value kept under ``key`` (in this process, else in ``folder(default)``), or None (not kept,
+    unreadable)."""
     if key not in _MEMORY:
         try:
-            with open(os.path.join(folder(), f"{key}.json"), encoding="utf-8") as f:
+            with open(os.path.join(folder(default), f"{key}.json"), encoding="utf-8") as f:
                 _MEMORY[key] = json.load(f)
         except (TypeError, OSError, ValueError):
             return None
     return _MEMORY[key]
 
 
-def keep(key: str, value) -> None:
-    """Keep ``value`` under ``key``: in this process, and in the folder (made if missing), written whole or
-    not at all."""
+def keep(key: str, value, default: bool = True) -> None:
+    """Keep ``value`` under ``key``: in this process, and in ``folder(default)`` (made if missing), written
+    whole or not at all."""
     _MEMORY[key] = value
-    where = folder()
+    where = folder(default)
     if not where:
         return
     path = os.path.join(where, f"{key}.json")

@@ -216,7 +216,8 @@ class SubprocessRunner(ForkingRunner):
     def spawn(self) -> Worker:
         folder = tempfile.mkdtemp(prefix="gemm-lab-worker-")
         return Worker([sys.executable, "-m", "gemm_lab.grading.judge.worker", "--fork-server", folder], self.timeout,
-                      cwd=folder, env=dict(os.environ, PYTHONSAFEPATH="1", TMPDIR=folder),
+                      cwd=folder, env=dict(os.environ, PYTHONSAFEPATH="1", TMPDIR=folder,
+                                           GEMM_LAB_COMPILE_CACHE="off"),
                       on_close=functools.partial(shutil.rmtree, folder, ignore_errors=True))
 
 
@@ -285,8 +286,10 @@ class KernelSource:
             return result["per_set"]
 
         # keyed on the whole job the worker is given (its refusal text names the check too), so a result is
-        # read back only for the same job
-        return compiler.cached(("worker", *sorted(job.items())), constexpr_sets, compile_missing)
+        # read back only for the same job; on disk only in a folder the grader names (autograde's, in the
+        # course): the user's default folder is also written by a student's own checks on that account
+        return compiler.cached(("worker", *sorted(job.items())), constexpr_sets, compile_missing,
+                               default_folder=False)
 
     def run(self, exercise, runs, dtype, name, ownership) -> dict:
         """Every prepared run launched in a fresh worker: raw buffers, judged by the grader."""

@@ -126,21 +126,22 @@ def _keepable(entry) -> bool:
             and all(_valid(r) and not r.get("environment") for r in entry))
 
 
-def cached(source: tuple, constexpr_sets, compile_missing) -> list:
+def cached(source: tuple, constexpr_sets, compile_missing, default_folder: bool = True) -> list:
     """``results``' entries for every constexpr set, in order, as this process keeps them (``cache``); the
     sets it does not keep come from ``compile_missing(sets)`` (one ``results`` list or ``{"refused": text}``
     per set) and are kept, unless the compiler's tools were missing (the next run may have them) or the entry
     cannot be read (judged as it is). ``source``: what the results depend on besides the set (where it was
-    compiled, the kernel's source, exercise, dtype). Raises the AssertionError of a refused kernel."""
+    compiled, the kernel's source, exercise, dtype). ``default_folder``: on disk in the user's folder too when
+    ``$GEMM_LAB_COMPILE_CACHE`` names none (``cache.folder``). Raises the AssertionError of a refused kernel."""
     keys = [cache.key_of(*source, sorted((k, repr(v)) for k, v in c.items()), NUM_WARPS, NUM_STAGES,
                          cache.code_version(*COMPILING_CODE)) for c in constexpr_sets]
-    found = [cache.read(k) for k in keys]
+    found = [cache.read(k, default_folder) for k in keys]
     missing = [i for i, entry in enumerate(found) if not _keepable(entry)]
     if missing:
         for i, entry in zip(missing, compile_missing([constexpr_sets[i] for i in missing]), strict=True):
             found[i] = entry
             if _keepable(entry):
-                cache.keep(keys[i], entry)
+                cache.keep(keys[i], entry, default_folder)
     out = []
     for entry in found:
         if isinstance(entry, dict) and "refused" in entry:
