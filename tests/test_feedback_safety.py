@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import sys
 import time
 from html.parser import HTMLParser
@@ -51,6 +52,8 @@ class ActiveFinder(HTMLParser):
     def handle_starttag(self, tag, attrs):
         if tag in {"script", "iframe", "frame", "object", "embed", "form", "base", "link", "applet", "svg"}:
             self.found.append(tag)
+        if tag == "meta" and {k for k, _ in attrs} - {"charset"}:  # http-equiv refresh, set-cookie, ...
+            self.found.append(f"meta{sorted(k for k, _ in attrs)}")
         self._in_style = tag == "style"
         for name, value in attrs:
             v = (value or "").strip().lower()
@@ -64,7 +67,7 @@ class ActiveFinder(HTMLParser):
                 self.found.append(f"{tag}[style url]")
 
     def handle_data(self, data):
-        if self._in_style and ("@import" in data or "url(http" in data.replace(" ", "")):
+        if self._in_style and ("@import" in data or re.search(r"url\(\s*['\"]?(?!data:)", data, re.I)):
             self.found.append("style loads")
 
     def handle_endtag(self, tag):
