@@ -231,7 +231,8 @@ class DeviceTma(Kernel):
         super().__init__(spec, cfg, a, b, out)
         M, N, K = spec.M, spec.N, spec.K
         P = num_programs(M, N, cfg["BLOCK_M"], cfg["BLOCK_N"])
-        ma, mb = _load_mode(a, cfg.get("pad", False)), _load_mode(b, cfg.get("pad", False))
+        pad = cfg.get("pad", False)
+        ma, mb = _load_mode(a, pad), _load_mode(b, pad)
         self.modes = (ma, mb, out_ok(out, spec.owns_out))
         self.pads = PadCopies(a, b, ma == 2, mb == 2)
         a_op = a.t() if ma == 1 else a
