@@ -95,13 +95,13 @@ def _incident_tag(text: str) -> str:
     return "incident"
 
 
-def write_grades_csv(course: Course, path: Path | None = None, grades: list[AssignmentGrades] | None = None,
-                     flags: dict | None = None) -> Path:
+def write_grades_csv(course: Course, path: Path | None = None,
+                     grades: list[AssignmentGrades] | None = None) -> Path:
     """One row per student (plus a ``max`` row): one column per notebook, ``total``, ``review``
-    (``grades``, ``flags``: read_gradebook's rows and review_flags, read here when None)."""
+    (``grades``: read_gradebook's rows, read here when None)."""
     path = Path(path or course.grades_csv)
     columns, table, maxima = scores(course, grades=grades)
-    flags = review_flags(course, grades) if flags is None else flags
+    flags = review_flags(course, grades)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
@@ -115,19 +115,19 @@ def write_grades_csv(course: Course, path: Path | None = None, grades: list[Assi
 
 
 def grade_table(course: Course, handed_in: dict[str, set[tuple[str, str]]] | None = None,
-                grades: list[AssignmentGrades] | None = None, flags: dict | None = None) -> str:
+                grades: list[AssignmentGrades] | None = None) -> str:
     """The grade table as text: a column per notebook under its assignment, total, review notes.
 
     ``handed_in`` ({assignment: {(student, notebook)}}, what ``make demo`` prints): only those students and
     notebooks, ``-`` where a student handed no such notebook in (not a zero), totals over the hand-ins.
-    ``grades``, ``flags``: read_gradebook's rows (of every assignment) and review_flags, read here when None."""
+    ``grades``: read_gradebook's rows (of every assignment), read here when None."""
     columns, table, maxima = scores(course, None if handed_in is None else list(handed_in), grades)
     students = sorted(table)
     if handed_in is not None:
         has = {(s, f"{a}/{nb}") for a, pairs in handed_in.items() for s, nb in pairs}
         columns = [c for c in columns if c in {col for _, col in has}]
         students = sorted({s for s, _ in has})
-    flags = review_flags(course, grades) if flags is None else flags
+    flags = review_flags(course, grades)
     width, w = max([10] + [len(s) for s in students]), 14
     groups = f"{'':<{width}} " + " ".join(f"{c.split('/', 1)[0]:>{w}}" for c in columns)
     head = f"{'student':<{width}} " + " ".join(f"{c.split('/', 1)[1][:w]:>{w}}" for c in columns) \

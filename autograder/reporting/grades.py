@@ -47,7 +47,7 @@ def write_grades(course: Course, *, lms: str | None = None, out: str | None = No
     from autograder.collect.roster import sync_gradebook
     from autograder.reporting.grade_table import grade_table, review_flags, write_grades_csv
 
-    grades = read_gradebook(course)
+    grades = read_gradebook(course)  # read once, handed to every writer
     if not any(ag.score for ag in grades) and not any(review_notes(course)[1].values()):
         print("nothing graded yet: run make collect FROM=<LMS download> and make autograde first",
               file=sys.stderr)
@@ -56,15 +56,14 @@ def write_grades(course: Course, *, lms: str | None = None, out: str | None = No
         sync_gradebook(course)  # names for formgrader, for students collected before the gradebook existed
     except Exception as exc:  # noqa: BLE001 (a convenience; the grades do not depend on it)
         print(f"warning: student names not written to the gradebook ({type(exc).__name__})", file=sys.stderr)
-    flags = review_flags(course, grades)  # the gradebook is read once (above) and handed to every writer
-    path = write_grades_csv(course, out, grades, flags)
-    print(grade_table(course, grades=grades, flags=flags))
+    path = write_grades_csv(course, out, grades)
+    print(grade_table(course, grades=grades))
     print(f"wrote {path}")
     if source:
         if _fill(course, grades, lms, source, export_dir, assignment, column, comment):
             return 2
     elif lms:
-        paths, msgs = export(course, lms, export_dir, flags, grades)
+        paths, msgs = export(course, lms, export_dir, review_flags(course, grades), grades)
         for p in paths:
             print(f"wrote {p} ({lms})")
         for m in msgs:
