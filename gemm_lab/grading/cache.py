@@ -59,10 +59,13 @@ def read(key: str, default: bool = True):
     """The value kept under ``key`` (in this process, else in ``folder(default)``), or None (not kept,
     unreadable)."""
     if key not in _MEMORY:
+        where = folder(default)
+        if where is None:
+            return None
         try:
-            with open(os.path.join(folder(default), f"{key}.json"), encoding="utf-8") as f:
+            with open(os.path.join(where, f"{key}.json"), encoding="utf-8") as f:
                 _MEMORY[key] = json.load(f)
-        except (TypeError, OSError, ValueError):
+        except (OSError, ValueError):
             return None
     return _MEMORY[key]
 
