@@ -285,6 +285,11 @@ def grade_class(args, repo: Course) -> int:
                 cluster = stack.enter_context(dispatch.local_cluster(args.dask_workers))
                 stack.enter_context(patch.dict(os.environ, {dispatch.ENV: cluster.scheduler_address}))
             b0, t0 = _machine_busy(), time.monotonic()
+            from autograder.grade import schedule
+
+            # the job count autograde_all decides as it starts (from the memory free then, not after the run)
+            jobs = schedule.plan_jobs(args.jobs, per_handin_bytes=schedule.handin_memory_bytes(),
+                                      available=schedule.available_memory())[0]
             with Sampler(processes=args.breakdown) as mem:
                 settings = GradeSettings(jobs=args.jobs, cell_timeout=args.cell_timeout, unit=args.unit)
                 results = autograde_all(course, assignments, settings, on_part=on_part)
@@ -293,13 +298,10 @@ def grade_class(args, repo: Course) -> int:
         bad = score_mismatches(course, expected)
         errors = [f"{r.assignment}/{r.student}: {r.error}" for rs in results.values() for r in rs if not r.ok]
         secs = [x for xs in per_nb.values() for x in xs]
-        from autograder.grade import schedule
-
         row = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M"), "commit": _commit(repo),
                "cpus": cpus, "ram_gib": f"{ram:.1f}", "load_1min": f"{load:.1f}", "students": args.n,
                "assignments": " ".join(assignments), "notebooks_each": n_nb,
-               "jobs": schedule.plan_jobs(args.jobs, per_handin_bytes=schedule.handin_memory_bytes(),
-                                           available=schedule.available_memory())[0],
+               "jobs": jobs,
                "unit": schedule.grading_unit(args.unit), "wall_s": f"{wall:.0f}",
                "wall_per_student_s": f"{wall / args.n:.1f}", "nb_median_s": f"{statistics.median(secs):.1f}",
                "nb_p95_s": f"{p95(secs):.1f}", "nb_max_s": f"{max(secs):.1f}",
