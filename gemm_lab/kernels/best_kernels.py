@@ -20,7 +20,7 @@ import torch
 import triton
 
 from ._launch_cache import Launch
-from ._schedule import num_programs
+from ._schedule import num_programs, resolve_num_sms
 from .best_pad import ROW_ALIGN_BYTES, PadCopies
 from .device_tma import device_tma_persistent_kernel
 from .hinted import hinted_launch_spec, hinted_matmul_kernel
@@ -41,6 +41,7 @@ from .splitk import (
     splitk_partial_kernel,
     splitk_reduce_kernel,
 )
+from .stream_k import stream_k_tiles, tma_stream_k_kernel, workspace
 
 
 @dataclasses.dataclass(frozen=True)
@@ -193,31 +194,68 @@ class Tma(Kernel):
         pad = cfg.get("pad", False)
         self.modes = (_load_mode(a, pad), _load_mode(b, pad), out_ok(out, spec.owns_out))
         self.pads = PadCopies(a, b, self.modes[0] == 2, self.modes[1] == 2)
-        P = num_programs(spec.M, spec.N, cfg["BLOCK_M"], cfg["BLOCK_N"])
         _set_allocator()
-        self.launch = Launch(tma_persistent_kernel, (P,), dict(
+        self.launch = self._launch(spec, cfg)
+        self.descs = None  # the first run's descriptors, without their tensors: templates for later runs
+
+    def _launch(self, spec, cfg) -> Launch:
+        P = num_programs(spec.M, spec.N, cfg["BLOCK_M"], cfg["BLOCK_N"])
+        return Launch(tma_persistent_kernel, (P,), dict(
             BLOCK_M=cfg["BLOCK_M"], BLOCK_N=cfg["BLOCK_N"], BLOCK_K=cfg["BLOCK_K"], GROUP_M=cfg["GROUP_M"],
             NUM_PROGRAMS=P, A_TRANS=self.modes[0] == 1, B_TRANS=self.modes[1] == 1, EPILOGUE_SUBTILE=True,
             FLATTEN=cfg["flatten"], WARP_SPECIALIZE=False, ACTIVATION=spec.act),
             dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"]))
-        self.descs = None  # the first run's descriptors, without their tensors: templates for later runs
 
-    def __call__(self, a, b, out):
-        ma, mb, direct = self.modes
-        a_op, b_op = _operands(self.pads, a, b, ma, mb)
-        target = out if direct else aligned_empty(out)
-        if self.descs is None:  # validated once; the key fixes shapes, strides, dtypes and 16-byte alignment
+    def _descriptors(self, a_op, b_op, target):
+        """The three descriptors for these tensors (validated at the first run; the key fixes shapes,
+        strides, dtypes and 16-byte alignment, so later runs copy the first run's)."""
+        ma, mb, _ = self.modes
+        if self.descs is None:
             p = self.cfg
             BM, BN, BK = p["BLOCK_M"], p["BLOCK_N"], p["BLOCK_K"]
             descs = (TensorDescriptor(a_op, a_op.shape, a_op.stride(), [BK, BM] if ma == 1 else [BM, BK]),
                      TensorDescriptor(b_op, b_op.shape, b_op.stride(), [BN, BK] if mb == 1 else [BK, BN]),
                      TensorDescriptor(target, target.shape, target.stride(), [BM, BN // 2]))
             self.descs = tuple(_desc_like(d, None) for d in descs)
-        da, db, dc = self.descs
+        return tuple(_desc_like(d, t) for d, t in zip(self.descs, (a_op, b_op, target), strict=True))
+
+    def __call__(self, a, b, out):
+        ma, mb, direct = self.modes
+        a_op, b_op = _operands(self.pads, a, b, ma, mb)
+        target = out if direct else aligned_empty(out)
         s = self.spec
         # the key fixes shapes and strides: the three base addresses fix the launch's arguments
         self.launch.keyed((a_op.data_ptr(), b_op.data_ptr(), target.data_ptr()), lambda: (
-            _desc_like(da, a_op), _desc_like(db, b_op), _desc_like(dc, target), s.M, s.N, s.K))
+            *self._descriptors(a_op, b_op, target), s.M, s.N, s.K))
+        if target is not out:
+            out.copy_(target)
+
+
+class StreamK(Tma):
+    """The TMA kernel's whole waves, then the tiles of the part-empty last wave (and one wave before it)
+    shared out among all SMs by K iterations (``stream_k``): fp32 partials and one counter per shared tile,
+    allocated per call, so a plan used from several streams or threads never shares them."""
+    kind = "streamk"
+
+    def _launch(self, spec, cfg) -> Launch:
+        P = resolve_num_sms(None)
+        self.sk_tiles = stream_k_tiles(triton.cdiv(spec.M, cfg["BLOCK_M"]) * triton.cdiv(spec.N, cfg["BLOCK_N"]),
+                                       P, triton.cdiv(spec.K, cfg["BLOCK_K"]))
+        self.ws_shape = workspace(P, cfg["BLOCK_M"], cfg["BLOCK_N"])
+        return Launch(tma_stream_k_kernel, (P,), dict(
+            BLOCK_M=cfg["BLOCK_M"], BLOCK_N=cfg["BLOCK_N"], BLOCK_K=cfg["BLOCK_K"], GROUP_M=cfg["GROUP_M"],
+            NUM_PROGRAMS=P, A_TRANS=self.modes[0] == 1, B_TRANS=self.modes[1] == 1, FLATTEN=cfg["flatten"],
+            ACTIVATION=spec.act), dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"]))
+
+    def __call__(self, a, b, out):
+        ma, mb, direct = self.modes
+        a_op, b_op = _operands(self.pads, a, b, ma, mb)
+        target = out if direct else aligned_empty(out)
+        ws = torch.empty(self.ws_shape if self.sk_tiles else (1,), dtype=torch.float32, device=a.device)
+        counts = torch.zeros(max(1, self.sk_tiles), dtype=torch.int32, device=a.device)
+        s = self.spec
+        # not ``keyed``: its kept arguments would hold each call's workspace alive
+        self.launch(*self._descriptors(a_op, b_op, target), ws, counts, s.M, s.N, s.K, self.sk_tiles)
         if target is not out:
             out.copy_(target)
 
@@ -253,5 +291,6 @@ class DeviceTma(Kernel):
             out.copy_(target)
 
 
-KERNELS: dict[str, type[Kernel]] = {k.kind: k for k in (Hinted, HintedSwap, Tutorial03, SplitK, Tma, DeviceTma)}
+KERNELS: dict[str, type[Kernel]] = {k.kind: k for k in (Hinted, HintedSwap, Tutorial03, SplitK, Tma, StreamK,
+                                                           DeviceTma)}
 LAUNCH_RANK = {kind: k.rank for kind, k in KERNELS.items()}

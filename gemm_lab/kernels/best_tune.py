@@ -23,6 +23,7 @@ from .autotuned import _cfg, configs_for
 from .best_kernels import LAUNCH_RANK
 from .best_pad import ROW_ALIGN_BYTES
 from .hinted import hint
+from .stream_k import stream_k_tiles
 
 # small outputs (M*N up to 1024^2): the configs that ranked first at 500x600x300, 512^3 and 1024^3 on the
 # H200 (small_configs.csv), plus two narrow ones for very small M or N
@@ -119,12 +120,12 @@ def smem_bytes(kind: str, cfg: dict, elem_size: int = 2) -> int:
     ``num_stages`` buffers of one A and one B tile, plus the TMA kernels' half-tile epilogue staging
     (128x256x64 fp16 at 3 stages: 147,456 B pointer kernel, 180,224 B TMA; calc.smem checks the rule
     against compiled kernels)."""
-    if kind in ("tma", "dtma", "splitk"):
+    if kind in ("tma", "streamk", "dtma", "splitk"):
         bm, bn, bk = cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]
     else:
         bm, bn, bk = cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]
     loop = cfg["num_stages"] * (bm * bk + bk * bn) * elem_size
-    return loop + (bm * (bn // 2) * elem_size if kind in ("tma", "dtma") else 0)
+    return loop + (bm * (bn // 2) * elem_size if kind in ("tma", "streamk", "dtma") else 0)
 
 
 def aligned(M: int, N: int, K: int, strides) -> bool:
@@ -152,6 +153,18 @@ def lines_split(strides, elem_size: int) -> bool:
     return False
 
 
+# a last wave at most this full: the stream-K form of the first TMA config(s) is timed beside them
+STREAM_K_MAX_FILL = 0.95
+
+
+def stream_k_configs(M: int, N: int, K: int, cfgs, sms: int) -> list[dict]:
+    """Those of the TMA configs ``cfgs`` whose tiles leave the last wave at most ``STREAM_K_MAX_FILL`` full and
+    whose part-empty wave ``stream_k`` can share out by K steps: the ``"streamk"`` kind runs them."""
+    return [c for c in cfgs if _waves(M, N, c["BLOCK_M"], c["BLOCK_N"], sms) <= STREAM_K_MAX_FILL
+            and stream_k_tiles(triton.cdiv(M, c["BLOCK_M"]) * triton.cdiv(N, c["BLOCK_N"]), sms,
+                               triton.cdiv(K, c["BLOCK_K"]))]
+
+
 def _candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok: bool = False, *,
                 large: bool = False, sms: int = 132, elem_size: int = 2) -> list[tuple[str, dict]]:
     """(kernel, config) pairs to time: ``"hinted"`` always; ``"tutorial03"`` too when the shape is aligned
@@ -167,8 +180,11 @@ def _candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok:
     is_aligned = aligned(M, N, K, strides)
     if large:
         out = [("tma", c) for c in LARGE_TMA] if tma_ok else []
-        if tma_ok and lines_split(strides, elem_size):
+        split = tma_ok and lines_split(strides, elem_size)
+        if split:
             out[2:2] = [("tma", c) for c in PAD_TMA]
+        if tma_ok:  # second: the first config (line-padded where rows split lines) with its last wave shared
+            out[1:1] = [("streamk", c) for c in stream_k_configs(M, N, K, (PAD_TMA if split else LARGE_TMA)[:1], sms)]
         if tma_ok and K <= 128:
             out.append(("tma", SHORT_K_TMA))
         if not is_aligned or not tma_ok:
@@ -195,6 +211,8 @@ def _candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok:
         # the same kernel with device-made descriptors: a pointer launch, a few microseconds less CPU
         if device_tma_enabled():
             tma += [("dtma", c) for c in (SMALL_TMA if small else MID_TMA)[:2]]
+        if not small:  # few tiles of the mid-size configs: their last (or only) wave shared out by K steps
+            tma[1:1] = [("streamk", c) for c in stream_k_configs(M, N, K, MID_TMA[:2], sms)]
         # mid-size: the TMA kinds before the long pointer-kernel list (they won most mid-size shapes on the
         # H100), so that the tuning budget never leaves them out
         out = out + tma if small else tma + out
