@@ -6,14 +6,16 @@ Rules (``explain`` returns the choice and a one-line reason, without running any
 * few output tiles and a long K (the tiles cannot fill the SMs): split-K over the long K.
 * Hopper (sm_90+), fp16/bf16, large M x N: the tensor-descriptor (TMA) persistent kernel (a short timed list:
   two tile shapes, a whole-K tile for K <= 128, the first two again on copies padded to 128-byte rows when an
-  operand's rows split cache lines, and the hinted kernel when an operand is unaligned).
+  operand's rows split cache lines, the first in its stream-K form when its tiles leave the last wave
+  part-empty, and the hinted kernel when an operand is unaligned).
 * small M x N: small tiles (``best_tune.SMALL_HINTED``), so that enough tiles exist to fill the SMs.
 * otherwise: the architecture's tile list (``configs_for``).
 
 On a GPU every choice has a candidate list (``best_tune.candidates``: the divisibility-hinted kernel
 (``hinted``: vectorized and pipelined even when sizes and strides are not multiples of 16), the
 Tutorial-03 kernel when they are, on Hopper the TMA kernel (operands a descriptor can't take are copied
-into padded buffers inside the call), split-K when few output tiles meet a long K, narrow tiles for M or
+into padded buffers inside the call) and its stream-K form (``stream_k``: the part-empty last wave shared out
+by K steps), split-K when few output tiles meet a long K, narrow tiles for M or
 N <= 32, whole-K tiles for K <= 128, swap-AB (C^T = B^T A^T) for a skinny M). The first call for a key
 runs at once: the pick stored on disk by an earlier process (``best_store``), else the rule-based pick
 (``best_tune.heuristic``). Timing the candidates (each as a CUDA-graph replay: ``do_bench`` would rank

@@ -102,7 +102,13 @@ def splitk_configs(M: int, N: int, K: int, sms: int = 132) -> list[dict]:
         if min(M, N) > 128 or big * 2 > sms or K < 2048:
             return []
         s = max(2, min(sms // big, K // 512, 16))
-        return [dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, num_warps=8, num_stages=3, split_k=s)]
+        out = [dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, num_warps=8, num_stages=3, split_k=s)]
+        if min(M, N) <= 64 and tiles < 4 * sms:
+            # a side of at most 64 (e.g. 6065x38x3983): the product streams the long operand once, so it is
+            # the loads in flight that count: the narrow tiles split until each SM runs about four programs
+            s = max(2, min(4 * sms // tiles, K // 512, 16))
+            out.append(dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=64, num_warps=4, num_stages=3, split_k=s))
+        return out
     s1 = max(2, min(sms // tiles, K // 256, 64))
     splits = sorted({max(2, s1 // 2), s1, min(2 * s1, K // 128, 128)})
     out = [dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=64, num_warps=4, num_stages=3, split_k=s) for s in splits if s >= 2]
@@ -172,7 +178,8 @@ def _candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok:
     padded copies where an operand needs them) when ``tma_ok`` (Hopper, fp16/bf16); ``"splitk"`` when few
     output tiles meet a long K; ``"hinted_swap"`` (the hinted kernel on C^T = B^T A^T) for a skinny M;
     ``"dtma"`` (the TMA kernel with descriptors made on the device, ``device_tma``) beside ``"tma"`` below
-    the large class, where its cheaper launch can matter.
+    the large class, where its cheaper launch can matter; ``"streamk"`` (``stream_k``) second, for the
+    first TMA config(s) whose tiles leave the last wave part-empty (``stream_k_configs``).
     ``large``: the short list for outputs of TMA_MIN_MN and more (compiles are what tuning pays for), with
     ``PAD_TMA`` third and fourth when an operand's rows are not whole 128-byte lines (``lines_split``).
     Split-K, where it is listed at all (few output tiles), comes right after the first tiled candidate:
