@@ -82,20 +82,19 @@ def _large_plan(monkeypatch, M, N, Kd):
 
 def test_candidates_time_stream_k_second_where_the_last_wave_is_part_empty():
     """132 SMs: 7563x4040 in 128x256 tiles leaves the 8th wave 27 % full (its rows split 128-byte lines: the
-    line-padded config is the one shared out); 4096^2 fills every wave; mid-size 2124x1144 has one part-full
-    wave in both of the first two mid configs."""
+    line-padded config is the one shared out); 1920x7744 (whole lines) 52 %; 4096^2 fills every wave; where
+    every tile would be shared (fewer than two waves: 1002x6281, or any mid-size output) it is not listed."""
     def cands(M, N, Kd, large):
         return best_tune.candidates(M, N, Kd, (Kd, 1, N, 1, N, 1), "sm_90", False, True, large=large, sms=132)
 
     big = cands(7563, 4040, 2776, True)
     assert big[1] == ("streamk", best_tune.PAD_TMA[0])
     assert [k for k, _ in big].count("streamk") == 1
-    plain = cands(1002, 6336, 4160, True)  # whole 128-byte lines: the config as it is
+    plain = cands(1920, 7744, 3968, True)  # whole 128-byte lines: the config as it is
     assert plain[1] == ("streamk", best_tune.LARGE_TMA[0])
-    assert not any(k == "streamk" for k, _ in cands(4096, 4096, 4096, True))
-    mid = cands(2124, 1144, 2071, False)
-    assert [c for k, c in mid if k == "streamk"] == best_tune.MID_TMA[:2]
-    assert mid[1][0] == "streamk"
+    for M, N, Kd, large in ((4096, 4096, 4096, True), (1002, 6336, 4160, True), (2124, 1144, 2071, False),
+                            (5324, 320, 896, False)):
+        assert not any(k == "streamk" for k, _ in cands(M, N, Kd, large)), (M, N, Kd)
     # no TMA at all (fp32 or before sm_90): no stream-K either
     assert not any(k == "streamk" for k, _ in best_tune.candidates(
         7563, 4040, 2776, (2776, 1, 4040, 1, 4040, 1), "sm_90", False, False, large=True, sms=132))

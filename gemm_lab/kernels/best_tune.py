@@ -159,16 +159,23 @@ def lines_split(strides, elem_size: int) -> bool:
     return False
 
 
-# a last wave at most this full: the stream-K form of the first TMA config(s) is timed beside them
+# a last wave at most this full: the stream-K form of the first large TMA config is timed beside it
 STREAM_K_MAX_FILL = 0.95
 
 
 def stream_k_configs(M: int, N: int, K: int, cfgs, sms: int) -> list[dict]:
-    """Those of the TMA configs ``cfgs`` whose tiles leave the last wave at most ``STREAM_K_MAX_FILL`` full and
-    whose part-empty wave ``stream_k`` can share out by K steps: the ``"streamk"`` kind runs them."""
-    return [c for c in cfgs if _waves(M, N, c["BLOCK_M"], c["BLOCK_N"], sms) <= STREAM_K_MAX_FILL
-            and stream_k_tiles(triton.cdiv(M, c["BLOCK_M"]) * triton.cdiv(N, c["BLOCK_N"]), sms,
-                               triton.cdiv(K, c["BLOCK_K"]))]
+    """Those of the TMA configs ``cfgs`` whose tiles leave the last wave at most ``STREAM_K_MAX_FILL`` full,
+    in ``stream_k``'s hybrid form only: at least one whole wave tile by tile before the shared tiles. Where
+    every tile would be shared (fewer than two waves) it lost on the H100: 1002x6281x4185 in 128x256 tiles
+    168 us against 142 tile by tile, 2124x1144x2071 44.5 against 42.6 (128x128); the hybrid ran
+    7563x4040x2776 at 321.6 us against 324.9."""
+    out = []
+    for c in cfgs:
+        tiles = triton.cdiv(M, c["BLOCK_M"]) * triton.cdiv(N, c["BLOCK_N"])
+        shared = stream_k_tiles(tiles, sms, triton.cdiv(K, c["BLOCK_K"]))
+        if 0 < shared < tiles and _waves(M, N, c["BLOCK_M"], c["BLOCK_N"], sms) <= STREAM_K_MAX_FILL:
+            out.append(c)
+    return out
 
 
 def _candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok: bool = False, *,
@@ -178,8 +185,8 @@ def _candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok:
     padded copies where an operand needs them) when ``tma_ok`` (Hopper, fp16/bf16); ``"splitk"`` when few
     output tiles meet a long K; ``"hinted_swap"`` (the hinted kernel on C^T = B^T A^T) for a skinny M;
     ``"dtma"`` (the TMA kernel with descriptors made on the device, ``device_tma``) beside ``"tma"`` below
-    the large class, where its cheaper launch can matter; ``"streamk"`` (``stream_k``) second, for the
-    first TMA config(s) whose tiles leave the last wave part-empty (``stream_k_configs``).
+    the large class, where its cheaper launch can matter; ``"streamk"`` (``stream_k``) second in the large
+    list, for the first TMA config when its tiles leave the last wave part-empty (``stream_k_configs``).
     ``large``: the short list for outputs of TMA_MIN_MN and more (compiles are what tuning pays for), with
     ``PAD_TMA`` third and fourth when an operand's rows are not whole 128-byte lines (``lines_split``).
     Split-K, where it is listed at all (few output tiles), comes right after the first tiled candidate:
@@ -218,8 +225,6 @@ def _candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok:
         # the same kernel with device-made descriptors: a pointer launch, a few microseconds less CPU
         if device_tma_enabled():
             tma += [("dtma", c) for c in (SMALL_TMA if small else MID_TMA)[:2]]
-        if not small:  # few tiles of the mid-size configs: their last (or only) wave shared out by K steps
-            tma[1:1] = [("streamk", c) for c in stream_k_configs(M, N, K, MID_TMA[:2], sms)]
         # mid-size: the TMA kinds before the long pointer-kernel list (they won most mid-size shapes on the
         # H100), so that the tuning budget never leaves them out
         out = out + tma if small else tma + out
