@@ -84,12 +84,14 @@ def test_candidate_lists_follow_the_shape():
     assert best_tune.splitk_configs(4096, 4096, 4096) == []                 # enough tiles already
     sk = best_tune.splitk_configs(64, 16, 8192)
     assert sk and all(c["BLOCK_N"] == 32 and 2 <= c["split_k"] <= 128 for c in sk)
-    # a side of at most 64 whose narrow tiles already fill half the SMs: 128x128 tiles split, and the
-    # narrow ones split to about four programs an SM
-    skinny = best_tune.splitk_configs(6065, 38, 3983, sms=132)
-    assert [(c["BLOCK_M"], c["BLOCK_N"]) for c in skinny] == [(128, 128), (64, 64)]
-    assert 2 <= skinny[1]["split_k"] and 95 * skinny[1]["split_k"] <= 4 * 132
-    assert [(c["BLOCK_M"], c["BLOCK_N"]) for c in best_tune.splitk_configs(5324, 96, 3983, sms=132)] == [(128, 128)]
+    # a skinny side whose narrow tiles already fill half the SMs: 128x128 tiles split, and one tile across
+    # the skinny side (64 or 128) by 64, split to about four programs an SM
+    for (M, N, Kd), tile in (((6065, 38, 3983), (64, 64)), ((95, 5875, 5474), (128, 64)),
+                             ((5324, 96, 3983), (64, 128))):
+        skinny = best_tune.splitk_configs(M, N, Kd, sms=132)
+        assert [(c["BLOCK_M"], c["BLOCK_N"]) for c in skinny] == [(128, 128), tile]
+        programs = -(-M // tile[0]) * -(-N // tile[1]) * skinny[1]["split_k"]
+        assert 2 <= skinny[1]["split_k"] and programs <= 4 * 132
 
 
 def _tune_pinning(monkeypatch, M, N, Kd, winner, a_t=False, b_t=False, c_t=False, activation=""):
