@@ -169,9 +169,9 @@ STREAM_K_MAX_FILL = 0.95
 def stream_k_configs(M: int, N: int, K: int, cfgs, sms: int) -> list[dict]:
     """Those of the TMA configs ``cfgs`` whose tiles leave the last wave at most ``STREAM_K_MAX_FILL`` full,
     in ``stream_k``'s hybrid form only: at least one whole wave tile by tile before the shared tiles. Where
-    every tile would be shared (fewer than two waves) it lost on the H100: 1002x6281x4185 in 128x256 tiles
-    168 us against 142 tile by tile, 2124x1144x2071 44.5 against 42.6 (128x128); the hybrid ran
-    7563x4040x2776 at 321.6 us against 324.9."""
+    every tile would be shared (fewer than two waves) it ran slower than the same config tile by tile at
+    every shape measured on the H100 (the partial tiles' traffic outweighs the fuller wave); the hybrid was
+    the tuner's pick where the part-empty wave came after seven whole ones (results/best_matmul_random.md)."""
     out = []
     for c in cfgs:
         tiles = triton.cdiv(M, c["BLOCK_M"]) * triton.cdiv(N, c["BLOCK_N"])
