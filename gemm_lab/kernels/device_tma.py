@@ -20,6 +20,7 @@ import triton.language as tl
 from gemm_lab import runtime  # noqa: F401  (gemm_lab.kernels imports it before triton)
 
 from ._schedule import tile_coords
+from .persistent_tma import tile_dot
 
 
 @triton.jit
@@ -58,18 +59,7 @@ def device_tma_persistent_kernel(
         pid_m, pid_n = tile_coords(tile_id, num_pid_in_group, num_pid_m, GROUP_M)
         offs_am = pid_m * BLOCK_M
         offs_bn = pid_n * BLOCK_N
-        accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-        for ki in range(k_tiles):
-            offs_k = ki * BLOCK_K
-            if A_TRANS:
-                a = a_desc.load([offs_k, offs_am]).T
-            else:
-                a = a_desc.load([offs_am, offs_k])
-            if B_TRANS:
-                b = b_desc.load([offs_bn, offs_k]).T
-            else:
-                b = b_desc.load([offs_k, offs_bn])
-            accumulator = tl.dot(a, b, accumulator)
+        accumulator = tile_dot(a_desc, b_desc, offs_am, offs_bn, 0, k_tiles, BLOCK_M, BLOCK_N, BLOCK_K, A_TRANS, B_TRANS)
 
         tile_id_c += NUM_PROGRAMS
         pid_m, pid_n = tile_coords(tile_id_c, num_pid_in_group, num_pid_m, GROUP_M)

@@ -35,6 +35,26 @@ except ImportError:  # pragma: no cover - older triton
 
 
 @triton.jit
+def tile_dot(a_desc, b_desc, offs_am, offs_bn, k_lo, k_hi, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+             BLOCK_K: tl.constexpr, A_TRANS: tl.constexpr, B_TRANS: tl.constexpr):
+    """One output tile's K loop over steps [k_lo, k_hi): descriptor loads of A and B tiles (transposed
+    tiles flipped), accumulated in fp32. Inlined where it is called, as every @triton.jit function is."""
+    accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for ki in range(k_lo, k_hi):
+        offs_k = ki * BLOCK_K
+        if A_TRANS:
+            a = a_desc.load([offs_k, offs_am]).T
+        else:
+            a = a_desc.load([offs_am, offs_k])
+        if B_TRANS:
+            b = b_desc.load([offs_bn, offs_k]).T
+        else:
+            b = b_desc.load([offs_k, offs_bn])
+        accumulator = tl.dot(a, b, accumulator)
+    return accumulator
+
+
+@triton.jit
 def tma_persistent_kernel(
     a_desc, b_desc, c_desc,
     M, N, K,
@@ -62,18 +82,7 @@ def tma_persistent_kernel(
         pid_m, pid_n = tile_coords(tile_id, num_pid_in_group, num_pid_m, GROUP_M)
         offs_am = pid_m * BLOCK_M
         offs_bn = pid_n * BLOCK_N
-        accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-        for ki in range(k_tiles):
-            offs_k = ki * BLOCK_K
-            if A_TRANS:
-                a = a_desc.load([offs_k, offs_am]).T
-            else:
-                a = a_desc.load([offs_am, offs_k])
-            if B_TRANS:
-                b = b_desc.load([offs_bn, offs_k]).T
-            else:
-                b = b_desc.load([offs_k, offs_bn])
-            accumulator = tl.dot(a, b, accumulator)
+        accumulator = tile_dot(a_desc, b_desc, offs_am, offs_bn, 0, k_tiles, BLOCK_M, BLOCK_N, BLOCK_K, A_TRANS, B_TRANS)
 
         tile_id_c += NUM_PROGRAMS
         pid_m, pid_n = tile_coords(tile_id_c, num_pid_in_group, num_pid_m, GROUP_M)

@@ -24,24 +24,7 @@ import triton
 import triton.language as tl
 
 from ._schedule import tile_coords
-
-
-@triton.jit
-def _tile_dot(a_desc, b_desc, offs_am, offs_bn, k_lo, k_hi, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-              BLOCK_K: tl.constexpr, A_TRANS: tl.constexpr, B_TRANS: tl.constexpr):
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for ki in range(k_lo, k_hi):
-        offs_k = ki * BLOCK_K
-        if A_TRANS:
-            a = a_desc.load([offs_k, offs_am]).T
-        else:
-            a = a_desc.load([offs_am, offs_k])
-        if B_TRANS:
-            b = b_desc.load([offs_bn, offs_k]).T
-        else:
-            b = b_desc.load([offs_k, offs_bn])
-        acc = tl.dot(a, b, acc)
-    return acc
+from .persistent_tma import tile_dot
 
 
 @triton.jit
@@ -91,7 +74,7 @@ def tma_stream_k_kernel(
     # whole waves, tile by tile
     for tile_id in tl.range(pid, dp_tiles, NUM_PROGRAMS, flatten=FLATTEN):
         pid_m, pid_n = tile_coords(tile_id, num_pid_in_group, num_pid_m, GROUP_M)
-        acc = _tile_dot(a_desc, b_desc, pid_m * BLOCK_M, pid_n * BLOCK_N, 0, k_tiles,
+        acc = tile_dot(a_desc, b_desc, pid_m * BLOCK_M, pid_n * BLOCK_N, 0, k_tiles,
                         BLOCK_M, BLOCK_N, BLOCK_K, A_TRANS, B_TRANS)
         _store_tile(c_desc, acc, pid_m * BLOCK_M, pid_n * BLOCK_N, BLOCK_M, BLOCK_N, ACTIVATION)
 
@@ -108,7 +91,7 @@ def tma_stream_k_kernel(
         k_lo = it - t * k_tiles
         k_hi = tl.minimum(k_tiles, k_lo + (end - it))
         pid_m, pid_n = tile_coords(dp_tiles + t, num_pid_in_group, num_pid_m, GROUP_M)
-        acc = _tile_dot(a_desc, b_desc, pid_m * BLOCK_M, pid_n * BLOCK_N, k_lo, k_hi,
+        acc = tile_dot(a_desc, b_desc, pid_m * BLOCK_M, pid_n * BLOCK_N, k_lo, k_hi,
                         BLOCK_M, BLOCK_N, BLOCK_K, A_TRANS, B_TRANS)
         if k_hi - k_lo == k_tiles:
             _store_tile(c_desc, acc, pid_m * BLOCK_M, pid_n * BLOCK_N, BLOCK_M, BLOCK_N, ACTIVATION)
