@@ -118,3 +118,25 @@ def test_plan_pins_stream_k_and_computes_the_product(monkeypatch):
     out.fill_(float("nan"))
     plan.go(a, b, out)
     K.assert_close(out, K.reference_matmul(a, b))
+
+
+@pytest.mark.parametrize("cfg", [best_tune.LARGE_TMA[0], best_tune.LARGE_TMA[1]],
+                         ids=lambda c: f"{c['BLOCK_M']}x{c['BLOCK_N']}x{c['BLOCK_K']}s{c['num_stages']}")
+def test_stream_k_compiles_for_sm90_in_the_shared_memory_the_rule_says(cfg):
+    """Cross-compiled for sm_90 on this machine: its two loops (whole waves, shared tiles) reuse one set of
+    pipeline buffers and one epilogue staging, so it needs what the TMA kernel needs (the rule
+    ``smem_bytes``, plus a few bytes of barriers), within the H100/H200 limit."""
+    from gemm_lab.compile import compile_jit
+    from gemm_lab.kernels.stream_k import tma_stream_k_kernel
+
+    bm, bn, bk = cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]
+    sig = {"a_desc": f"tensordesc<fp16[{bm}, {bk}]>", "b_desc": f"tensordesc<fp16[{bk}, {bn}]>",
+           "c_desc": f"tensordesc<fp16[{bm}, {bn // 2}]>", "ws_ptr": "*fp32", "count_ptr": "*i32",
+           "M": "i32", "N": "i32", "K": "i32", "SK_TILES": "i32"}
+    consts = dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, NUM_PROGRAMS=132, A_TRANS=False, B_TRANS=False,
+                  FLATTEN=cfg["flatten"], ACTIVATION="")
+    art = compile_jit(tma_stream_k_kernel, sig, consts, "sm_90", num_warps=cfg["num_warps"],
+                      num_stages=cfg["num_stages"], cache=False)
+    rule = best_tune.smem_bytes("streamk", cfg)
+    assert rule <= art.shared <= rule + 256 and art.shared <= best_tune.SMEM_LIMIT
+    assert "atom.global" in art.ptx and "cp.async.bulk.tensor" in art.ptx  # the counters, and TMA loads
