@@ -23,11 +23,12 @@ instructor must do in the LMS's import preview (:data:`PREVIEW_HINT`):
 from __future__ import annotations
 
 import csv
+import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.collect.roster import load_roster
-from autograder.course import Course
+from autograder.course import Course, write_atomic
 
 PENDING = "pending manual grading"
 PREVIEW_HINT = {
@@ -134,9 +135,10 @@ def pending_summary(grades: list[AssignmentGrades]) -> str | None:
 
 
 def _write_csv(path: Path, rows: list[list], quote_all: bool = False) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as f:
-        csv.writer(f, quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL).writerows(rows)
-    return path
+    # in one step: an LMS import, or a run killed midway, sees the old file or the new one, never a part
+    buf = io.StringIO(newline="")
+    csv.writer(buf, quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL).writerows(rows)
+    return write_atomic(path, buf.getvalue())
 
 
 def lms_id(entry: dict, lms: str, assignment: str | None = None) -> str:
