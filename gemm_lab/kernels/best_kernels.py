@@ -223,12 +223,15 @@ class Tma(Kernel):
         ma, mb, direct = self.modes
         a_op, b_op = _operands(self.pads, a, b, ma, mb)
         target = out if direct else aligned_empty(out)
+        self._run(a_op, b_op, target)
+        if target is not out:
+            out.copy_(target)
+
+    def _run(self, a_op, b_op, target) -> None:
         s = self.spec
         # the key fixes shapes and strides: the three base addresses fix the launch's arguments
         self.launch.keyed((a_op.data_ptr(), b_op.data_ptr(), target.data_ptr()), lambda: (
             *self._descriptors(a_op, b_op, target), s.M, s.N, s.K))
-        if target is not out:
-            out.copy_(target)
 
 
 class StreamK(Tma):
@@ -247,17 +250,13 @@ class StreamK(Tma):
             NUM_PROGRAMS=P, A_TRANS=self.modes[0] == 1, B_TRANS=self.modes[1] == 1, FLATTEN=cfg["flatten"],
             ACTIVATION=spec.act), dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"]))
 
-    def __call__(self, a, b, out):
-        ma, mb, direct = self.modes
-        a_op, b_op = _operands(self.pads, a, b, ma, mb)
-        target = out if direct else aligned_empty(out)
-        ws = torch.empty(self.ws_shape if self.sk_tiles else (1,), dtype=torch.float32, device=a.device)
-        counts = torch.zeros(max(1, self.sk_tiles), dtype=torch.int32, device=a.device)
+    def _run(self, a_op, b_op, target) -> None:
+        dev = target.device
+        ws = torch.empty(self.ws_shape if self.sk_tiles else (1,), dtype=torch.float32, device=dev)
+        counts = torch.zeros(max(1, self.sk_tiles), dtype=torch.int32, device=dev)
         s = self.spec
         # not ``keyed``: its kept arguments would hold each call's workspace alive
         self.launch(*self._descriptors(a_op, b_op, target), ws, counts, s.M, s.N, s.K, self.sk_tiles)
-        if target is not out:
-            out.copy_(target)
 
 
 class DeviceTma(Kernel):

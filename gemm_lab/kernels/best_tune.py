@@ -61,7 +61,7 @@ SHORT_K_TMA = _tma(128, 128, 128, 2, 8, True)   # K <= 128: the whole K in one o
 # fp16, 5552-byte rows): every 128-byte row piece of a tile then spans two lines. The first two large
 # configs once more on copies padded to 128-byte rows (``pad``), the copy inside the timed call, as the
 # unaligned shapes' copies are: the tuner weighs one pass over the operands against the wider line use
-# (7563x4040x2776 on the H100: 326 us with the copies against 366 without, 128x256x64 either way)
+# (the tuner's pick at 7563x4040x2776 on the H100: results/best_matmul_random.md)
 PAD_TMA = [dict(c, pad=True) for c in LARGE_TMA[:2]]
 LARGE_HINTED = [_cfg(128, 256, 64, 8, 3, 8), _cfg(128, 128, 64, 8, 4, 4)]
 # one of M, N <= 32: tiles that do not waste most of a 64-wide side
@@ -166,19 +166,15 @@ def lines_split(strides, elem_size: int) -> bool:
 STREAM_K_MAX_FILL = 0.95
 
 
-def stream_k_configs(M: int, N: int, K: int, cfgs, sms: int) -> list[dict]:
-    """Those of the TMA configs ``cfgs`` whose tiles leave the last wave at most ``STREAM_K_MAX_FILL`` full,
-    in ``stream_k``'s hybrid form only: at least one whole wave tile by tile before the shared tiles. Where
-    every tile would be shared (fewer than two waves) it ran slower than the same config tile by tile at
-    every shape measured on the H100 (the partial tiles' traffic outweighs the fuller wave); the hybrid was
-    the tuner's pick where the part-empty wave came after seven whole ones (results/best_matmul_random.md)."""
-    out = []
-    for c in cfgs:
-        tiles = triton.cdiv(M, c["BLOCK_M"]) * triton.cdiv(N, c["BLOCK_N"])
-        shared = stream_k_tiles(tiles, sms, triton.cdiv(K, c["BLOCK_K"]))
-        if 0 < shared < tiles and _waves(M, N, c["BLOCK_M"], c["BLOCK_N"], sms) <= STREAM_K_MAX_FILL:
-            out.append(c)
-    return out
+def stream_k_pays(M: int, N: int, K: int, cfg: dict, sms: int) -> bool:
+    """Whether ``cfg``'s tiles leave the last wave at most ``STREAM_K_MAX_FILL`` full with at least one whole
+    wave before the tiles ``stream_k`` shares (its hybrid form only). Where every tile would be shared (fewer
+    than two waves) it ran slower than the same config tile by tile at every shape measured on the H100 (the
+    partial tiles' traffic outweighs the fuller wave); the hybrid was the tuner's pick where the part-empty
+    wave came after seven whole ones (results/best_matmul_random.md)."""
+    tiles = triton.cdiv(M, cfg["BLOCK_M"]) * triton.cdiv(N, cfg["BLOCK_N"])
+    shared = stream_k_tiles(tiles, sms, triton.cdiv(K, cfg["BLOCK_K"]))
+    return 0 < shared < tiles and _waves(M, N, cfg["BLOCK_M"], cfg["BLOCK_N"], sms) <= STREAM_K_MAX_FILL
 
 
 def _candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok: bool = False, *,
@@ -189,7 +185,7 @@ def _candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok:
     output tiles meet a long K; ``"hinted_swap"`` (the hinted kernel on C^T = B^T A^T) for a skinny M;
     ``"dtma"`` (the TMA kernel with descriptors made on the device, ``device_tma``) beside ``"tma"`` below
     the large class, where its cheaper launch can matter; ``"streamk"`` (``stream_k``) second in the large
-    list, for the first TMA config when its tiles leave the last wave part-empty (``stream_k_configs``).
+    list, for the first TMA config when its tiles leave the last wave part-empty (``stream_k_pays``).
     ``large``: the short list for outputs of TMA_MIN_MN and more (compiles are what tuning pays for), with
     ``PAD_TMA`` third and fourth when an operand's rows are not whole 128-byte lines (``lines_split``).
     Split-K, where it is listed at all (few output tiles), comes right after the first tiled candidate:
@@ -200,8 +196,9 @@ def _candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok:
         split = tma_ok and lines_split(strides, elem_size)
         if split:
             out[2:2] = [("tma", c) for c in PAD_TMA]
-        if tma_ok:  # second: the first config (line-padded where rows split lines) with its last wave shared
-            out[1:1] = [("streamk", c) for c in stream_k_configs(M, N, K, (PAD_TMA if split else LARGE_TMA)[:1], sms)]
+        first = (PAD_TMA if split else LARGE_TMA)[0]  # line-padded where rows split lines
+        if tma_ok and stream_k_pays(M, N, K, first, sms):  # second: the first config with its last wave shared
+            out[1:1] = [("streamk", first)]
         if tma_ok and K <= 128:
             out.append(("tma", SHORT_K_TMA))
         if not is_aligned or not tma_ok:

@@ -20,7 +20,7 @@ import triton.language as tl
 from gemm_lab import runtime  # noqa: F401  (gemm_lab.kernels imports it before triton)
 
 from ._schedule import tile_coords
-from .persistent_tma import tile_dot
+from .persistent_tma import store_tile, tile_dot
 
 
 @triton.jit
@@ -65,10 +65,4 @@ def device_tma_persistent_kernel(
         pid_m, pid_n = tile_coords(tile_id_c, num_pid_in_group, num_pid_m, GROUP_M)
         offs_cm = pid_m * BLOCK_M
         offs_cn = pid_n * BLOCK_N
-        if ACTIVATION == "leaky_relu":
-            accumulator = tl.where(accumulator >= 0, accumulator, 0.01 * accumulator)
-        acc = tl.reshape(accumulator, (BLOCK_M, 2, BLOCK_N // 2))
-        acc = tl.permute(acc, (0, 2, 1))
-        acc0, acc1 = tl.split(acc)
-        c_desc.store([offs_cm, offs_cn], acc0.to(dtype))
-        c_desc.store([offs_cm, offs_cn + BLOCK_N // 2], acc1.to(dtype))
+        store_tile(c_desc, accumulator, offs_cm, offs_cn, dtype, BLOCK_M, BLOCK_N, True, ACTIVATION)

@@ -25,7 +25,7 @@ from gemm_lab import runtime
 
 from . import _validate as v
 from ._schedule import num_programs, resolve_num_sms, tile_coords
-from .matmul import check_tile, trivial_result, validate_matmul
+from .matmul import check_tile, leaky_relu, trivial_result, validate_matmul
 
 try:  # triton >= 3.3
     from triton.tools.tensor_descriptor import TensorDescriptor
@@ -52,6 +52,23 @@ def tile_dot(a_desc, b_desc, offs_am, offs_bn, k_lo, k_hi, BLOCK_M: tl.constexpr
             b = b_desc.load([offs_k, offs_bn])
         accumulator = tl.dot(a, b, accumulator)
     return accumulator
+
+
+@triton.jit
+def store_tile(c_desc, accumulator, offs_cm, offs_cn, dtype, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+               SUBTILE: tl.constexpr, ACTIVATION: tl.constexpr):
+    """The epilogue: the activation, then the tile stored through ``c_desc`` as ``dtype``, whole or (``SUBTILE``)
+    as two [BLOCK_M, BLOCK_N // 2] halves (smaller shared-memory staging, so a deeper pipeline fits)."""
+    if ACTIVATION == "leaky_relu":
+        accumulator = leaky_relu(accumulator)
+    if SUBTILE:
+        acc = tl.reshape(accumulator, (BLOCK_M, 2, BLOCK_N // 2))
+        acc = tl.permute(acc, (0, 2, 1))
+        acc0, acc1 = tl.split(acc)
+        c_desc.store([offs_cm, offs_cn], acc0.to(dtype))
+        c_desc.store([offs_cm, offs_cn + BLOCK_N // 2], acc1.to(dtype))
+    else:
+        c_desc.store([offs_cm, offs_cn], accumulator.to(dtype))
 
 
 @triton.jit
@@ -88,16 +105,7 @@ def tma_persistent_kernel(
         pid_m, pid_n = tile_coords(tile_id_c, num_pid_in_group, num_pid_m, GROUP_M)
         offs_cm = pid_m * BLOCK_M
         offs_cn = pid_n * BLOCK_N
-        if ACTIVATION == "leaky_relu":
-            accumulator = tl.where(accumulator >= 0, accumulator, 0.01 * accumulator)
-        if EPILOGUE_SUBTILE:
-            acc = tl.reshape(accumulator, (BLOCK_M, 2, BLOCK_N // 2))
-            acc = tl.permute(acc, (0, 2, 1))
-            acc0, acc1 = tl.split(acc)
-            c_desc.store([offs_cm, offs_cn], acc0.to(dtype))
-            c_desc.store([offs_cm, offs_cn + BLOCK_N // 2], acc1.to(dtype))
-        else:
-            c_desc.store([offs_cm, offs_cn], accumulator.to(dtype))
+        store_tile(c_desc, accumulator, offs_cm, offs_cn, dtype, BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE, ACTIVATION)
 
 
 def _descriptor_ok(t: torch.Tensor) -> bool:

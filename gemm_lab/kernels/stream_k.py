@@ -24,19 +24,7 @@ import triton
 import triton.language as tl
 
 from ._schedule import tile_coords
-from .persistent_tma import tile_dot
-
-
-@triton.jit
-def _store_tile(c_desc, acc, offs_cm, offs_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                ACTIVATION: tl.constexpr):
-    # as persistent_tma's split epilogue: two [BLOCK_M, BLOCK_N // 2] halves, smaller shared-memory staging
-    if ACTIVATION == "leaky_relu":
-        acc = tl.where(acc >= 0, acc, 0.01 * acc)
-    acc = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))
-    acc0, acc1 = tl.split(acc)
-    c_desc.store([offs_cm, offs_cn], acc0.to(c_desc.dtype))
-    c_desc.store([offs_cm, offs_cn + BLOCK_N // 2], acc1.to(c_desc.dtype))
+from .persistent_tma import store_tile, tile_dot
 
 
 @triton.jit
@@ -76,7 +64,7 @@ def tma_stream_k_kernel(
         pid_m, pid_n = tile_coords(tile_id, num_pid_in_group, num_pid_m, GROUP_M)
         acc = tile_dot(a_desc, b_desc, pid_m * BLOCK_M, pid_n * BLOCK_N, 0, k_tiles,
                         BLOCK_M, BLOCK_N, BLOCK_K, A_TRANS, B_TRANS)
-        _store_tile(c_desc, acc, pid_m * BLOCK_M, pid_n * BLOCK_N, BLOCK_M, BLOCK_N, ACTIVATION)
+        store_tile(c_desc, acc, pid_m * BLOCK_M, pid_n * BLOCK_N, c_desc.dtype, BLOCK_M, BLOCK_N, True, ACTIVATION)
 
     # the rest by K iterations: this program's range [start, end) of SK_TILES * k_tiles
     total = SK_TILES * k_tiles
@@ -94,7 +82,7 @@ def tma_stream_k_kernel(
         acc = tile_dot(a_desc, b_desc, pid_m * BLOCK_M, pid_n * BLOCK_N, k_lo, k_hi,
                         BLOCK_M, BLOCK_N, BLOCK_K, A_TRANS, B_TRANS)
         if k_hi - k_lo == k_tiles:
-            _store_tile(c_desc, acc, pid_m * BLOCK_M, pid_n * BLOCK_N, BLOCK_M, BLOCK_N, ACTIVATION)
+            store_tile(c_desc, acc, pid_m * BLOCK_M, pid_n * BLOCK_N, c_desc.dtype, BLOCK_M, BLOCK_N, True, ACTIVATION)
         else:
             # slot 0: this program's first part (its range starts inside this tile), slot 1: its last
             slot = (it != start).to(tl.int64)
@@ -110,7 +98,8 @@ def tma_stream_k_kernel(
                     s = (_range_start(p, base, extra) < first_g).to(tl.int64)
                     total_acc += tl.load(ws_ptr + (p * 2 + s) * (BLOCK_M * BLOCK_N) + tile_offs,
                                          cache_modifier=".cg")
-                _store_tile(c_desc, total_acc, pid_m * BLOCK_M, pid_n * BLOCK_N, BLOCK_M, BLOCK_N, ACTIVATION)
+                store_tile(c_desc, total_acc, pid_m * BLOCK_M, pid_n * BLOCK_N, c_desc.dtype, BLOCK_M, BLOCK_N, True,
+                           ACTIVATION)
         it += k_hi - k_lo
 
 
