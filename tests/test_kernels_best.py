@@ -65,6 +65,25 @@ def test_splitk_odd_shapes(split_k):
            19, 23, 150, a_t=split_k % 2 == 1, c_t=split_k == 3)
 
 
+@pytest.mark.parametrize("split", [1, 3, 16, 127, 129, 300])
+def test_splitk_reduce_sums_every_partial_in_steps(split):
+    """The reduce kernel loads up to REDUCE_MAX_STEP partials at once and steps through longer splits: every
+    partial counts once (splits around the step size and past it), into a strided fp16 view, nothing
+    outside it written, the same bits twice."""
+    from gemm_lab.kernels.splitk import REDUCE_MAX_STEP, reduce_block, reduce_into
+
+    assert reduce_block(split)[1] <= REDUCE_MAX_STEP
+    g = torch.Generator().manual_seed(split)
+    ws = torch.randn(split, 37, 29, generator=g)
+    out, buf, mask = poisoned_view((37, 29), torch.float16, "cpu", transposed=split % 2 == 1)
+    reduce_into(ws, out, None)
+    torch.testing.assert_close(out.float(), ws.double().sum(0).float().half().float(), rtol=2e-3, atol=2e-3)
+    assert margins_intact(buf, mask)
+    first = out.clone()
+    reduce_into(ws, out, None)
+    assert torch.equal(out, first)
+
+
 def test_splitk_activation_and_validation():
     a, b = torch.randn(9, 200), torch.randn(200, 11)
     torch.testing.assert_close(K.splitk_matmul(a, b, split_k=4, BLOCK_M=16, BLOCK_N=16, BLOCK_K=16,

@@ -51,28 +51,41 @@ def splitk_partial_kernel(
 
 @triton.jit
 def splitk_reduce_kernel(ws_ptr, c_ptr, M, N, SPLIT, stride_cm, stride_cn, BLOCK: tl.constexpr,
-                         ACTIVATION: tl.constexpr):
-    """C[m, n] = activation(sum over s of ws[s, m, n]), cast to C's dtype; ws is contiguous [SPLIT, M, N]."""
+                         SPLIT_STEP: tl.constexpr, ACTIVATION: tl.constexpr):
+    """C[m, n] = activation(sum over s of ws[s, m, n]), cast to C's dtype; ws is contiguous [SPLIT, M, N].
+
+    SPLIT_STEP partials of a block are loaded at once (one [SPLIT_STEP, BLOCK] load) and summed by one
+    reduction, so a split of up to SPLIT_STEP waits for memory once: a loop of SPLIT dependent load-and-add
+    steps waits SPLIT times in a row, which is most of this kernel's time where the output is small."""
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mn = M * N
-    mask = offs < mn
-    p = ws_ptr + offs
     acc = tl.zeros((BLOCK,), dtype=tl.float32)
-    for _ in range(SPLIT):
-        acc += tl.load(p, mask=mask, other=0.0)
-        p += mn
+    for s0 in range(0, SPLIT, SPLIT_STEP):
+        s = s0 + tl.arange(0, SPLIT_STEP)
+        parts = tl.load(ws_ptr + s[:, None].to(tl.int64) * mn + offs[None, :],
+                        mask=(s[:, None] < SPLIT) & (offs[None, :] < mn), other=0.0)
+        acc += tl.sum(parts, axis=0)
     if ACTIVATION == "leaky_relu":
         acc = leaky_relu(acc)
     m = offs // N
     n = offs % N
-    tl.store(c_ptr + m * stride_cm + n * stride_cn, acc.to(c_ptr.dtype.element_ty), mask=mask)
+    tl.store(c_ptr + m * stride_cm + n * stride_cn, acc.to(c_ptr.dtype.element_ty), mask=offs < mn)
 
 
-REDUCE_BLOCK = 1024
+# fp32 workspace elements one reduce program loads per step (16 a thread at 4 warps): a block of outputs is
+# this divided by the split, so small outputs still get many programs
+REDUCE_ELEMS = 2048
+REDUCE_MAX_STEP = 128  # what best_tune's split-K lists reach; a longer split (splitk_matmul's own) takes steps
 
 
-def reduce_grid(M: int, N: int) -> tuple[int]:
-    return (triton.cdiv(M * N, REDUCE_BLOCK),)
+def reduce_block(split: int) -> tuple[int, int]:
+    """(BLOCK, SPLIT_STEP) of ``splitk_reduce_kernel`` for ``split`` partials."""
+    step = min(triton.next_power_of_2(split), REDUCE_MAX_STEP)
+    return REDUCE_ELEMS // step, step
+
+
+def reduce_grid(M: int, N: int, split: int) -> tuple[int]:
+    return (triton.cdiv(M * N, reduce_block(split)[0]),)
 
 
 def splitk_grid(M: int, N: int, BLOCK_M: int, BLOCK_N: int, split_k: int) -> tuple[int, int]:
@@ -112,5 +125,7 @@ def splitk_matmul(a: torch.Tensor, b: torch.Tensor, *, split_k: int = 4, BLOCK_M
 def reduce_into(ws: torch.Tensor, out: torch.Tensor, activation: str | None) -> None:
     """out = activation(ws.sum(0)) in one kernel (ws: contiguous fp32 [split, M, N])."""
     split, M, N = ws.shape
-    splitk_reduce_kernel[reduce_grid(M, N)](ws, out, M, N, split, out.stride(0), out.stride(1),
-                                            BLOCK=REDUCE_BLOCK, ACTIVATION=activation or "", num_warps=4)
+    block, step = reduce_block(split)
+    splitk_reduce_kernel[reduce_grid(M, N, split)](ws, out, M, N, split, out.stride(0), out.stride(1),
+                                                   BLOCK=block, SPLIT_STEP=step, ACTIVATION=activation or "",
+                                                   num_warps=4)
