@@ -84,14 +84,17 @@ def test_candidate_lists_follow_the_shape():
     assert best_tune.splitk_configs(4096, 4096, 4096) == []                 # enough tiles already
     sk = best_tune.splitk_configs(64, 16, 8192)
     assert sk and all(c["BLOCK_N"] == 32 and 2 <= c["split_k"] <= 128 for c in sk)
-    # a skinny side whose narrow tiles already fill half the SMs: 128x128 tiles split, and one tile across
-    # the skinny side (64 or 128) by 64, split to about four programs an SM
-    for (M, N, Kd), tile in (((6065, 38, 3983), (64, 64)), ((95, 5875, 5474), (128, 64)),
-                             ((5324, 96, 3983), (64, 128))):
+    # a skinny side up to 64 whose narrow tiles already fill half the SMs: 128x128 tiles split, and one
+    # tile across the skinny side (32 or 64) by 64, split to about four programs an SM
+    for (M, N, Kd), tile in (((6065, 38, 3983), (64, 64)), ((5324, 30, 3983), (64, 32)),
+                             ((60, 5875, 5474), (64, 64))):
         skinny = best_tune.splitk_configs(M, N, Kd, sms=132)
         assert [(c["BLOCK_M"], c["BLOCK_N"]) for c in skinny] == [(128, 128), tile]
         programs = -(-M // tile[0]) * -(-N // tile[1]) * skinny[1]["split_k"]
         assert 2 <= skinny[1]["split_k"] and programs <= 4 * 132
+    # a skinny side from 65 to 128: the 128x128 split only (a 128-wide tile by 64 ran slower on the H100)
+    for M, N, Kd in ((95, 5875, 5474), (5324, 96, 3983), (127, 4096, 4096)):
+        assert [(c["BLOCK_M"], c["BLOCK_N"]) for c in best_tune.splitk_configs(M, N, Kd, sms=132)] == [(128, 128)]
 
 
 def _tune_pinning(monkeypatch, M, N, Kd, winner, a_t=False, b_t=False, c_t=False, activation=""):
