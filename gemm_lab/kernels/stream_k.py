@@ -24,6 +24,7 @@ import triton
 import triton.language as tl
 
 from ._schedule import tile_coords
+from .matmul import leaky_relu
 from .persistent_tma import store_tile, tile_dot
 
 
@@ -38,6 +39,12 @@ def _owner(g, base, extra):
     # the program whose range holds stream-K iteration g (inverse of _range_start)
     long_part = extra * (base + 1)
     return tl.where(g < long_part, g // (base + 1), extra + (g - long_part) // base)
+
+
+@triton.jit
+def _half_offsets(BLOCK_M: tl.constexpr, HALF: tl.constexpr):
+    # element offsets of a contiguous [BLOCK_M, HALF] fp32 half tile in the workspace
+    return tl.arange(0, BLOCK_M)[:, None] * HALF + tl.arange(0, HALF)[None, :]
 
 
 @triton.jit
@@ -72,7 +79,7 @@ def tma_stream_k_kernel(
     extra = total % NUM_PROGRAMS
     start = _range_start(pid, base, extra)
     end = _range_start(pid + 1, base, extra)
-    tile_offs = tl.arange(0, BLOCK_M)[:, None] * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
+    HALF: tl.constexpr = BLOCK_N // 2
     it = start
     while it < end:
         t = it // k_tiles
@@ -84,22 +91,30 @@ def tma_stream_k_kernel(
         if k_hi - k_lo == k_tiles:
             store_tile(c_desc, acc, pid_m * BLOCK_M, pid_n * BLOCK_N, c_desc.dtype, BLOCK_M, BLOCK_N, True, ACTIVATION)
         else:
-            # slot 0: this program's first part (its range starts inside this tile), slot 1: its last
+            # slot 0: this program's first part (its range starts inside this tile), slot 1: its last. The part
+            # goes out, and is summed, as two [BLOCK_M, HALF] halves with their offsets made where they are
+            # used: a whole tile's offsets kept across the loop held as many registers as the accumulator
             slot = (it != start).to(tl.int64)
-            tl.store(ws_ptr + (pid * 2 + slot) * (BLOCK_M * BLOCK_N) + tile_offs, acc)
+            part = ws_ptr + (pid * 2 + slot) * (BLOCK_M * BLOCK_N)
+            halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, HALF)), (0, 2, 1))
+            acc0, acc1 = tl.split(halves)
+            tl.store(part + _half_offsets(BLOCK_M, HALF), acc0)
+            tl.store(part + BLOCK_M * HALF + _half_offsets(BLOCK_M, HALF), acc1)
             tl.debug_barrier()  # every thread's part is written before the counter says so
             first_g = t * k_tiles
             p0 = _owner(first_g, base, extra)
             p1 = _owner(first_g + k_tiles - 1, base, extra)
             arrived = tl.atomic_add(count_ptr + t, 1, sem="acq_rel", scope="gpu")
-            if arrived == p1 - p0:  # the last contributor: sum every part in program order
-                total_acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-                for p in range(p0, p1 + 1):
-                    s = (_range_start(p, base, extra) < first_g).to(tl.int64)
-                    total_acc += tl.load(ws_ptr + (p * 2 + s) * (BLOCK_M * BLOCK_N) + tile_offs,
-                                         cache_modifier=".cg")
-                store_tile(c_desc, total_acc, pid_m * BLOCK_M, pid_n * BLOCK_N, c_desc.dtype, BLOCK_M, BLOCK_N, True,
-                           ACTIVATION)
+            if arrived == p1 - p0:  # the last contributor: sum every part in program order, half by half
+                for h in tl.static_range(2):
+                    tot = tl.zeros((BLOCK_M, HALF), dtype=tl.float32)
+                    for p in range(p0, p1 + 1):
+                        s = (_range_start(p, base, extra) < first_g).to(tl.int64)
+                        tot += tl.load(ws_ptr + (p * 2 + s) * (BLOCK_M * BLOCK_N) + h * (BLOCK_M * HALF)
+                                       + _half_offsets(BLOCK_M, HALF), cache_modifier=".cg")
+                    if ACTIVATION == "leaky_relu":
+                        tot = leaky_relu(tot)
+                    c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + h * HALF], tot.to(c_desc.dtype))
         it += k_hi - k_lo
 
 
