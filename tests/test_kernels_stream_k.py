@@ -80,12 +80,11 @@ def _large_plan(monkeypatch, M, N, Kd):
     return best._Plan(best._choice("tma_persistent", best.TMA_CONFIG, "large"), M, N, Kd, "", owns_out=True)
 
 
-def test_candidates_time_stream_k_where_the_last_wave_is_part_empty():
+def test_candidates_time_stream_k_second_where_the_last_wave_is_part_empty():
     """132 SMs: 7563x4040 in 128x256 tiles leaves the 8th wave 27 % full (its rows split 128-byte lines: the
-    line-padded config is the one shared out); 1920x7744 (whole lines) 52 %; 1002x6281 (200 tiles, every one
-    shared): second in the large list. Mid-size 2124x1144 (85 tiles of 128x256, all shared): third, after
-    the first two TMA configs. 4096^2 fills its waves, and at 2124x1144x128 a share would be shorter than two
-    K steps: not listed."""
+    line-padded config is the one shared out); 1920x7744 (whole lines) 52 %; 4096^2 fills every wave; where
+    every tile would be shared (fewer than two waves: 1002x6281, or any mid-size output such as 2124x1144)
+    it is not listed."""
     def cands(M, N, Kd, large):
         return best_tune.candidates(M, N, Kd, (Kd, 1, N, 1, N, 1), "sm_90", False, True, large=large, sms=132)
 
@@ -94,10 +93,8 @@ def test_candidates_time_stream_k_where_the_last_wave_is_part_empty():
     assert [k for k, _ in big].count("streamk") == 1
     plain = cands(1920, 7744, 3968, True)  # whole 128-byte lines: the config as it is
     assert plain[1] == ("streamk", best_tune.LARGE_TMA[0])
-    assert cands(1002, 6281, 4185, True)[1][0] == "streamk"
-    mid = cands(2124, 1144, 2071, False)
-    assert mid[2] == ("streamk", best_tune.MID_TMA[1]) and [k for k, _ in mid].count("streamk") == 1
-    for M, N, Kd, large in ((4096, 4096, 4096, True), (2124, 1144, 128, False)):
+    for M, N, Kd, large in ((4096, 4096, 4096, True), (1002, 6281, 4185, True), (2124, 1144, 2071, False),
+                            (5324, 320, 896, False)):
         assert not any(k == "streamk" for k, _ in cands(M, N, Kd, large)), (M, N, Kd)
     # no TMA at all (fp32 or before sm_90): no stream-K either
     assert not any(k == "streamk" for k, _ in best_tune.candidates(

@@ -169,13 +169,15 @@ STREAM_K_MAX_FILL = 0.95
 
 
 def stream_k_pays(M: int, N: int, K: int, cfg: dict, sms: int) -> bool:
-    """Whether ``cfg``'s tiles leave the last wave at most ``STREAM_K_MAX_FILL`` full, so that sharing the
-    part-empty wave (and one whole wave before it, or every tile where there are fewer than two waves) by K
-    iterations can pay (``stream_k_tiles``); the tuner times it beside the same config tile by tile
-    (results/best_matmul_random.md)."""
+    """Whether ``cfg``'s tiles leave the last wave at most ``STREAM_K_MAX_FILL`` full with at least one whole
+    wave before the tiles ``stream_k`` shares (its hybrid form only). Where every tile would be shared (fewer
+    than two waves) it ran slower than the same config tile by tile at every shape measured on the H100,
+    also with the partials written as half tiles: each fp32 partial tile is as many bytes as several K steps'
+    operand tiles, moved while no MMA runs. The hybrid was the tuner's pick where the part-empty wave came
+    after seven whole ones (results/best_matmul_random.md)."""
     tiles = triton.cdiv(M, cfg["BLOCK_M"]) * triton.cdiv(N, cfg["BLOCK_N"])
     shared = stream_k_tiles(tiles, sms, triton.cdiv(K, cfg["BLOCK_K"]))
-    return shared > 0 and _waves(M, N, cfg["BLOCK_M"], cfg["BLOCK_N"], sms) <= STREAM_K_MAX_FILL
+    return 0 < shared < tiles and _waves(M, N, cfg["BLOCK_M"], cfg["BLOCK_N"], sms) <= STREAM_K_MAX_FILL
 
 
 def _candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok: bool = False, *,
@@ -185,9 +187,8 @@ def _candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok:
     padded copies where an operand needs them) when ``tma_ok`` (Hopper, fp16/bf16); ``"splitk"`` when few
     output tiles meet a long K; ``"hinted_swap"`` (the hinted kernel on C^T = B^T A^T) for a skinny M;
     ``"dtma"`` (the TMA kernel with descriptors made on the device, ``device_tma``) beside ``"tma"`` below
-    the large class, where its cheaper launch can matter; ``"streamk"`` (``stream_k``) when a TMA config's
-    tiles leave the last wave part-empty (``stream_k_pays``): second in the large list for the first
-    config, third in the mid-size list for the 128x256 tile.
+    the large class, where its cheaper launch can matter; ``"streamk"`` (``stream_k``) second in the large
+    list, for the first TMA config when its tiles leave the last wave part-empty (``stream_k_pays``).
     ``large``: the short list for outputs of TMA_MIN_MN and more (compiles are what tuning pays for), with
     ``PAD_TMA`` third and fourth when an operand's rows are not whole 128-byte lines (``lines_split``).
     Split-K, where it is listed at all (few output tiles), comes right after the first tiled candidate:
@@ -222,8 +223,6 @@ def _candidates(M: int, N: int, K: int, strides, arch: str, small: bool, tma_ok:
         out += [("tutorial03", c) for c in (SMALL_TUTORIAL if small else configs_for(arch))]
     if tma_ok:
         tma = [("tma", c) for c in (SMALL_TMA if small else MID_TMA)]
-        if not small and stream_k_pays(M, N, K, MID_TMA[1], sms):  # the wide tile with its last wave shared
-            tma.insert(2, ("streamk", MID_TMA[1]))
         if K <= 128 and not small:
             tma.append(("tma", SHORT_K_TMA))
         # the same kernel with device-made descriptors: a pointer launch, a few microseconds less CPU
