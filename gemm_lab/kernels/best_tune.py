@@ -105,8 +105,8 @@ def splitk_configs(M: int, N: int, K: int, sms: int = 132) -> list[dict]:
         out = [dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, num_warps=8, num_stages=3, split_k=s)]
         # the product streams the long operand, so it is the loads in flight that count (its rows load 2 bytes
         # at a time where they are not 16-byte aligned): for a skinny side up to 64, one tile across it by 64,
-        # split until each SM runs about four programs (6065x38x3983 on the H100). Not for sides up to 128:
-        # 128x64 tiles split 5 ran 2.7 times slower than 128x128 split 2 at 95x5875x5474
+        # split until each SM runs about four programs. Not for a side up to 128: a 128-wide tile by 64 ran
+        # far slower than the 128x128 split there (results/best_matmul_random.md)
         if min(M, N) <= 64:
             cm, cn = (32 if x <= 32 else 64 for x in (M, N))
             narrow = triton.cdiv(M, cm) * triton.cdiv(N, cn)
