@@ -55,20 +55,31 @@ def tile_dot(a_desc, b_desc, offs_am, offs_bn, k_lo, k_hi, BLOCK_M: tl.constexpr
 
 
 @triton.jit
+def halves(accumulator, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """A [BLOCK_M, BLOCK_N] tile as its left and right [BLOCK_M, BLOCK_N // 2] halves."""
+    acc = tl.permute(tl.reshape(accumulator, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))
+    return tl.split(acc)
+
+
+@triton.jit
+def store_part(c_desc, acc, offs_cm, offs_cn, dtype, ACTIVATION: tl.constexpr):
+    """The activation, then ``acc`` stored through ``c_desc`` at (offs_cm, offs_cn) as ``dtype``."""
+    if ACTIVATION == "leaky_relu":
+        acc = leaky_relu(acc)
+    c_desc.store([offs_cm, offs_cn], acc.to(dtype))
+
+
+@triton.jit
 def store_tile(c_desc, accumulator, offs_cm, offs_cn, dtype, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                SUBTILE: tl.constexpr, ACTIVATION: tl.constexpr):
-    """The epilogue: the activation, then the tile stored through ``c_desc`` as ``dtype``, whole or (``SUBTILE``)
-    as two [BLOCK_M, BLOCK_N // 2] halves (smaller shared-memory staging, so a deeper pipeline fits)."""
-    if ACTIVATION == "leaky_relu":
-        accumulator = leaky_relu(accumulator)
+    """The epilogue: the tile stored through ``c_desc`` (``store_part``), whole or (``SUBTILE``) as its two
+    halves (smaller shared-memory staging, so a deeper pipeline fits)."""
     if SUBTILE:
-        acc = tl.reshape(accumulator, (BLOCK_M, 2, BLOCK_N // 2))
-        acc = tl.permute(acc, (0, 2, 1))
-        acc0, acc1 = tl.split(acc)
-        c_desc.store([offs_cm, offs_cn], acc0.to(dtype))
-        c_desc.store([offs_cm, offs_cn + BLOCK_N // 2], acc1.to(dtype))
+        acc0, acc1 = halves(accumulator, BLOCK_M, BLOCK_N)
+        store_part(c_desc, acc0, offs_cm, offs_cn, dtype, ACTIVATION)
+        store_part(c_desc, acc1, offs_cm, offs_cn + BLOCK_N // 2, dtype, ACTIVATION)
     else:
-        c_desc.store([offs_cm, offs_cn], accumulator.to(dtype))
+        store_part(c_desc, accumulator, offs_cm, offs_cn, dtype, ACTIVATION)
 
 
 @triton.jit

@@ -24,8 +24,7 @@ import triton
 import triton.language as tl
 
 from ._schedule import tile_coords
-from .matmul import leaky_relu
-from .persistent_tma import store_tile, tile_dot
+from .persistent_tma import halves, store_part, store_tile, tile_dot
 
 
 @triton.jit
@@ -96,8 +95,7 @@ def tma_stream_k_kernel(
             # used: a whole tile's offsets kept across the loop held as many registers as the accumulator
             slot = (it != start).to(tl.int64)
             part = ws_ptr + (pid * 2 + slot) * (BLOCK_M * BLOCK_N)
-            halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, HALF)), (0, 2, 1))
-            acc0, acc1 = tl.split(halves)
+            acc0, acc1 = halves(acc, BLOCK_M, BLOCK_N)
             tl.store(part + _half_offsets(BLOCK_M, HALF), acc0)
             tl.store(part + BLOCK_M * HALF + _half_offsets(BLOCK_M, HALF), acc1)
             tl.debug_barrier()  # every thread's part is written before the counter says so
@@ -112,9 +110,7 @@ def tma_stream_k_kernel(
                         s = (_range_start(p, base, extra) < first_g).to(tl.int64)
                         tot += tl.load(ws_ptr + (p * 2 + s) * (BLOCK_M * BLOCK_N) + h * (BLOCK_M * HALF)
                                        + _half_offsets(BLOCK_M, HALF), cache_modifier=".cg")
-                    if ACTIVATION == "leaky_relu":
-                        tot = leaky_relu(tot)
-                    c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + h * HALF], tot.to(c_desc.dtype))
+                    store_part(c_desc, tot, pid_m * BLOCK_M, pid_n * BLOCK_N + h * HALF, c_desc.dtype, ACTIVATION)
         it += k_hi - k_lo
 
 
