@@ -70,9 +70,9 @@ def test_splitk_reduce_sums_every_partial_in_steps(split):
     """The reduce kernel loads up to REDUCE_MAX_STEP partials at once and steps through longer splits: every
     partial counts once (splits around the step size and past it), into a strided fp16 view, nothing
     outside it written, the same bits twice."""
-    from gemm_lab.kernels.splitk import REDUCE_MAX_STEP, reduce_block, reduce_into
+    from gemm_lab.kernels.splitk import REDUCE_MAX_STEP, reduce_into, reduce_launch
 
-    assert reduce_block(split)[1] <= REDUCE_MAX_STEP
+    assert reduce_launch(37, 29, split)[1]["SPLIT_STEP"] <= REDUCE_MAX_STEP
     g = torch.Generator().manual_seed(split)
     ws = torch.randn(split, 37, 29, generator=g)
     out, buf, mask = poisoned_view((37, 29), torch.float16, "cpu", transposed=split % 2 == 1)

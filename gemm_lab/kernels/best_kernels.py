@@ -35,8 +35,7 @@ from .persistent_tma import (
 )
 from .splitk import (
     k_per_split,
-    reduce_block,
-    reduce_grid,
+    reduce_launch,
     splitk_grid,
     splitk_partial_kernel,
     splitk_reduce_kernel,
@@ -172,9 +171,8 @@ class SplitK(Kernel):
                              dict(BLOCK_M=cfg["BLOCK_M"], BLOCK_N=cfg["BLOCK_N"], BLOCK_K=cfg["BLOCK_K"]),
                              dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"]))
         self.ints = (M, N, K, kps, a.stride(0), a.stride(1), b.stride(0), b.stride(1))
-        block, step = reduce_block(self.splits)
-        self.reduce = Launch(splitk_reduce_kernel, reduce_grid(M, N, self.splits),
-                             dict(BLOCK=block, SPLIT_STEP=step, ACTIVATION=spec.act), dict(num_warps=4))
+        grid, consts = reduce_launch(M, N, self.splits)
+        self.reduce = Launch(splitk_reduce_kernel, grid, dict(consts, ACTIVATION=spec.act), dict(num_warps=4))
         self.rints = (M, N, self.splits, out.stride(0), out.stride(1))
         self.ws_shape = (self.splits, M, N)
 

@@ -78,14 +78,11 @@ REDUCE_ELEMS = 2048
 REDUCE_MAX_STEP = 128  # what best_tune's split-K lists reach; a longer split (splitk_matmul's own) takes steps
 
 
-def reduce_block(split: int) -> tuple[int, int]:
-    """(BLOCK, SPLIT_STEP) of ``splitk_reduce_kernel`` for ``split`` partials."""
+def reduce_launch(M: int, N: int, split: int) -> tuple[tuple[int], dict]:
+    """(grid, constexprs) of ``splitk_reduce_kernel`` for ``split`` partials of an M x N output."""
     step = min(triton.next_power_of_2(split), REDUCE_MAX_STEP)
-    return REDUCE_ELEMS // step, step
-
-
-def reduce_grid(M: int, N: int, split: int) -> tuple[int]:
-    return (triton.cdiv(M * N, reduce_block(split)[0]),)
+    block = REDUCE_ELEMS // step
+    return (triton.cdiv(M * N, block),), dict(BLOCK=block, SPLIT_STEP=step)
 
 
 def splitk_grid(M: int, N: int, BLOCK_M: int, BLOCK_N: int, split_k: int) -> tuple[int, int]:
@@ -125,7 +122,6 @@ def splitk_matmul(a: torch.Tensor, b: torch.Tensor, *, split_k: int = 4, BLOCK_M
 def reduce_into(ws: torch.Tensor, out: torch.Tensor, activation: str | None) -> None:
     """out = activation(ws.sum(0)) in one kernel (ws: contiguous fp32 [split, M, N])."""
     split, M, N = ws.shape
-    block, step = reduce_block(split)
-    splitk_reduce_kernel[reduce_grid(M, N, split)](ws, out, M, N, split, out.stride(0), out.stride(1),
-                                                   BLOCK=block, SPLIT_STEP=step, ACTIVATION=activation or "",
-                                                   num_warps=4)
+    grid, consts = reduce_launch(M, N, split)
+    splitk_reduce_kernel[grid](ws, out, M, N, split, out.stride(0), out.stride(1), **consts,
+                               ACTIVATION=activation or "", num_warps=4)
