@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import secrets
@@ -148,3 +150,10 @@ def write_atomic(path: Path, text: str | bytes) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def write_csv(path: Path, rows: list[list], quote_all: bool = False) -> Path:
+    """``rows`` as a CSV file written in one step (``write_atomic``)."""
+    buf = io.StringIO(newline="")
+    csv.writer(buf, quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL).writerows(rows)
+    return write_atomic(path, buf.getvalue())

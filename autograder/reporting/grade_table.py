@@ -7,13 +7,11 @@ Points awaiting manual grading are named in the review column.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from pathlib import Path
 
 from autograder.collect.summary import review_notes
-from autograder.course import Course, write_atomic
+from autograder.course import Course, write_csv
 from autograder.reporting.gradebook_export import AssignmentGrades, read_gradebook
 from autograder.reporting.gradebook_export import fmt_points as _fmt
 
@@ -103,15 +101,12 @@ def write_grades_csv(course: Course, path: Path | None = None,
     path = Path(path or course.grades_csv)
     columns, table, maxima = scores(course, grades=grades)
     flags = review_flags(course, grades)
-    buf = io.StringIO(newline="")
-    w = csv.writer(buf)
-    w.writerow(["student_id", *columns, "total", "review"])
+    rows = [["student_id", *columns, "total", "review"]]
     for student in sorted(table):
-        row = table[student]
-        vals = [row.get(c, 0.0) for c in columns]
-        w.writerow([student, *[_fmt(v) for v in vals], _fmt(sum(vals)), "; ".join(flags.get(student, []))])
-    w.writerow(["max", *[_fmt(maxima[c]) for c in columns], _fmt(sum(maxima.values())), ""])
-    return write_atomic(path, buf.getvalue())  # in one step: a reader sees the old table or the new one
+        vals = [table[student].get(c, 0.0) for c in columns]
+        rows.append([student, *[_fmt(v) for v in vals], _fmt(sum(vals)), "; ".join(flags.get(student, []))])
+    rows.append(["max", *[_fmt(maxima[c]) for c in columns], _fmt(sum(maxima.values())), ""])
+    return write_csv(path, rows)  # in one step: a reader sees the old table or the new one
 
 
 def grade_table(course: Course, handed_in: dict[str, set[tuple[str, str]]] | None = None,

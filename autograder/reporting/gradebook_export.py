@@ -22,13 +22,11 @@ instructor must do in the LMS's import preview (:data:`PREVIEW_HINT`):
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.collect.roster import load_roster
-from autograder.course import Course, write_atomic
+from autograder.course import Course, write_csv
 
 PENDING = "pending manual grading"
 PREVIEW_HINT = {
@@ -134,13 +132,6 @@ def pending_summary(grades: list[AssignmentGrades]) -> str | None:
             "far; the pending points are listed in autograder/grades_<LMS>_pending.csv")
 
 
-def _write_csv(path: Path, rows: list[list], quote_all: bool = False) -> Path:
-    # in one step: an LMS import, or a run killed midway, sees the old file or the new one, never a part
-    buf = io.StringIO(newline="")
-    csv.writer(buf, quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL).writerows(rows)
-    return write_atomic(path, buf.getvalue())
-
-
 def lms_id(entry: dict, lms: str, assignment: str | None = None) -> str:
     """A roster entry's id in ``lms`` as that LMS's files write it ('' when collect read none)."""
     if lms == "moodle":
@@ -162,7 +153,7 @@ def _scores(grades: list[AssignmentGrades], s: str) -> list[str]:
 def write_canvas(course: Course, grades: list[AssignmentGrades], out: Path, flags: dict) -> tuple[list, list]:
     roster = load_roster(course)
     _, missing = _by_id(roster, _students(grades), "canvas")
-    path = _write_csv(out / "grades_canvas.csv", [
+    path = write_csv(out / "grades_canvas.csv", [
         ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", *[ag.name for ag in grades]],
         ["    Points Possible", "", "", "", "", *[_fmt(ag.max_score) for ag in grades]],
         *[[roster.get(s, {}).get("name", s), lms_id(roster.get(s, {}), "canvas"), "", "", "", *_scores(grades, s)]
@@ -176,7 +167,7 @@ def write_moodle(course: Course, grades: list[AssignmentGrades], out: Path, flag
     paths, msgs = [], []
     for ag in grades:
         found, missing = _by_id(roster, sorted(ag.score), "moodle", ag.name)
-        paths.append(_write_csv(out / f"grades_moodle_{ag.name}.csv", [
+        paths.append(write_csv(out / f"grades_moodle_{ag.name}.csv", [
             ["Identifier", "Full name", "Grade", "Maximum Grade", "Last modified (grade)"],
             *[[pid, e.get("name", s), _fmt(ag.score[s]), _fmt(ag.max_score), "-"] for s, e, pid in found]]))
         if missing:
@@ -187,7 +178,7 @@ def write_moodle(course: Course, grades: list[AssignmentGrades], out: Path, flag
 
 def write_blackboard(course: Course, grades: list[AssignmentGrades], out: Path, flags: dict) -> tuple[list, list]:
     found, missing = _by_id(load_roster(course), _students(grades), "blackboard")
-    path = _write_csv(out / "grades_blackboard.csv", [
+    path = write_csv(out / "grades_blackboard.csv", [
         ["Last Name", "First Name", "Username", "Student ID",
          *[f"{ag.name} [Total Pts: {_fmt(ag.max_score)} Score]" for ag in grades]],
         *[[e.get("name", s), "", user, "", *_scores(grades, s)] for s, e, user in found]], quote_all=True)
@@ -210,7 +201,7 @@ def write_plain(course: Course, grades: list[AssignmentGrades], out: Path, flags
             row += [_fmt(ag.score[s]), _fmt(ag.pending.get(s, 0))] if s in ag.score else ["", ""]
         rows.append(row + [_fmt(sum(ag.score.get(s, 0) for ag in grades)),
                            _fmt(sum(ag.pending.get(s, 0) for ag in grades)), "; ".join(flags.get(s, []))])
-    return [_write_csv(out / "grades_by_assignment.csv", rows)], []
+    return [write_csv(out / "grades_by_assignment.csv", rows)], []
 
 
 def write_pending(course: Course, grades: list[AssignmentGrades], out: Path, lms: str) -> Path | None:
@@ -222,7 +213,7 @@ def write_pending(course: Course, grades: list[AssignmentGrades], out: Path, lms
         path.unlink(missing_ok=True)
         return None
     roster = load_roster(course)
-    return _write_csv(path, [["student_id", "name", f"{lms} id", "assignment", "graded points", "pending points",
+    return write_csv(path, [["student_id", "name", f"{lms} id", "assignment", "graded points", "pending points",
                               "max points", "answers awaiting a person"]] + [
         [s, roster.get(s, {}).get("name", ""), lms_id(roster.get(s, {}), lms, ag.name), ag.name,
          _fmt(ag.score.get(s, 0)), _fmt(ag.pending.get(s, 0)), _fmt(ag.max_score), " ".join(ag.pending_cells[s])]

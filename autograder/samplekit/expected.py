@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 from autograder import cells as nbcells
+from autograder.course import write_csv
 
 from .model import Notebook
 from .plan import ALL, FIRST, REVIEW, REVIEW_CONTAINS, case_function
@@ -81,14 +82,9 @@ def write_cases(nbs: list[Notebook], out: Path, plan: dict) -> Path:
             for gid, exp in expected[nb_name].items():
                 rows.append([student, nb_name, gid, _num(points[gid]), _num(exp)])
         case_rows.append([student, desc, "yes" if review else "no", contains])
-    _write_csv(out / "expected.csv", ["student", "notebook", "grade_id", "max_points", "expected_points"], rows)
-    _write_csv(out / "cases.csv", ["student", "case", "review_expected", "review_contains"], case_rows)
+    write_csv(out / "expected.csv", [["student", "notebook", "grade_id", "max_points", "expected_points"], *rows])
+    write_csv(out / "cases.csv", [["student", "case", "review_expected", "review_contains"], *case_rows])
     return out
-
-
-def _write_csv(path: Path, header: list[str], rows: list[list]) -> None:
-    with path.open("w", newline="", encoding="utf-8") as f:
-        csv.writer(f).writerows([header, *rows])
 
 
 def _num(x: float) -> str:
