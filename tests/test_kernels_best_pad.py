@@ -8,6 +8,7 @@ import torch
 import gemm_lab.kernels as K
 from gemm_lab.kernels import best, best_kernels
 from gemm_lab.kernels.best_pad import ROW_ALIGN_BYTES, PadCopies, padded_cols
+from gemm_lab.kernels.check import layout_operand
 from gemm_lab.kernels.persistent_tma import _descriptor_ok
 
 
@@ -18,24 +19,12 @@ def test_padded_cols_rounds_rows_up_to_the_alignment(cols, es, want):
     assert (padded_cols(cols, es) * es) % ROW_ALIGN_BYTES == 0 and padded_cols(cols, es) >= cols
 
 
-def _operand(rows, cols, layout, gen, dtype=torch.float16):
-    """values in a layout: contiguous, strided (every other column), transposed (column-major)."""
-    t0 = torch.randn(rows, cols, generator=gen).to(dtype)
-    if layout == "contiguous":
-        return t0.clone()
-    if layout == "strided":
-        t = torch.full((rows, 2 * cols), float("nan"), dtype=dtype)[:, ::2]
-        t.copy_(t0)
-        return t
-    return t0.t().contiguous().t()
-
-
 @pytest.mark.parametrize("a_shape, b_shape", [((5, 7), (7, 9)), ((33, 301), (301, 3)), ((2, 513), (513, 130))])
 @pytest.mark.parametrize("layout", ["contiguous", "strided", "transposed"])
 @pytest.mark.parametrize("pad_a, pad_b", [(True, True), (True, False), (False, True), (False, False)])
 def test_pad_copies_equal_their_sources_and_take_a_descriptor(a_shape, b_shape, layout, pad_a, pad_b):
     gen = torch.Generator().manual_seed(sum(a_shape) + sum(b_shape))
-    a, b = _operand(*a_shape, layout, gen), _operand(*b_shape, "contiguous", gen)
+    a, b = layout_operand(*a_shape, layout, gen), layout_operand(*b_shape, "contiguous", gen)
     a0, b0 = a.clone(), b.clone()
     pads = PadCopies(a, b, pad_a, pad_b)
     for _ in range(2):  # the second call goes through the cached launch
@@ -94,7 +83,7 @@ def test_lines_split_finds_aligned_rows_that_are_not_whole_lines(strides, es, wa
 def test_load_mode_pads_only_operands_whose_rows_split_lines(layout, cols):
     """``pad``: an operand a descriptor takes (as it is, or transposed) is copied when its rows are not whole
     128-byte lines; one whose rows are whole lines keeps its mode; one a descriptor can't take is copied anyway."""
-    t = _operand(40, cols, layout, torch.Generator().manual_seed(cols))
+    t = layout_operand(40, cols, layout, torch.Generator().manual_seed(cols))
     plain = best_kernels._load_mode(t)
     row = (t.stride(0) if plain == 0 else t.stride(1)) * t.element_size()
     padded = best_kernels._load_mode(t, pad=True)
@@ -130,7 +119,7 @@ def test_tma_on_line_padded_copies_is_right(monkeypatch, layout):
     configs copy both into 128-byte rows and compute the same product; the sources are never written."""
     M, N, Kd = 33, 24, 40
     gen = torch.Generator().manual_seed(7)
-    a, b = _operand(M, Kd, layout, gen), _operand(Kd, N, "contiguous", gen)
+    a, b = layout_operand(M, Kd, layout, gen), layout_operand(Kd, N, "contiguous", gen)
     a0, b0 = a.clone(), b.clone()
     plan, out = _sm90_large(monkeypatch, M, N, Kd, a, b)
     _both_copied_and_right(plan, lambda c: c[0] == "tma" and c[1].get("pad"), a, b, out)

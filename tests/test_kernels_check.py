@@ -6,6 +6,7 @@ import torch
 from gemm_lab.kernels.check import (
     assert_close,
     assert_close_fp16,
+    layout_operand,
     margins_intact,
     max_ulp_error,
     poisoned_view,
@@ -56,3 +57,12 @@ def test_poisoned_view_helpers():
     assert not margins_intact(buf, mask)
     tview, tbuf, tmask = poisoned_view((3, 4), torch.float32, "cpu", transposed=True, fill=-7.0)
     assert tview.stride(0) == 1 and margins_intact(tbuf, tmask, fill=-7.0)
+
+
+def test_layout_operand_layouts():
+    same = [layout_operand(5, 7, lay, torch.Generator().manual_seed(1)) for lay in ("contiguous", "strided",
+                                                                                      "transposed")]
+    assert all(torch.equal(t, same[0]) for t in same)
+    assert same[0].is_contiguous() and same[1].stride() == (14, 2) and same[2].stride() == (1, 5)
+    with pytest.raises(ValueError, match="layout"):
+        layout_operand(5, 7, "diagonal", torch.Generator())

@@ -8,6 +8,7 @@ import torch
 import gemm_lab.kernels as K
 from gemm_lab.kernels import best, best_kernels, best_tune
 from gemm_lab.kernels._schedule import INTERPRETER_NUM_SMS
+from gemm_lab.kernels.check import layout_operand, margins_intact, poisoned_view
 from gemm_lab.kernels.stream_k import stream_k_tiles
 
 
@@ -23,23 +24,6 @@ def test_stream_k_tiles(tiles, programs, k_tiles, want):
     assert stream_k_tiles(tiles, programs, k_tiles) == want
 
 
-def _operand(rows, cols, layout, gen):
-    t0 = torch.randn(rows, cols, generator=gen).half()
-    if layout == "contiguous":
-        return t0
-    if layout == "transposed":
-        return t0.t().contiguous().t()
-    t = torch.full((rows, 2 * cols), float("nan"), dtype=torch.float16)[:, ::2]  # strided: a padded copy
-    t.copy_(t0)
-    return t
-
-
-def _canaried_out(M, N):
-    """``out`` as a column view inside a NaN-filled wider buffer: any byte written beside it shows."""
-    buf = torch.full((M + 2, N + 11), float("nan"), dtype=torch.float16)
-    return buf, buf[1:M + 1, 3:N + 3]
-
-
 # (M, N, K, tile): 9 tiles on 4 programs (5 shared: one part-empty wave and one whole), one tile shared by
 # all four programs, two tiles by two each, edge tiles with M, N, K off the block sizes
 CASES = [(40, 70, 90, (16, 32, 16)), (10, 20, 190, (16, 32, 16)), (16, 64, 190, (16, 32, 16)),
@@ -52,11 +36,11 @@ CASES = [(40, 70, 90, (16, 32, 16)), (10, 20, 190, (16, 32, 16)), (16, 64, 190, 
 @pytest.mark.parametrize("act", ["", "leaky_relu"])
 def test_stream_k_is_right_writes_only_out_and_repeats_its_bits(M, N, Kd, tile, a_layout, b_layout, act):
     gen = torch.Generator().manual_seed(M * 1000 + N + Kd)
-    a, b = _operand(M, Kd, a_layout, gen), _operand(Kd, N, b_layout, gen)
+    a, b = layout_operand(M, Kd, a_layout, gen), layout_operand(Kd, N, b_layout, gen)
     a0, b0 = a.clone(), b.clone()
     BM, BN, BK = tile
     cfg = dict(BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, GROUP_M=2, num_stages=2, num_warps=4, flatten=False)
-    buf, out = _canaried_out(M, N)
+    out, buf, mask = poisoned_view((M, N), torch.float16, "cpu")  # any byte written beside it shows
     kern = best_kernels.StreamK(best_kernels.Spec(M, N, Kd, act), cfg, a, b, out)
     tiles = -(-M // BM) * -(-N // BN)
     assert kern.sk_tiles == stream_k_tiles(tiles, INTERPRETER_NUM_SMS, -(-Kd // BK)) > 0
@@ -68,9 +52,7 @@ def test_stream_k_is_right_writes_only_out_and_repeats_its_bits(M, N, Kd, tile, 
         K.assert_close(out, ref)
         results.append(out.clone())
     assert torch.equal(results[0], results[1])  # parts summed in program order, whoever arrives last
-    inside = torch.zeros_like(buf, dtype=torch.bool)
-    inside[1:M + 1, 3:N + 3] = True
-    assert buf[~inside].isnan().all()
+    assert margins_intact(buf, mask)
     assert torch.equal(a, a0) and torch.equal(b, b0)
 
 

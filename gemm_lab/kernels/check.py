@@ -149,3 +149,18 @@ def margins_intact(buf: torch.Tensor, interior: torch.Tensor, fill: float = floa
     if fill != fill:  # NaN
         return bool(torch.isnan(outside).all().item())
     return bool((outside == fill).all().item())
+
+
+def layout_operand(rows: int, cols: int, layout: str, gen: torch.Generator, dtype: torch.dtype = torch.float16):
+    """Random values (CPU) in a layout: "contiguous", "strided" (every other column of a NaN-filled buffer
+    twice as wide) or "transposed" (column-major)."""
+    t0 = torch.randn(rows, cols, generator=gen).to(dtype)
+    if layout == "contiguous":
+        return t0.clone()
+    if layout == "strided":
+        t = torch.full((rows, 2 * cols), float("nan"), dtype=dtype)[:, ::2]
+        t.copy_(t0)
+        return t
+    if layout == "transposed":
+        return t0.t().contiguous().t()
+    raise ValueError(f"layout must be 'contiguous', 'strided' or 'transposed', got {layout!r}")
