@@ -89,7 +89,8 @@ def splitk_configs(M: int, N: int, K: int, sms: int = 132) -> list[dict]:
     """Split-K candidates when the output tiles fill at most half the SMs and K is long: tiles as narrow
     as the output (32 wide for M or N <= 32), K steps of 64 and 128, and splits that about fill the SMs,
     half that (fewer fp32 partials to sum) and twice that (the partials are summed by one kernel after);
-    for a skinny side up to 128 whose 64-wide tiles are already many, one 128x128-tile split."""
+    for a skinny side up to 128 whose 64-wide tiles are already many, one 128x128-tile split (and, for a side
+    up to 64, the narrow tiles split further)."""
     bn = 32 if N <= 32 else 64
     bm = 32 if M <= 32 else 64
     tiles = triton.cdiv(M, bm) * triton.cdiv(N, bn)
@@ -107,12 +108,9 @@ def splitk_configs(M: int, N: int, K: int, sms: int = 132) -> list[dict]:
         # at a time where they are not 16-byte aligned): for a skinny side up to 64, one tile across it by 64,
         # split until each SM runs about four programs. Not for a side up to 128: a 128-wide tile by 64 ran
         # far slower than the 128x128 split there (results/best_matmul_random.md)
-        if min(M, N) <= 64:
-            cm, cn = (32 if x <= 32 else 64 for x in (M, N))
-            narrow = triton.cdiv(M, cm) * triton.cdiv(N, cn)
-            if narrow < 4 * sms:
-                s = max(2, min(4 * sms // narrow, K // 512, 16))
-                out.append(dict(BLOCK_M=cm, BLOCK_N=cn, BLOCK_K=64, num_warps=4, num_stages=3, split_k=s))
+        if min(M, N) <= 64 and tiles < 4 * sms:  # bm x bn is that tile: 32 or 64 across, 64 along
+            s = max(2, min(4 * sms // tiles, K // 512, 16))
+            out.append(dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=64, num_warps=4, num_stages=3, split_k=s))
         return out
     s1 = max(2, min(sms // tiles, K // 256, 64))
     splits = sorted({max(2, s1 // 2), s1, min(2 * s1, K // 128, 128)})
